@@ -1,0 +1,70 @@
+"""Exceptions and warnings raised by forensic-lr.
+
+User mistakes (bad input files, bad case files, impossible options) raise
+:class:`ForensicLRError` or a subclass. The command line catches exactly this
+class, prints the message without a traceback and exits with status 2; anything
+else is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+
+class ForensicLRError(Exception):
+    """A problem with the user's input or options; the message says how to fix it."""
+
+
+class InputError(ForensicLRError, ValueError):
+    """Invalid input data: names the file, line/row, column and value where known.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong and how to fix it.
+    path : str, optional
+        The file the value came from.
+    line : int, optional
+        1-based line number in that file.
+    column : str, optional
+        Column name (or index) of the value.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        column: str | None = None,
+    ) -> None:
+        self.path = path
+        self.line = line
+        self.column = column
+        where = []
+        if path is not None:
+            where.append(str(path))
+        if line is not None:
+            where.append(f"line {line}")
+        if column is not None:
+            where.append(f"column {column!r}")
+        prefix = ", ".join(where)
+        super().__init__(f"{prefix}: {message}" if prefix else message)
+
+
+class NotFittedError(ForensicLRError, RuntimeError):
+    """A calibrator was used before :meth:`fit` was called."""
+
+
+class ConvergenceError(ForensicLRError, RuntimeError):
+    """An iterative fit did not converge; the message names the method and the remedy."""
+
+
+class ForensicLRWarning(UserWarning):
+    """Base class of the warnings forensic-lr returns in its results and also raises."""
+
+
+class ExtrapolationWarning(ForensicLRWarning):
+    """A score lies outside the range of the background data used to fit the model."""
+
+
+class SmallSampleWarning(ForensicLRWarning):
+    """A background class has too few scores for a stable estimate."""
