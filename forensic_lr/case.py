@@ -1,0 +1,349 @@
+"""The case file an examiner writes, and the result record a run produces.
+
+A case file is TOML (or JSON) with the sections ``[case]``, ``[propositions]``,
+``[evidence]``, ``[background]``, ``[method]``, ``[uncertainty]``, ``[validation]``
+and ``[report]``. :func:`load_case` reads it into a frozen, validated
+:class:`CaseSpec`; unknown keys and bad values raise
+:class:`~forensic_lr.errors.InputError` naming the file, the key and the fix.
+
+:class:`CaseResult` is what :func:`forensic_lr.pipeline.run_case` returns and what
+``result.json`` holds; the report templates read it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .errors import InputError
+
+ScoreDirection = Literal["higher_is_similar", "lower_is_similar"]
+ReportFormat = Literal["pdf", "html", "json"]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# --------------------------------------------------------------------------- case file
+
+
+class Item(_Section):
+    """An item received and examined (e.g. a recording, a fragment)."""
+
+    id: str = Field(min_length=1)
+    description: str = ""
+
+
+class CaseInfo(_Section):
+    """``[case]``: who asked what, about which items."""
+
+    id: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9._/ -]*$")
+    report_id: str | None = Field(
+        default=None, description="defaults to '<case id>-R1'", max_length=100
+    )
+    title: str = ""
+    laboratory: str = ""
+    examiner: str = ""
+    date: datetime.date | None = None
+    requester: str = ""
+    instructions: str = Field(default="", description="the questions the requester asked")
+    conditioning: str = Field(default="", description="conditioning (case) information used")
+    items: tuple[Item, ...] = ()
+
+    @property
+    def effective_report_id(self) -> str:
+        return self.report_id or f"{self.id}-R1"
+
+
+class Propositions(_Section):
+    """``[propositions]``: the pair of mutually exclusive propositions."""
+
+    hp: str = Field(min_length=1, description="prosecution / same-source proposition")
+    hd: str = Field(min_length=1, description="defence / different-source proposition")
+
+
+class Evidence(_Section):
+    """``[evidence]``: the questioned-vs-suspect comparison score(s)."""
+
+    score: float | None = None
+    scores: tuple[float, ...] | None = None
+    labels: tuple[str, ...] | None = Field(
+        default=None, description="one name per score, e.g. the questioned recording's id"
+    )
+    description: str = ""
+    score_direction: ScoreDirection = "higher_is_similar"
+
+    @model_validator(mode="after")
+    def _one_of_score_or_scores(self) -> Evidence:
+        if (self.score is None) == (self.scores is None):
+            raise ValueError("give exactly one of 'score = 3.2' or 'scores = [3.2, 1.1]'")
+        values = self.values
+        if not values:
+            raise ValueError("'scores' is empty; give at least one score")
+        if any(v != v or v in (float("inf"), float("-inf")) for v in values):
+            raise ValueError("evidence scores must be finite numbers")
+        if self.labels is not None and len(self.labels) != len(values):
+            raise ValueError(f"'labels' has {len(self.labels)} names for {len(values)} scores")
+        return self
+
+    @property
+    def values(self) -> tuple[float, ...]:
+        """The evidence score(s) as given (before any direction change)."""
+        return (self.score,) if self.score is not None else tuple(self.scores or ())
+
+
+class Background(_Section):
+    """``[background]``: the SS and DS score files (paths relative to the case file)."""
+
+    ss: str | None = None
+    ds: str | None = None
+    scores: str | None = Field(default=None, description="one file with label,score columns")
+    description: str = ""
+
+    @model_validator(mode="after")
+    def _files_given(self) -> Background:
+        if self.scores is not None and (self.ss is not None or self.ds is not None):
+            raise ValueError("give either 'scores' (one labelled file) or 'ss' and 'ds', not both")
+        if self.scores is None and (self.ss is None or self.ds is None):
+            raise ValueError("give both 'ss' and 'ds' files (or one labelled 'scores' file)")
+        return self
+
+
+class Method(_Section):
+    """``[method]``: the calibrator, its options and whether ELUB bounds apply."""
+
+    calibrator: str = "bayes"
+    options: dict[str, float | int | bool | str] = Field(default_factory=dict)
+    elub: bool = False
+
+    @field_validator("calibrator")
+    @classmethod
+    def _known_calibrator(cls, value: str) -> str:
+        from .calibration import CALIBRATORS
+
+        if value not in CALIBRATORS:
+            raise ValueError(f"unknown calibrator {value!r}; choose one of {sorted(CALIBRATORS)}")
+        return value
+
+
+class Uncertainty(_Section):
+    """``[uncertainty]``: how the interval around the LR is computed."""
+
+    method: Literal["bootstrap", "bayes", "none"] = "bootstrap"
+    level: float = Field(default=0.95, gt=0.5, lt=1.0)
+    n: int = Field(default=1000, ge=100, le=100_000)
+    seed: int = Field(default=20261122, ge=0)
+
+
+class Criteria(_Section):
+    """Optional laboratory validation criteria; each is checked against the CV metrics."""
+
+    cllr_max: float | None = Field(default=None, gt=0)
+    min_cllr_max: float | None = Field(default=None, gt=0)
+    cllr_cal_max: float | None = Field(default=None, ge=0)
+    eer_max: float | None = Field(default=None, gt=0, le=0.5)
+    auc_min: float | None = Field(default=None, ge=0.5, le=1)
+    rmep_max: float | None = Field(default=None, ge=0, le=1)
+    rmed_max: float | None = Field(default=None, ge=0, le=1)
+    devpav_max: float | None = Field(default=None, gt=0)
+
+
+class Validation(_Section):
+    """``[validation]``: cross-validation of the method on the background data."""
+
+    folds: int = Field(default=5, ge=2, le=50)
+    criteria: Criteria = Field(default_factory=Criteria)
+
+
+class ReportOptions(_Section):
+    """``[report]``: what to render and how."""
+
+    language: Literal["en"] = "en"
+    verbal_scale: str = "enfsi"
+    formats: tuple[ReportFormat, ...] = ("pdf", "html", "json")
+    template_dir: str | None = Field(
+        default=None, description="a lab's template folder, searched before the shipped one"
+    )
+
+
+class CaseSpec(_Section):
+    """A whole case file, validated. ``base_dir`` is the folder of the case file."""
+
+    case: CaseInfo
+    propositions: Propositions
+    evidence: Evidence
+    background: Background
+    method: Method = Field(default_factory=Method)
+    uncertainty: Uncertainty = Field(default_factory=Uncertainty)
+    validation: Validation = Field(default_factory=Validation)
+    report: ReportOptions = Field(default_factory=ReportOptions)
+    base_dir: Path = Field(default=Path("."), exclude=True)
+
+    def resolve(self, relative: str) -> Path:
+        """A path from the case file, made absolute against the case file's folder."""
+        path = Path(relative)
+        return path if path.is_absolute() else self.base_dir / path
+
+
+def _format_validation_error(path: str, exc: ValidationError) -> str:
+    lines = [f"{path}: the case file has {exc.error_count()} problem(s):"]
+    for err in exc.errors():
+        loc = [str(p) for p in err["loc"] if p != "base_dir"]
+        where = f"[{loc[0]}] {'.'.join(loc[1:])}" if len(loc) > 1 else (
+            f"[{loc[0]}]" if loc else "(top level)"
+        )
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key; remove it or check its spelling against `forensic-lr init`"
+        elif err["type"] == "missing":
+            msg = "required but missing"
+        lines.append(f"  - {where}: {msg}")
+    return "\n".join(lines)
+
+
+def case_from_dict(data: dict[str, Any], *, base_dir: Path, source: str = "case") -> CaseSpec:
+    """Validate a parsed case file; errors name the section, the key and the fix."""
+    try:
+        return CaseSpec.model_validate({**data, "base_dir": base_dir})
+    except ValidationError as exc:
+        raise InputError(_format_validation_error(source, exc)) from None
+
+
+def load_case(path: str | Path) -> CaseSpec:
+    """Read and validate a case file (``.toml`` or ``.json``).
+
+    Raises
+    ------
+    InputError
+        The file is missing, is not valid TOML/JSON, or breaks the schema
+        (the message lists every problem with its section and key).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"case file not found: {path}")
+    raw = path.read_bytes()
+    try:
+        if path.suffix.lower() == ".json":
+            data = json.loads(raw)
+        else:
+            data = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot parse the case file ({exc})") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: the case file must be a table of sections")
+    return case_from_dict(data, base_dir=path.resolve().parent, source=str(path))
+
+
+# --------------------------------------------------------------------------- case result
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class VerbalEquivalent(_Record):
+    """The verbal expression for an LR on a named scale."""
+
+    scale: str              # key, e.g. "enfsi"
+    scale_name: str         # e.g. "ENFSI Guideline for Evaluative Reporting (2015)"
+    level: str              # e.g. "moderately strong support"
+    favours: Literal["hp", "hd", "neither"]
+    statement: str          # e.g. "moderately strong support for the first proposition ..."
+
+
+class Interval(_Record):
+    method: Literal["bootstrap", "bayes"]
+    level: float
+    log10_lr_low: float
+    log10_lr_high: float
+    note: str = ""          # e.g. "12 of 1000 replicates were degenerate and were dropped"
+
+
+class EvidenceResult(_Record):
+    """The evaluation of one evidence score."""
+
+    label: str
+    score: float            # as given in the case file
+    score_used: float       # after the score direction (negated distances)
+    llr: float              # natural log, after ELUB bounding if enabled
+    log10_lr: float
+    lr: float               # may be inf in JSON terms when huge; reports use log10_lr
+    lr_text: str            # the LR rounded for the conclusion, e.g. "3,000" or "1/20"
+    llr_unbounded: float    # natural log before ELUB bounding
+    bounded: bool           # True when ELUB changed the value
+    extrapolated: bool      # score outside the background range
+    verbal: VerbalEquivalent
+    interval: Interval | None = None
+
+
+class ScoreSummary(_Record):
+    file: str
+    sha256: str
+    n: int
+    minimum: float
+    maximum: float
+    mean: float
+    sd: float
+
+
+class CriterionResult(_Record):
+    name: str               # e.g. "cllr_max"
+    metric: str             # e.g. "cllr"
+    comparison: Literal["<=", ">="]
+    threshold: float
+    value: float
+    met: bool
+
+
+class ValidationResult(_Record):
+    folds: int
+    seed: int
+    metrics: dict[str, float | int]          # Evaluation.to_dict() of out-of-fold LLRs
+    criteria: tuple[CriterionResult, ...] = ()
+    all_criteria_met: bool | None = None     # None when the lab gave no criteria
+    elub_log10: tuple[float, float] | None = None
+
+
+class MethodResult(_Record):
+    calibrator: str
+    options: dict[str, float | int | bool | str]
+    params: dict[str, Any]
+    elub_log10_lr_low: float | None = None
+    elub_log10_lr_high: float | None = None
+
+
+class Provenance(_Record):
+    software: dict[str, str]                 # package -> version (forensic-lr, numpy, ...)
+    inputs: dict[str, str]                   # path relative to the case file -> SHA-256
+    case_file_sha256: str
+    seed: int
+    configuration: dict[str, Any]            # the normalised case file (CaseSpec.model_dump)
+
+
+class CaseResult(_Record):
+    """Everything a run found; serialised as ``result.json`` and rendered as the report."""
+
+    schema_version: int = 1
+    case: CaseInfo
+    report_id: str
+    propositions: Propositions
+    evidence_description: str
+    score_direction: ScoreDirection
+    background_description: str
+    background_ss: ScoreSummary
+    background_ds: ScoreSummary
+    method: MethodResult
+    results: tuple[EvidenceResult, ...]
+    validation: ValidationResult
+    warnings: tuple[str, ...] = ()
+    provenance: Provenance
+
+    def to_json(self) -> str:
+        """Canonical JSON text (sorted keys, 2-space indent, trailing newline): byte-stable."""
+        return json.dumps(self.model_dump(mode="json"), indent=2, sort_keys=True) + "\n"

@@ -1,0 +1,1 @@
+"""forensic_lr.metrics (being built)."""

@@ -1,0 +1,1 @@
+"""forensic_lr.report (being built)."""
