@@ -60,7 +60,8 @@ def check_logits(logits, name: str = "logits") -> np.ndarray:
     if bad.any():
         row, col = (int(i) for i in np.argwhere(bad)[0])
         raise InputError(
-            f"{name}[{row}, {col}] = {z[row, col]!r} is not finite; every logit must be a number"
+            f"{name}[{row}, {col}] = {float(z[row, col])} is not finite; "
+            "every logit must be a number"
         )
     return z
 
@@ -76,7 +77,9 @@ def check_labels(labels, n: int, n_classes: int, name: str = "labels") -> np.nda
         bad = ~np.isfinite(y) | (y != np.round(y))
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise InputError(f"{name}[{i}] = {y[i]!r} is not a class index (0..{n_classes - 1})")
+            raise InputError(
+                f"{name}[{i}] = {float(y[i])} is not a class index (0..{n_classes - 1})"
+            )
     elif y.dtype.kind not in "iub":
         raise InputError(f"{name} must be integer class indices 0..{n_classes - 1}")
     y = y.astype(np.int64)
