@@ -1,0 +1,136 @@
+"""Bayes decisions with LLRs: detection cost (actual and minimum) and the APE curve.
+
+Decision rule: decide "same source" when ``llr >= t`` with the Bayes threshold
+``t = -logit(p_target) - log(c_miss / c_fa)`` (at equality both decisions cost the
+same; we decide Hp).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import expit, logit
+
+from .._checks import check_pair
+from .pav import PAVFit, _fit_groups, tie_groups
+from .roc import _hull
+
+
+def bayes_threshold(p_target: float, c_miss: float = 1.0, c_fa: float = 1.0) -> float:
+    """``-logit(p_target) - log(c_miss / c_fa)``: decide Hp when the llr reaches it."""
+    _check_operating_point(p_target, c_miss, c_fa)
+    return float(-logit(p_target) - np.log(c_miss / c_fa))
+
+
+def _check_operating_point(p_target, c_miss, c_fa) -> None:
+    from ..errors import InputError
+
+    if not 0.0 < p_target < 1.0:
+        raise InputError(f"p_target must be strictly between 0 and 1, got {p_target!r}")
+    if not (c_miss > 0 and c_fa > 0):
+        raise InputError(f"costs must be positive, got c_miss={c_miss!r}, c_fa={c_fa!r}")
+
+
+def _error_rates(ss_sorted, ds_sorted, threshold):
+    """P_miss = share of SS with llr < t; P_fa = share of DS with llr >= t (vectorised in t)."""
+    p_miss = np.searchsorted(ss_sorted, threshold, side="left") / ss_sorted.size
+    p_fa = 1.0 - np.searchsorted(ds_sorted, threshold, side="left") / ds_sorted.size
+    return p_miss, p_fa
+
+
+def _normalizer(p, c_miss, c_fa, normalize):
+    return min(p * c_miss, (1 - p) * c_fa) if normalize else 1.0
+
+
+def dcf(ss_llr, ds_llr, p_target, c_miss=1.0, c_fa=1.0, normalize=False) -> float:
+    """Actual detection cost at the Bayes threshold.
+
+    Notes
+    -----
+    ``DCF = p c_miss P_miss(t) + (1-p) c_fa P_fa(t)`` with ``t`` from
+    :func:`bayes_threshold`; with ``normalize`` divided by ``min(p c_miss, (1-p) c_fa)``,
+    the cost of the best decision without evidence (seed 002, ``dcf``).
+    """
+    ss, ds = check_pair(ss_llr, ds_llr)
+    t = bayes_threshold(p_target, c_miss, c_fa)
+    p_miss, p_fa = _error_rates(np.sort(ss), np.sort(ds), t)
+    cost = p_target * c_miss * p_miss + (1 - p_target) * c_fa * p_fa
+    return float(cost / _normalizer(p_target, c_miss, c_fa, normalize))
+
+
+def min_dcf(ss_llr, ds_llr, p_target, c_miss=1.0, c_fa=1.0, normalize=False) -> float:
+    """Minimum detection cost over all thresholds (at the vertices of the ROC convex hull)."""
+    _check_operating_point(p_target, c_miss, c_fa)
+    hull = _hull(_fit_groups(tie_groups(*check_pair(ss_llr, ds_llr))))
+    costs = p_target * c_miss * hull.p_miss + (1 - p_target) * c_fa * hull.p_fa
+    return float(costs.min() / _normalizer(p_target, c_miss, c_fa, normalize))
+
+
+@dataclass(frozen=True)
+class APECurve:
+    """Bayes error rate against prior log odds ``plo`` (natural log), c_miss = c_fa = 1.
+
+    ``actual``: the LLRs as given; ``minimum``: after PAV (the best monotone calibration);
+    ``reference``: no evidence (LR = 1 always), ``min(p, 1-p)``.
+    """
+
+    plo: np.ndarray
+    actual: np.ndarray
+    minimum: np.ndarray
+    reference: np.ndarray
+
+    def to_dict(self) -> dict:
+        return {k: getattr(self, k).tolist() for k in ("plo", "actual", "minimum", "reference")}
+
+
+def _bayes_error(ss, ds, plo) -> np.ndarray:
+    p = expit(plo)
+    p_miss, p_fa = _error_rates(np.sort(ss), np.sort(ds), -plo)
+    return p * p_miss + (1 - p) * p_fa
+
+
+def _pav_bayes_error(fit: PAVFit, plo) -> np.ndarray:
+    """Bayes error of the PAV LLRs (ascending per block) from cumulative block counts."""
+    p = expit(plo)
+    below = np.searchsorted(fit.llr, -plo, side="left")  # blocks with llr < threshold
+    cum_ss = np.concatenate([[0.0], np.cumsum(fit.n_ss)]) / fit.n_ss.sum()
+    cum_ds = np.concatenate([[0.0], np.cumsum(fit.n_ds)]) / fit.n_ds.sum()
+    return p * cum_ss[below] + (1 - p) * (1.0 - cum_ds[below])
+
+
+def ape_curve(ss_llr, ds_llr, plo=None) -> APECurve:
+    """Applied probability of error (APE) curve: Bayes error rate over prior log odds.
+
+    Notes
+    -----
+    At prior ``p = sigmoid(plo)`` and unit costs, the Bayes decision with LLR ``l`` is Hp
+    when ``l >= -plo``; the error rate is ``p P_miss(-plo) + (1-p) P_fa(-plo)`` (seed 000,
+    "APE"). The minimum applies the same rule to the PAV LLRs, which are optimal at every
+    prior simultaneously [1]_. Each curve needs one sort and a ``searchsorted`` of the grid.
+
+    References
+    ----------
+    .. [1] N. Brummer, J. du Preez, "Application-independent evaluation of speaker
+           detection", Computer Speech and Language 20 (2006) 230-275.
+    """
+    ss, ds = check_pair(ss_llr, ds_llr)
+    grid = np.linspace(-7.0, 7.0, 281) if plo is None else np.asarray(plo, dtype=np.float64)
+    p = expit(grid)
+    return APECurve(
+        plo=grid,
+        actual=_bayes_error(ss, ds, grid),
+        minimum=_pav_bayes_error(_fit_groups(tie_groups(ss, ds)), grid),
+        reference=np.minimum(p, 1 - p),
+    )
+
+
+def normalized_bayes_error(ss_llr, ds_llr, plo=None) -> APECurve:
+    """The APE curve divided by its reference ``min(p, 1-p)`` (reference becomes 1)."""
+    curve = ape_curve(ss_llr, ds_llr, plo)
+    return APECurve(
+        curve.plo,
+        curve.actual / curve.reference,
+        curve.minimum / curve.reference,
+        np.ones_like(curve.reference),
+    )

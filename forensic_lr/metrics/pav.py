@@ -1,0 +1,151 @@
+"""Pool-adjacent-violators (PAV): the optimal monotone LLR of a set of scores.
+
+PAV fits the isotonic (non-decreasing in score) estimate of P(ss | score) on the pooled,
+sorted scores. Its blocks give the prior-neutral "oracle" LLR that is the best any
+monotone calibration of these scores can achieve on these data; it underlies minCllr,
+the ROC convex hull (its block boundaries are the hull's vertices) and the APE minimum.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import isotonic_regression
+
+from .._checks import check_pair
+
+
+@dataclass(frozen=True)
+class TieGroups:
+    """Distinct pooled values in ascending order with the SS and DS counts at each."""
+
+    values: np.ndarray
+    n_ss: np.ndarray
+    n_ds: np.ndarray
+    last_values: np.ndarray | None = None  # for runs: the highest value of each run
+
+    @property
+    def high(self) -> np.ndarray:
+        return self.values if self.last_values is None else self.last_values
+
+
+def tie_groups(ss: np.ndarray, ds: np.ndarray) -> TieGroups:
+    """Sort the pooled values and group equal ones.
+
+    Each class is sorted on its own (numpy's fast unstable sort); a stable argsort of
+    the two concatenated sorted runs is then a single merge pass.
+    """
+    merged = np.concatenate([np.sort(ss), np.sort(ds)])
+    order = np.argsort(merged, kind="stable")
+    values = merged[order]
+    return _pool(values, order < ss.size)
+
+
+def _pool(values: np.ndarray, is_ss: np.ndarray) -> TieGroups:
+    """Counts per group of consecutive equal ``values`` (sorted), from cumulative sums."""
+    last = np.empty(values.size, dtype=bool)
+    last[-1] = True
+    np.not_equal(values[1:], values[:-1], out=last[:-1])
+    ends = np.flatnonzero(last)
+    n_ss = np.diff(np.cumsum(is_ss)[ends], prepend=0).astype(np.float64)
+    n_all = np.diff(ends, prepend=-1).astype(np.float64)
+    return TieGroups(values[ends], n_ss, n_all - n_ss)
+
+
+def runs(groups: TieGroups) -> TieGroups:
+    """Merge adjacent tie groups with the same SS proportion (``values`` = first value).
+
+    PAV gives such groups equal values anyway (averaging two equal observations never
+    violates monotonicity and lowers the squared error), and the AUC counts them
+    exactly (proportional counts), so both work on runs: about as many as there are
+    SS/DS alternations in the sorted scores.
+    """
+    share = groups.n_ss / (groups.n_ss + groups.n_ds)
+    last = np.empty(share.size, dtype=bool)
+    last[-1] = True
+    np.not_equal(share[1:], share[:-1], out=last[:-1])
+    ends = np.flatnonzero(last)
+    firsts = np.append(0, ends[:-1] + 1)
+    n_ss = np.diff(np.cumsum(groups.n_ss)[ends], prepend=0.0)
+    n_ds = np.diff(np.cumsum(groups.n_ds)[ends], prepend=0.0)
+    return TieGroups(groups.values[firsts], n_ss, n_ds, groups.values[ends])
+
+
+@dataclass(frozen=True)
+class PAVFit:
+    """Isotonic fit of P(ss | score) with ties pooled, as blocks in ascending score order.
+
+    Attributes
+    ----------
+    block_low, block_high : ndarray
+        Lowest and highest score in each block.
+    n_ss, n_ds : ndarray
+        SS and DS counts per block.
+    llr : ndarray
+        Prior-neutral optimal LLR per block, ``log(n_ss/N_ss) - log(n_ds/N_ds)``;
+        ``+inf`` for a block without DS, ``-inf`` for a block without SS.
+    """
+
+    block_low: np.ndarray
+    block_high: np.ndarray
+    n_ss: np.ndarray
+    n_ds: np.ndarray
+    llr: np.ndarray
+
+
+def _fit_groups(groups: TieGroups) -> PAVFit:
+    """PAV on tie groups (solved on their :func:`runs`, which gives the same fit)."""
+    return _fit_runs(runs(groups))
+
+
+def _fit_runs(r: TieGroups) -> PAVFit:
+    result = isotonic_regression(r.n_ss / (r.n_ss + r.n_ds), weights=r.n_ss + r.n_ds)
+    first = np.asarray(result.blocks[:-1])
+    last = np.append(first[1:], r.values.size) - 1
+    n_ss = np.add.reduceat(r.n_ss, first)
+    n_ds = np.add.reduceat(r.n_ds, first)
+    with np.errstate(divide="ignore"):
+        llr = (np.log(n_ss) - np.log(n_ss.sum())) - (np.log(n_ds) - np.log(n_ds.sum()))
+    return PAVFit(r.values[first], r.high[last], n_ss, n_ds, llr)
+
+
+def _block_of(fit: PAVFit, values: np.ndarray) -> np.ndarray:
+    """Index of the block holding each value (values must be among the fitted ones)."""
+    return np.searchsorted(fit.block_low, values, side="right") - 1
+
+
+def pav_fit(ss_scores, ds_scores) -> PAVFit:
+    """Fit PAV to pooled SS and DS scores (ties pooled into one block).
+
+    Parameters
+    ----------
+    ss_scores, ds_scores : array_like
+        Scores (or LLRs; +-inf allowed) of same-source and different-source trials.
+
+    Returns
+    -------
+    PAVFit
+
+    Notes
+    -----
+    The pooled scores are sorted once and grouped by value; the isotonic regression of
+    the SS proportion of each group, weighted by the group size, is solved with
+    :func:`scipy.optimize.isotonic_regression`. The block partition does not depend on
+    the class weighting, so the prior-neutral LLR of a block is
+    ``log(n_ss,b / N_ss) - log(n_ds,b / N_ds)`` [1]_.
+
+    References
+    ----------
+    .. [1] N. Brummer, J. du Preez, "Application-independent evaluation of speaker
+           detection", Computer Speech and Language 20 (2006) 230-275.
+    """
+    ss, ds = check_pair(ss_scores, ds_scores, names=("ss_scores", "ds_scores"))
+    return _fit_groups(tie_groups(ss, ds))
+
+
+def pav_llr(ss_scores, ds_scores) -> tuple[np.ndarray, np.ndarray]:
+    """PAV-optimal LLR of every SS and DS trial, in input order (may be +-inf)."""
+    ss, ds = check_pair(ss_scores, ds_scores, names=("ss_scores", "ds_scores"))
+    fit = _fit_groups(tie_groups(ss, ds))
+    return fit.llr[_block_of(fit, ss)], fit.llr[_block_of(fit, ds)]
