@@ -1,0 +1,97 @@
+"""Generative calibration with Gaussian kernel density estimates per class."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import logsumexp
+
+from ..errors import InputError
+from .base import BaseCalibrator
+
+_BLOCK = 2_000_000  # kernel evaluations per block
+
+
+def bandwidth(values: np.ndarray, rule: str | float) -> float:
+    """Kernel bandwidth ``h`` for one class.
+
+    ``"silverman"``: ``0.9 min(sd, IQR / 1.34) n^(-1/5)`` (Silverman 1986, eq. 3.31);
+    ``"scott"``: ``1.06 sd n^(-1/5)`` (Scott 1992); a positive number is used as given.
+    """
+    if isinstance(rule, (int, float)) and not isinstance(rule, bool):
+        if not rule > 0:
+            raise InputError(f"bandwidth must be positive, got {rule!r}")
+        return float(rule)
+    n = values.size
+    sd = values.std(ddof=1)
+    if rule == "silverman":
+        q75, q25 = np.percentile(values, [75, 25])
+        spread = min(sd, (q75 - q25) / 1.34) or sd
+        return float(0.9 * spread * n ** (-0.2))
+    if rule == "scott":
+        return float(1.06 * sd * n ** (-0.2))
+    raise InputError(f"bandwidth must be 'silverman', 'scott' or a number, got {rule!r}")
+
+
+def _log_kde(s: np.ndarray, data: np.ndarray, h: float) -> np.ndarray:
+    """``log((1/n) sum_i N(s; x_i, h^2))`` in blocks of scores (never an n x m matrix)."""
+    out = np.empty(s.size)
+    step = max(1, _BLOCK // data.size)
+    const = np.log(data.size) + np.log(h) + 0.5 * np.log(2 * np.pi)
+    for start in range(0, s.size, step):
+        z = (s[start : start + step, None] - data[None, :]) / h
+        out[start : start + step] = logsumexp(-0.5 * z * z, axis=1) - const
+    return out
+
+
+class KDECalibrator(BaseCalibrator):
+    """LR = KDE_ss(s) / KDE_ds(s) with Gaussian kernels.
+
+    Parameters
+    ----------
+    bandwidth : {"silverman", "scott"} or float
+        Bandwidth rule, applied to each class separately (default Silverman's rule of
+        thumb), or a fixed bandwidth in score units.
+
+    Notes
+    -----
+    ``llr(s) = log KDE_ss(s) - log KDE_ds(s)`` with ``KDE(s) = (1/n) sum N(s; x_i, h^2)``,
+    computed with log-sum-exp so that far tails give finite (large) LLRs instead of
+    ``0/0``. Cost: O(n) per evaluated score. Far outside the data the LLR follows the
+    nearest kernels and grows quadratically: bound it (ELUB) before reporting.
+
+    References
+    ----------
+    .. [1] B. W. Silverman, Density Estimation for Statistics and Data Analysis,
+           Chapman & Hall, 1986.
+    """
+
+    name = "kde"
+
+    def __init__(self, *, bandwidth: str | float = "silverman") -> None:
+        self.bandwidth = bandwidth
+
+    def fit(self, ss, ds) -> KDECalibrator:
+        ss, ds = self._validate(ss, ds)
+        self.h_ss_, self.h_ds_ = bandwidth(ss, self.bandwidth), bandwidth(ds, self.bandwidth)
+        self.ss_, self.ds_ = ss.copy(), ds.copy()
+        self.fitted_ = True
+        return self
+
+    def llr(self, scores) -> np.ndarray:
+        s = self._scores(scores)
+        return _log_kde(s, self.ss_, self.h_ss_) - _log_kde(s, self.ds_, self.h_ds_)
+
+    def density(self, scores) -> tuple[np.ndarray, np.ndarray]:
+        """KDE of the SS and DS scores at ``scores``."""
+        s = self._scores(scores)
+        return np.exp(_log_kde(s, self.ss_, self.h_ss_)), np.exp(_log_kde(s, self.ds_, self.h_ds_))
+
+    def params(self) -> dict:
+        self._scores([0.0])
+        return {
+            "bandwidth_rule": self.bandwidth,
+            "bandwidth_ss": self.h_ss_,
+            "bandwidth_ds": self.h_ds_,
+            "n_ss": int(self.ss_.size),
+            "n_ds": int(self.ds_.size),
+        }
