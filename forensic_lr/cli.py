@@ -58,11 +58,418 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_llr_inputs(p)
     p.set_defaults(func=_cmd_validate)
 
+    _add_calibrate_parser(sub)
+    _add_case_parsers(sub)
+
     return parser
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     raise NotImplementedError
+
+
+# ---- calibrate / raw-score validation (uncertainty engineer) -------------------------------
+
+_CALIBRATION_METHODS = ("gaussian", "bayes", "logistic", "pav", "kde")
+
+
+def _add_calibrate_parser(sub) -> None:
+    """Add the ``calibrate`` subcommand and the raw-score options of ``validate``."""
+    p = sub.add_parser(
+        "calibrate", help="calibrated LR of evidence score(s) from background SS/DS scores"
+    )
+    p.add_argument("--ss", required=True, metavar="FILE", help="same-source (Hp true) scores")
+    p.add_argument("--ds", required=True, metavar="FILE", help="different-source (Hd true) scores")
+    p.add_argument("--method", required=True, choices=_CALIBRATION_METHODS, help="calibrator")
+    p.add_argument(
+        "--score", required=True, action="append", type=float, metavar="S",
+        help="evidence score (repeat for several)",
+    )
+    p.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE",
+        help="calibrator option, e.g. equal_variance=true (repeatable)",
+    )
+    p.add_argument("--elub", action="store_true", help="bound the LLRs by ELUB (Vergeer 2016)")
+    p.add_argument(
+        "--interval", choices=("bootstrap", "bayes", "none"), default="bootstrap",
+        help="interval for the LR (default: bootstrap; bayes needs --method bayes)",
+    )
+    p.add_argument("--level", type=float, default=0.95, help="interval level (default 0.95)")
+    p.add_argument(
+        "--n", type=int, default=None,
+        help="bootstrap replicates (default 1000) or posterior draws (default 4000)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument(
+        "--direction", choices=("higher_is_similar", "lower_is_similar"),
+        default="higher_is_similar", help="score direction of all scores (default higher)",
+    )
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.set_defaults(func=_cmd_calibrate)
+
+    v = sub.choices["validate"]
+    g = v.add_argument_group("raw scores (calibrated by cross-validation)")
+    g.add_argument(
+        "--calibrate", choices=_CALIBRATION_METHODS, metavar="METHOD",
+        help="inputs are raw scores: out-of-fold LLRs from this calibrator, then the metrics",
+    )
+    g.add_argument(
+        "--compare", metavar="M1,M2,...",
+        help="inputs are raw scores: one row of cross-validated metrics per method",
+    )
+    g.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
+    g.add_argument("--fold-seed", type=int, default=0, help="seed of the fold shuffles")
+
+
+def _parse_options(items: Sequence[str]) -> dict:
+    """``["k=v", ...]`` -> dict; values read as JSON (true, 3, 0.5, "x") or kept as text."""
+    import json
+
+    from .errors import InputError
+
+    options: dict = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip():
+            raise InputError(
+                f"--option {item!r} is not KEY=VALUE; write e.g. --option equal_variance=true"
+            )
+        try:
+            value = json.loads(text.strip().lower() if text.strip() in ("True", "False") else text)
+        except json.JSONDecodeError:
+            value = text
+        options[key.strip()] = value
+    return options
+
+
+def _json_default(obj):
+    """JSON encoder hook for numpy scalars and arrays in calibrator parameters."""
+    import numpy as np
+
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, np.generic):
+        return obj.item()
+    raise TypeError(f"{type(obj).__name__} is not JSON serialisable")
+
+
+def _format_lr(log10_lr: float) -> str:
+    """LR as text without computing 10**x when it would overflow."""
+    import math
+
+    if not math.isfinite(log10_lr) or abs(log10_lr) >= 6:
+        return f"10^{log10_lr:.2f}"
+    return f"{10.0**log10_lr:.4g}"
+
+
+def _calibrate_result(args: argparse.Namespace) -> dict:
+    """Run ``calibrate``: the JSON-able result (method, params, results, elub, warnings)."""
+    import copy
+    import warnings
+
+    import numpy as np
+
+    from ._checks import as_score_array
+    from .calibration import ELUB, fit_warnings, make_calibrator
+    from .errors import ForensicLRWarning
+    from .scores import load_scores
+    from .uncertainty import bayes_interval, bootstrap_interval
+
+    options = _parse_options(args.option)
+    data = load_scores(ss=args.ss, ds=args.ds, direction=args.direction)
+    raw = as_score_array(args.score, "--score")
+    x = -raw if args.direction == "lower_is_similar" else raw
+    base = make_calibrator(args.method, **options)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ForensicLRWarning)
+        texts = list(fit_warnings(data.ss, data.ds, x))
+        model = ELUB(copy.deepcopy(base)) if args.elub else copy.deepcopy(base)
+        model.fit(data.ss, data.ds)
+        llr = np.asarray(model.llr(x), dtype=float)
+        interval = None
+        if args.interval == "bootstrap":
+            n = 1000 if args.n is None else args.n
+            bar = _progress_bar("bootstrap")
+            interval = bootstrap_interval(
+                base, data.ss, data.ds, x, n=n, level=args.level, seed=args.seed, progress=bar
+            )
+        elif args.interval == "bayes":
+            n = 4000 if args.n is None else args.n
+            fitted = model.calibrator if args.elub else model
+            interval = bayes_interval(fitted, x, n=n, level=args.level, seed=args.seed)
+    for w in caught:
+        if not issubclass(w.category, ForensicLRWarning):
+            warnings.warn(w.message, w.category, stacklevel=1)
+        texts.append(str(w.message))
+    elub = None
+    low = high = None
+    if interval is not None:
+        low, high = interval.llr_low, interval.llr_high
+    if args.elub:
+        lo10, hi10 = (float(b) for b in model.bounds_log10_)
+        elub = {"log10_lr_low": lo10, "log10_lr_high": hi10}
+        if low is not None:  # the reported LR is bounded, so is its interval
+            bounds = (lo10 * np.log(10.0), hi10 * np.log(10.0))
+            low, high = np.clip(low, *bounds), np.clip(high, *bounds)
+    results = []
+    with np.errstate(over="ignore"):
+        lr = np.exp(llr)  # display only; every computation above uses llr
+    for i, score in enumerate(raw):
+        item = {
+            "score": float(score),
+            "llr": float(llr[i]),
+            "log10_lr": float(llr[i] / np.log(10.0)),
+            "lr": float(lr[i]),
+            "interval": None,
+        }
+        if low is not None:
+            item["interval"] = {
+                "level": float(args.level),
+                "log10_lr_low": float(low[i] / np.log(10.0)),
+                "log10_lr_high": float(high[i] / np.log(10.0)),
+            }
+        results.append(item)
+    return {
+        "method": args.method,
+        "params": model.params(),
+        "results": results,
+        "elub": elub,
+        "warnings": list(dict.fromkeys(texts)),
+    }
+
+
+def _cmd_calibrate(args: argparse.Namespace) -> int:
+    """``forensic-lr calibrate``: LR(s) of the evidence score(s), as text or JSON."""
+    import json
+
+    out = _calibrate_result(args)
+    if args.json:
+        print(json.dumps(out, indent=2, default=_json_default))
+        return EXIT_OK
+    print(f"method: {out['method']}")
+    for r in out["results"]:
+        print(
+            f"score {r['score']:g}: LR = {_format_lr(r['log10_lr'])}"
+            f"  (log10 LR = {r['log10_lr']:.3f}, natural-log LR = {r['llr']:.3f})"
+        )
+        if r["interval"] is not None:
+            iv = r["interval"]
+            print(
+                f"  {100 * iv['level']:g} % {args.interval} interval of log10 LR: "
+                f"[{iv['log10_lr_low']:.3f}, {iv['log10_lr_high']:.3f}]"
+            )
+    if out["elub"] is not None:
+        e = out["elub"]
+        print(f"ELUB bounds of log10 LR: [{e['log10_lr_low']:.3f}, {e['log10_lr_high']:.3f}]")
+    for text in out["warnings"]:
+        print(f"warning: {text}")
+    return EXIT_OK
+
+
+def _validate_raw_scores(args: argparse.Namespace) -> int:
+    """``validate --calibrate M [--folds K]`` or ``--compare M1,M2``: cross-validated metrics.
+
+    The inputs are raw scores; each method's out-of-fold LLRs
+    (:func:`forensic_lr.uncertainty.cross_validated_llr`) are evaluated with
+    :func:`forensic_lr.metrics.evaluate`. JSON: one object (``--calibrate``) or a list
+    of objects (``--compare``), each ``{"method", "folds", <Evaluation fields>}``.
+    """
+    import json
+
+    from .calibration import make_calibrator
+    from .errors import InputError
+    from .metrics import evaluate
+    from .scores import load_scores
+    from .uncertainty import cross_validated_llr
+
+    if args.calibrate and args.compare:
+        raise InputError("give either --calibrate METHOD or --compare M1,M2,..., not both")
+    if args.compare:
+        methods = [m.strip() for m in args.compare.split(",") if m.strip()]
+        unknown = [m for m in methods if m not in _CALIBRATION_METHODS]
+        if unknown or not methods:
+            raise InputError(
+                f"--compare: unknown method(s) {unknown or args.compare!r}; "
+                f"choose from {','.join(_CALIBRATION_METHODS)}"
+            )
+    else:
+        methods = [args.calibrate]
+    data = load_scores(
+        ss=args.ss, ds=args.ds, scores=args.scores,
+        direction=getattr(args, "direction", "higher_is_similar"),
+    )
+    rows = []
+    for method in methods:
+        ss_llr, ds_llr = cross_validated_llr(
+            data.ss, data.ds, make_calibrator(method), folds=args.folds, seed=args.fold_seed
+        )
+        rows.append({"method": method, "folds": args.folds, **evaluate(ss_llr, ds_llr).to_dict()})
+    if getattr(args, "json", False):
+        print(json.dumps(rows if args.compare else rows[0], indent=2, default=_json_default))
+        return EXIT_OK
+    keys = [k for k in rows[0] if k not in ("method", "folds")]
+    print(f"cross-validated metrics ({args.folds} folds, seed {args.fold_seed})")
+    print(f"{'method':<10}" + "".join(f"{k:>10}" for k in keys))
+    for row in rows:
+        cells = "".join(
+            f"{row[k]:>10.4g}" if isinstance(row[k], float) else f"{row[k]:>10}" for k in keys
+        )
+        print(f"{row['method']:<10}{cells}")
+    return EXIT_OK
+
+# ---- run / examples / init (case pipeline engineer) ----------------------------------------
+
+
+def _add_case_parsers(sub) -> None:
+    """Add the ``run``, ``examples`` and ``init`` subcommands."""
+    p = sub.add_parser("run", help="run a case file: LR, validation and the expert report")
+    p.add_argument("case", metavar="CASE.toml", help="the case file (TOML or JSON)")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder for the report files")
+    p.add_argument("--force", action="store_true", help="overwrite files in a non-empty --out")
+    p.add_argument(
+        "--format", metavar="pdf,html,json", default=None,
+        help="formats to write (default: [report] formats of the case file)",
+    )
+    p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser("examples", help="list the worked cases, or copy one to a folder")
+    esub = p.add_subparsers(dest="examples_command", metavar="copy")
+    c = esub.add_parser("copy", help="copy a worked case to a folder")
+    c.add_argument("name", help="the case's name (see `forensic-lr examples`)")
+    c.add_argument("dir", help="destination folder")
+    c.add_argument("--force", action="store_true", help="overwrite files in a non-empty DIR")
+    p.set_defaults(func=_cmd_examples)
+
+    p = sub.add_parser("init", help="write a commented case-file template to a folder")
+    p.add_argument("dir", help="folder for case.toml (created if missing)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing case.toml")
+    p.set_defaults(func=_cmd_init)
+
+
+def _parse_formats(text: str | None, default: Sequence[str]) -> tuple[str, ...]:
+    from .errors import InputError
+
+    if text is None:
+        return tuple(default)
+    formats = tuple(dict.fromkeys(f.strip().lower() for f in text.split(",") if f.strip()))
+    bad = [f for f in formats if f not in ("pdf", "html", "json")]
+    if bad or not formats:
+        raise InputError(f"--format {text!r}: use a comma-separated list of pdf, html, json")
+    return formats
+
+
+def _run_files(run, formats: Sequence[str]) -> dict[str, bytes]:
+    """All output files of a run, in memory (the report module renders pdf/html/figures)."""
+    files: dict[str, bytes] = {}
+    if any(f in ("pdf", "html") for f in formats):
+        from .report import build_report
+
+        files.update(build_report(run, tuple(formats)))
+    if "json" in formats:
+        files.setdefault("result.json", run.result.to_json().encode("utf-8"))
+    return files
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    """``forensic-lr run CASE --out DIR``: evaluate, validate and write the report files."""
+    from pathlib import Path
+
+    from .case import load_case
+    from .errors import InputError
+    from .output import write_outputs
+    from .pipeline import run_case_full
+
+    spec = load_case(args.case)
+    formats = _parse_formats(args.format, spec.report.formats)
+    out = Path(args.out)
+    if out.is_dir() and any(out.iterdir()) and not args.force:  # fail before the long work
+        raise InputError(
+            f"output folder {out} is not empty; choose an empty or new folder, "
+            "or use --force to overwrite its files"
+        )
+    run = run_case_full(spec, progress=None if args.quiet else _progress_bar("bootstrap"))
+    written = write_outputs(out, _run_files(run, formats), force=args.force)
+    if args.quiet:
+        return EXIT_OK
+    for r in run.result.results:
+        print(
+            f"{r.label}: score {r.score:g} -> LR = {r.lr_text} (log10 LR = {r.log10_lr:.2f}); "
+            f"{r.verbal.statement}"
+        )
+    for text in run.result.warnings:
+        print(f"warning: {text}")
+    print(f"wrote {len(written)} file(s) to {out}")
+    if args.verbose:
+        for path in written:
+            print(f"  {path}")
+    return EXIT_OK
+
+
+def _example_cases() -> dict[str, tuple[str, object]]:
+    """Worked cases: name -> (one-line summary from its README, folder)."""
+    from ._resources import examples_dir
+
+    cases = {}
+    root = examples_dir()
+    for folder in sorted(p for p in root.iterdir() if (p / "case.toml").is_file()):
+        summary = ""
+        readme = folder / "README.md"
+        if readme.is_file():
+            lines = [ln.strip() for ln in readme.read_text(encoding="utf-8").splitlines()]
+            summary = next((ln for ln in lines if ln and not ln.startswith("#")), "")
+        cases[folder.name] = (summary, folder)
+    return cases
+
+
+def _cmd_examples(args: argparse.Namespace) -> int:
+    """``forensic-lr examples [copy NAME DIR]``: list the worked cases or copy one."""
+    from pathlib import Path
+
+    from .errors import InputError
+    from .output import write_outputs
+
+    cases = _example_cases()
+    if args.examples_command != "copy":
+        width = max((len(n) for n in cases), default=0)
+        for name, (summary, _) in cases.items():
+            print(f"{name:<{width}}  {summary}")
+        print("\ncopy one with: forensic-lr examples copy NAME DIR")
+        return EXIT_OK
+    if args.name not in cases:
+        raise InputError(f"no worked case {args.name!r}; choose one of {sorted(cases)}")
+    folder = cases[args.name][1]
+    files = {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+    write_outputs(Path(args.dir), files, force=args.force)
+    if not args.quiet:
+        print(f"copied the {args.name!r} case to {args.dir}")
+        print(f"run it with: forensic-lr run {Path(args.dir) / 'case.toml'} --out report")
+    return EXIT_OK
+
+
+def _cmd_init(args: argparse.Namespace) -> int:
+    """``forensic-lr init DIR``: write a commented case-file template and say what next."""
+    from pathlib import Path
+
+    from .case import case_template
+    from .errors import InputError
+    from .output import write_outputs
+
+    target = Path(args.dir) / "case.toml"
+    if target.exists() and not args.force:
+        raise InputError(f"{target} exists; choose another folder or use --force to replace it")
+    write_outputs(Path(args.dir), {"case.toml": case_template().encode("utf-8")}, force=True)
+    if not args.quiet:
+        print(f"wrote {target}. Next:")
+        print("  1. put the same-source scores in ss.csv and the different-source scores in")
+        print("     ds.csv next to it (one score per line; or change [background])")
+        print("  2. edit case.toml: case details, propositions, the evidence score, the method")
+        print(f"  3. run: forensic-lr run {target} --out report")
+    return EXIT_OK
+
 
 
 def main(argv: Sequence[str] | None = None) -> int:
