@@ -61,6 +61,16 @@ def _styled(draw):
     return wrapper
 
 
+def _legend(fig: Figure, ax, extra=None) -> None:
+    """One legend below the axes, so it never covers data."""
+    handles, labels = ax.get_legend_handles_labels()
+    if extra is not None:
+        more = extra.get_legend_handles_labels()
+        handles, labels = handles + more[0], labels + more[1]
+    fig.legend(handles, labels, loc="outside lower center", ncols=min(3, len(labels)),
+               frameon=False)
+
+
 def _mark(ax, x: float | None, label: str) -> None:
     if x is not None and np.isfinite(x):
         ax.axvline(x, color=CASE_COLOUR, linewidth=1.5, linestyle="--", label=label)
@@ -94,7 +104,7 @@ def tippett_svg(ss_llr, ds_llr, *, case_log10_lr=None, kind: str = "I"):
     ax.set_ylabel("proportion of trials")
     ax.set_ylim(-0.02, 1.02)
     ax.set_title(f"Tippett plot (type {kind})")
-    ax.legend(loc="center left" if kind == "I" else "upper center", frameon=True)
+    _legend(fig, ax)
     return fig
 
 
@@ -112,7 +122,7 @@ def ape_svg(ss_llr, ds_llr, *, case_llr=None):
     ax.set_xlabel("prior log10 odds")
     ax.set_ylabel("Bayes error rate")
     ax.set_title("Applied probability of error (APE)")
-    ax.legend(loc="upper right", frameon=True)
+    _legend(fig, ax)
     return fig
 
 
@@ -129,11 +139,11 @@ def ece_svg(ss_llr, ds_llr):
     ax.set_ylabel("empirical cross-entropy (bits)")
     ax.set_title("Empirical cross-entropy (ECE)")
     ax.set_ylim(bottom=0)
-    ax.legend(loc="upper right", frameon=True)
+    _legend(fig, ax)
     return fig
 
 
-_DET_TICKS = np.array([0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5])
+_DET_TICKS = np.array([0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4])
 
 
 @_styled
@@ -159,15 +169,14 @@ def det_svg(ss_llr, ds_llr):
     if 0 < eer < 0.6:
         ax.plot([ndtri(eer)], [ndtri(eer)], "o", color=CASE_COLOUR, label=f"EER = {eer:.1%}")
     ticks = ndtri(_DET_TICKS)
-    labels = [f"{t:.1%}".replace(".0%", "%") for t in _DET_TICKS]
+    labels = [f"{100 * t:g}%" for t in _DET_TICKS]
     for setter, tick_setter in ((ax.set_xlim, ax.set_xticks), (ax.set_ylim, ax.set_yticks)):
         setter(*lim)
         tick_setter(ticks, labels)
     ax.set_xlabel("false alarm rate (different source judged same)")
     ax.set_ylabel("miss rate (same source judged different)")
     ax.set_title("Detection error trade-off (DET)")
-    ax.set_aspect("equal")
-    ax.legend(loc="upper right", frameon=True)
+    _legend(fig, ax)
     return fig
 
 
@@ -195,8 +204,7 @@ def roc_svg(ss_llr, ds_llr):
     ax.set_xlabel("false alarm rate")
     ax.set_ylabel("hit rate")
     ax.set_title("Receiver operating characteristic (ROC)")
-    ax.set_aspect("equal")
-    ax.legend(loc="lower right", frameon=True)
+    _legend(fig, ax)
     return fig
 
 
@@ -212,7 +220,7 @@ def pav_svg(ss_scores, ds_scores):
     ax.set_xlabel("score")
     ax.set_ylabel("log10 LR")
     ax.set_title("Pool-adjacent-violators transform")
-    ax.legend(loc="upper left", frameon=True)
+    _legend(fig, ax)
     return fig
 
 
@@ -249,7 +257,7 @@ def llr_histogram_svg(ss_llr, ds_llr, *, case_llr=None):
     ax.set_xlabel("log10 LR")
     ax.set_ylabel("density")
     ax.set_title("Distribution of log10 LRs")
-    ax.legend(loc="upper right", frameon=True)
+    _legend(fig, ax)
     return fig
 
 
@@ -285,10 +293,9 @@ def score_density_svg(ss, ds, calibrator=None, *, case_score=None):
         )
         twin.set_ylabel("log10 LR")
         twin.grid(False)
-        handles = ax.get_legend_handles_labels()[0] + twin.get_legend_handles_labels()[0]
-        ax.legend(handles=handles, loc="upper left", frameon=True)
+        _legend(fig, ax, twin)
     else:
-        ax.legend(loc="upper left", frameon=True)
+        _legend(fig, ax)
     ax.set_title("Background scores and the fitted model")
     return fig
 
@@ -323,5 +330,5 @@ def reliability_svg(diagram, *, title: str = "Reliability diagram"):
     ax.set_xlabel("confidence (top-label probability)")
     ax.set_ylabel("accuracy")
     ax.set_title(f"{title}: ECE = {diagram.ece:.3f}")
-    ax.legend(loc="upper left", frameon=True)
+    _legend(fig, ax)
     return fig
