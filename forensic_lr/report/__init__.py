@@ -1,1 +1,91 @@
-"""forensic_lr.report (being built)."""
+"""Expert reports: HTML (jinja2) and PDF (weasyprint) from a case run, plus figures.
+
+:func:`build_report` is pure: it returns ``{relative path: bytes}`` and writes nothing;
+the command line hands the files to :func:`forensic_lr.output.write_outputs`.
+"""
+
+from __future__ import annotations
+
+import json
+
+from markupsafe import Markup
+
+from .figures import case_figures
+from .pdf import SafeFetcher, html_to_pdf
+from .render import PRIOR_ODDS_LOG10, render, stylesheet, template_roots
+
+__all__ = ["SafeFetcher", "build_report", "case_context", "html_to_pdf"]
+
+#: Validation metrics in report order: key, label, meaning, number of decimals or "percent".
+METRICS = (
+    ("cllr", "Cllr (bits)", "overall cost of the LRs: 0 perfect, 1 uninformative", 3),
+    ("min_cllr", "minimum Cllr (bits)", "discrimination loss: Cllr after optimal calibration", 3),
+    ("cllr_cal", "Cllr_cal (bits)", "calibration loss: Cllr - minimum Cllr", 3),
+    ("eer", "equal error rate", "error rate where misses equal false alarms (ROC hull)",
+     "percent"),
+    ("auc", "AUC", "probability that a same-source score exceeds a different-source one", 3),
+    ("rmep", "RMEP", "same-source comparisons with LR < 1 (misleading towards Hd)", "percent"),
+    ("rmed", "RMED", "different-source comparisons with LR > 1 (misleading towards Hp)",
+     "percent"),
+    ("devpav", "devPAV", "mean distance of the calibration curve from ideal (log10 units)", 3),
+)
+
+
+def _safe_svg(svg: str) -> Markup:
+    """Mark one of our own matplotlib SVGs as safe (drop the XML prolog for inlining)."""
+    start = svg.find("<svg")
+    return Markup(svg[start:])
+
+
+def case_context(run, figures: dict[str, str], template_dir=None) -> dict:
+    """Everything the case-report template uses."""
+    result = run.result
+    prior_rows = [
+        {
+            "prior": p,
+            "posteriors": [p + r.log10_lr for r in result.results],
+        }
+        for p in PRIOR_ODDS_LOG10
+    ]
+    return {
+        "r": result,
+        "figures": {name: _safe_svg(svg) for name, svg in figures.items()},
+        "css": Markup(stylesheet(template_dir)),
+        "metrics": [
+            {"label": label, "meaning": meaning, "value": result.validation.metrics.get(key),
+             "digits": digits}
+            for key, label, meaning, digits in METRICS
+        ],
+        "prior_rows": prior_rows,
+        "configuration_json": json.dumps(result.provenance.configuration, indent=2,
+                                         sort_keys=True, default=str),
+    }
+
+
+def build_report(run, formats=("pdf", "html", "json"), template_dir=None) -> dict[str, bytes]:
+    """Render a case run: ``report.html``, ``report.pdf``, ``result.json``, ``figures/*.svg``.
+
+    Parameters
+    ----------
+    run : forensic_lr.pipeline.CaseRun
+    formats : sequence of {"pdf", "html", "json"}
+    template_dir : path, optional
+        A lab's template folder, searched before the shipped templates (default: the
+        case file's ``[report] template_dir``).
+    """
+    if template_dir is None and run.spec.report.template_dir:
+        template_dir = run.spec.resolve(run.spec.report.template_dir)
+    files: dict[str, bytes] = {}
+    if "json" in formats:
+        files["result.json"] = run.result.to_json().encode("utf-8")
+    if not ({"pdf", "html"} & set(formats)):
+        return files
+    figures = case_figures(run)
+    for name, svg in figures.items():
+        files[f"figures/{name}.svg"] = svg.encode("utf-8")
+    html = render("case_report.html", case_context(run, figures, template_dir), template_dir)
+    if "html" in formats:
+        files["report.html"] = html.encode("utf-8")
+    if "pdf" in formats:
+        files["report.pdf"] = html_to_pdf(html, roots=template_roots(template_dir))
+    return files

@@ -1,0 +1,68 @@
+"""HTML to PDF with weasyprint, fetching nothing outside the template folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from ..errors import ForensicLRError
+
+
+class FetchRefused(ForensicLRError):
+    """The report asked for a resource outside the allowed folders."""
+
+
+def _fetcher_base():
+    from weasyprint.urls import URLFetcher
+
+    return URLFetcher
+
+
+class SafeFetcher(_fetcher_base()):
+    """A weasyprint URL fetcher that serves only ``data:`` URLs and files inside ``roots``.
+
+    Every other request (``http(s)``, ``ftp``, ``file://`` outside the roots, paths that
+    climb out with ``..`` or symbolic links) is refused and recorded in ``refused``;
+    redirects are disabled, and nothing is fetched over a network.
+    """
+
+    def __init__(self, roots) -> None:
+        super().__init__(allowed_protocols=("data", "file"), allow_redirects=False)
+        self.roots = tuple(Path(r).resolve() for r in roots)
+        self.refused: list[str] = []
+
+    def fetch(self, url: str, headers=None):
+        parsed = urlparse(url)
+        if parsed.scheme == "data":
+            return super().fetch(url, headers)
+        if parsed.scheme == "file" and not parsed.netloc:
+            path = Path(unquote(parsed.path)).resolve()
+            if any(path.is_relative_to(root) for root in self.roots) and path.is_file():
+                return super().fetch(path.as_uri(), headers)
+        self.refused.append(url)
+        raise FetchRefused(f"refused to fetch {url!r}: reports may only use their own templates")
+
+
+def _mime(path: Path) -> str:
+    return {
+        ".css": "text/css",
+        ".svg": "image/svg+xml",
+        ".png": "image/png",
+        ".jpg": "image/jpeg",
+        ".jpeg": "image/jpeg",
+        ".woff2": "font/woff2",
+        ".ttf": "font/ttf",
+    }.get(path.suffix.lower(), "application/octet-stream")
+
+
+def html_to_pdf(html: str, *, roots, fetcher: SafeFetcher | None = None) -> bytes:
+    """Render ``html`` to PDF bytes; relative URLs resolve against the first root.
+
+    The PDF carries no creation date, so identical HTML gives identical bytes.
+    """
+    import weasyprint
+
+    fetcher = fetcher or SafeFetcher(roots)
+    base = Path(next(iter(roots))).resolve().as_uri() + "/"
+    document = weasyprint.HTML(string=html, base_url=base, url_fetcher=fetcher)
+    return document.write_pdf()

@@ -1,0 +1,126 @@
+"""The expert report: content agrees with result.json, escaping, safe fetching, overrides."""
+
+import io
+import json
+import re
+import shutil
+
+import pytest
+from pypdf import PdfReader
+
+from forensic_lr._resources import examples_dir
+from forensic_lr.case import load_case
+from forensic_lr.pipeline import run_case_full
+from forensic_lr.report import build_report
+from forensic_lr.report.pdf import SafeFetcher, html_to_pdf
+from forensic_lr.report.render import odds_markup
+
+
+@pytest.fixture(scope="module")
+def voice_case(tmp_path_factory):
+    """The voice worked case with a hostile examiner name, run once for the module."""
+    folder = tmp_path_factory.mktemp("voice")
+    shutil.copytree(examples_dir() / "voice", folder, dirs_exist_ok=True)
+    text = (folder / "case.toml").read_text()
+    text = text.replace('examiner = "A. Examiner"', 'examiner = "<script>alert(1)</script>"')
+    (folder / "case.toml").write_text(text)
+    run = run_case_full(load_case(folder / "case.toml"))
+    return run, build_report(run)
+
+
+def pdf_text(data: bytes) -> str:
+    reader = PdfReader(io.BytesIO(data))
+    return "\n".join(page.extract_text() for page in reader.pages)
+
+
+def test_pdf_states_the_numbers_of_result_json(voice_case):
+    _, files = voice_case
+    result = json.loads(files["result.json"])
+    text = " ".join(pdf_text(files["report.pdf"]).split())
+    e = result["results"][0]
+    assert f"LR = {e['lr_text']}" in text
+    assert f"LR = {e['log10_lr']:+.2f}" in text
+    assert f"about {e['lr_text']} times more probable" in text
+    assert result["case"]["id"] in text and result["report_id"] in text
+    assert e["verbal"]["level"] in text
+    assert " ".join(result["propositions"]["hp"].rstrip(".").split()) in text
+    low, high = e["interval"]["log10_lr_low"], e["interval"]["log10_lr_high"]
+    assert f"[{low:+.2f}, {high:+.2f}]" in text
+    cllr = result["validation"]["metrics"]["cllr"]
+    assert f"{cllr:.3f}" in text
+
+
+def test_every_page_has_ids_and_page_x_of_y(voice_case):
+    run, files = voice_case
+    reader = PdfReader(io.BytesIO(files["report.pdf"]))
+    n = len(reader.pages)
+    for i, page in enumerate(reader.pages, start=1):
+        text = page.extract_text()
+        assert f"Page {i} of {n}" in text
+        assert run.result.case.id in text and run.result.report_id in text
+
+
+def test_report_order_follows_the_outline(voice_case):
+    _, files = voice_case
+    html = files["report.html"].decode()
+    headings = [
+        "1 Conclusion", "3 Propositions", "5 Method and background data", "6 Evaluation",
+        "7 Validation of the method", "8 Limitations and warnings", "Annex A", "Annex C",
+    ]
+    positions = [html.index(h) for h in headings]
+    assert positions == sorted(positions)
+    # never a probability of a proposition
+    assert not re.search(r"probability (that|of) (Hp|Hd|the suspect)", html)
+
+
+def test_user_text_is_escaped(voice_case):
+    _, files = voice_case
+    html = files["report.html"].decode()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<script>" not in html
+
+
+def test_figures_are_shipped_and_inlined(voice_case):
+    _, files = voice_case
+    html = files["report.html"].decode()
+    for name in ("tippett", "ape", "ece", "det", "score_densities"):
+        assert f"figures/{name}.svg" in files
+    assert html.count("<svg") >= 5
+    assert "<?xml" not in html
+
+
+def test_prior_odds_annex_by_hand():
+    # prior odds 1 to 100 (log10 -2) with LR 2,400 (log10 3.38): posterior 24 to 1
+    assert str(odds_markup(-2 + 3.38)) == "24 to 1"
+    assert str(odds_markup(-6 + 3.38)) == "1 to 420"
+    assert str(odds_markup(-6 - 2)) == "1 to 1.0 × 10<sup>8</sup>"
+
+
+def test_fetcher_refuses_files_outside_templates_and_urls(tmp_path):
+    inside = tmp_path / "templates"
+    inside.mkdir()
+    (inside / "logo.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>'
+    )
+    html = (
+        '<img src="logo.svg"><img src="file:///etc/passwd">'
+        '<img src="http://example.com/x.png"><link rel="stylesheet" href="https://e.com/a.css">'
+    )
+    fetcher = SafeFetcher([inside])
+    pdf = html_to_pdf(html, roots=[inside], fetcher=fetcher)
+    assert pdf.startswith(b"%PDF")
+    assert sorted(fetcher.refused) == sorted(
+        ["file:///etc/passwd", "http://example.com/x.png", "https://e.com/a.css"]
+    )
+
+
+def test_pdf_bytes_are_reproducible():
+    html = "<h1>Report</h1><p>LR = 2,400</p>"
+    assert html_to_pdf(html, roots=["."]) == html_to_pdf(html, roots=["."])
+
+
+def test_lab_template_dir_overrides_one_template(voice_case, tmp_path):
+    run, _ = voice_case
+    (tmp_path / "case_report.html").write_text("<p>LAB TEMPLATE {{ r.case.id }}</p>")
+    files = build_report(run, formats=("html",), template_dir=tmp_path)
+    assert files["report.html"].decode() == f"<p>LAB TEMPLATE {run.result.case.id}</p>"
