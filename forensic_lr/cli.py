@@ -54,9 +54,7 @@ def _build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    p = sub.add_parser("validate", help="performance metrics of a set of LLRs (or raw scores)")
-    _add_llr_inputs(p)
-    p.set_defaults(func=_cmd_validate)
+    _add_validate_parser(sub)
 
     _add_calibrate_parser(sub)
     _add_case_parsers(sub)
@@ -64,8 +62,141 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_validate_parser(sub) -> None:
+    p = sub.add_parser(
+        "validate",
+        help="performance metrics of a set of LLRs (or raw scores), plots, validation report",
+        description="Metrics of LLRs of same-source and different-source trials. With "
+        "--calibrate/--compare/--report the inputs are raw scores, calibrated by "
+        "cross-validation.",
+    )
+    _add_llr_inputs(p)
+    p.add_argument("--log-base", choices=("e", "10", "2"), default="e",
+                   help="base of the input LLRs (default e, natural log)")
+    p.add_argument("--direction", choices=("higher_is_similar", "lower_is_similar"),
+                   default="higher_is_similar", help="raw-score direction (with --calibrate)")
+    p.add_argument("--prior", type=float, action="append", default=[], metavar="P",
+                   help="also give the normalised DCF and min DCF at this target prior "
+                   "(repeatable)")
+    p.add_argument("--c-miss", type=float, default=1.0, help="cost of a miss (default 1)")
+    p.add_argument("--c-fa", type=float, default=1.0, help="cost of a false alarm (default 1)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--plots", metavar="DIR", help="write the figures (SVG) to this folder")
+    p.add_argument("--report", metavar="DIR",
+                   help="raw scores: write a validation-study report (PDF, HTML, JSON) here")
+    p.add_argument("--criteria", metavar="FILE",
+                   help="lab criteria for --report (TOML/JSON, keys as [validation.criteria])")
+    p.add_argument("--force", action="store_true", help="overwrite existing output files")
+    p.set_defaults(func=_cmd_validate)
+
+
 def _cmd_validate(args: argparse.Namespace) -> int:
-    raise NotImplementedError
+    """``forensic-lr validate``: metrics of LLRs, or of raw scores calibrated by CV."""
+    if args.report:
+        return _validation_report(args)
+    if args.calibrate or args.compare:
+        return _validate_raw_scores(args)
+    import json
+    from pathlib import Path
+
+    from . import plots
+    from .metrics import dcf, evaluate, min_dcf
+    from .output import write_outputs
+    from .scores import load_scores
+
+    data = load_scores(ss=args.ss, ds=args.ds, scores=args.scores, log_base=args.log_base)
+    result = evaluate(data.ss, data.ds).to_dict()
+    result["dcf"] = [
+        {
+            "p_target": p,
+            "dcf": dcf(data.ss, data.ds, p, args.c_miss, args.c_fa, normalize=True),
+            "min_dcf": min_dcf(data.ss, data.ds, p, args.c_miss, args.c_fa, normalize=True),
+        }
+        for p in args.prior
+    ]
+    if args.plots:
+        figures = {
+            "tippett.svg": plots.tippett_svg(data.ss, data.ds),
+            "tippett_type2.svg": plots.tippett_svg(data.ss, data.ds, kind="II"),
+            "ape.svg": plots.ape_svg(data.ss, data.ds),
+            "ece.svg": plots.ece_svg(data.ss, data.ds),
+            "det.svg": plots.det_svg(data.ss, data.ds),
+            "roc.svg": plots.roc_svg(data.ss, data.ds),
+            "pav.svg": plots.pav_svg(data.ss, data.ds),
+            "llr_hist.svg": plots.llr_histogram_svg(data.ss, data.ds),
+        }
+        write_outputs(Path(args.plots), {k: v.encode() for k, v in figures.items()},
+                      force=args.force)
+    if args.json:
+        print(json.dumps(result, indent=2, default=_json_default))
+        return EXIT_OK
+    labels = {
+        "n_ss": "same-source trials", "n_ds": "different-source trials",
+        "cllr": "Cllr (bits)", "min_cllr": "minimum Cllr (bits)", "cllr_cal": "Cllr_cal (bits)",
+        "eer": "EER (convex hull)", "auc": "AUC", "rmep": "RMEP (SS with LR < 1)",
+        "rmed": "RMED (DS with LR > 1)", "devpav": "devPAV",
+    }
+    for key, label in labels.items():
+        value = result[key]
+        print(f"{label:<26} {value:>10}" if isinstance(value, int) else
+              f"{label:<26} {value:>10.4f}")
+    for row in result["dcf"]:
+        print(f"DCF at p_target={row['p_target']:g}: actual {row['dcf']:.4f}, "
+              f"minimum {row['min_dcf']:.4f} (normalised)")
+    if args.plots and not args.quiet:
+        print(f"figures written to {args.plots}")
+    return EXIT_OK
+
+
+def _validation_report(args: argparse.Namespace) -> int:
+    """``validate --report DIR``: cross-validated comparison of methods, rendered."""
+    import json
+    import tomllib
+    from pathlib import Path
+
+    from pydantic import ValidationError
+
+    from .case import Criteria
+    from .errors import InputError
+    from .output import write_outputs
+    from .report.validation import build_validation_report
+    from .scores import load_scores
+
+    out = Path(args.report)
+    if out.is_dir() and any(out.iterdir()) and not args.force:
+        raise InputError(f"output folder {out} is not empty; choose a new folder or use --force")
+    if args.compare:
+        methods = tuple(m.strip() for m in args.compare.split(",") if m.strip())
+    elif args.calibrate:
+        methods = (args.calibrate,)
+    else:
+        methods = _CALIBRATION_METHODS
+    unknown = [m for m in methods if m not in _CALIBRATION_METHODS]
+    if unknown:
+        raise InputError(
+            f"unknown method(s) {unknown}; choose from {', '.join(_CALIBRATION_METHODS)}"
+        )
+    criteria = None
+    if args.criteria:
+        path = Path(args.criteria)
+        try:
+            raw = (tomllib.loads(path.read_text()) if path.suffix.lower() == ".toml"
+                   else json.loads(path.read_text()))
+            criteria = Criteria(**raw.get("criteria", raw))
+        except FileNotFoundError:
+            raise InputError("criteria file not found", path=str(path)) from None
+        except (ValueError, TypeError, ValidationError) as exc:
+            raise InputError(f"not a valid criteria file ({exc}); use keys such as "
+                             "cllr_max = 0.5, eer_max = 0.1", path=str(path)) from None
+    data = load_scores(ss=args.ss, ds=args.ds, scores=args.scores, direction=args.direction)
+    files = build_validation_report(
+        data.ss, data.ds, methods=methods, folds=args.folds, seed=args.fold_seed,
+        criteria=criteria, inputs=data.files,
+    )
+    written = write_outputs(out, files, force=args.force)
+    if not args.quiet:
+        print(f"wrote {len(written)} file(s) to {out}")
+    return EXIT_OK
 
 
 # ---- calibrate / raw-score validation (uncertainty engineer) -------------------------------
@@ -358,26 +489,16 @@ def _parse_formats(text: str | None, default: Sequence[str]) -> tuple[str, ...]:
     return formats
 
 
-def _run_files(run, formats: Sequence[str]) -> dict[str, bytes]:
-    """All output files of a run, in memory (the report module renders pdf/html/figures)."""
-    files: dict[str, bytes] = {}
-    if any(f in ("pdf", "html") for f in formats):
-        from .report import build_report
-
-        files.update(build_report(run, tuple(formats)))
-    if "json" in formats:
-        files.setdefault("result.json", run.result.to_json().encode("utf-8"))
-    return files
-
-
 def _cmd_run(args: argparse.Namespace) -> int:
     """``forensic-lr run CASE --out DIR``: evaluate, validate and write the report files."""
+    import warnings
     from pathlib import Path
 
     from .case import load_case
-    from .errors import InputError
+    from .errors import ForensicLRWarning, InputError
     from .output import write_outputs
     from .pipeline import run_case_full
+    from .report import build_report
 
     spec = load_case(args.case)
     formats = _parse_formats(args.format, spec.report.formats)
@@ -387,8 +508,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
             f"output folder {out} is not empty; choose an empty or new folder, "
             "or use --force to overwrite its files"
         )
-    run = run_case_full(spec, progress=None if args.quiet else _progress_bar("bootstrap"))
-    written = write_outputs(out, _run_files(run, formats), force=args.force)
+    with warnings.catch_warnings():  # their texts are in the result and printed below
+        warnings.simplefilter("ignore", ForensicLRWarning)
+        run = run_case_full(spec, progress=None if args.quiet else _progress_bar("bootstrap"))
+    files = build_report(run, formats)  # everything in memory before anything is written
+    written = write_outputs(out, files, force=args.force)
     if args.quiet:
         return EXIT_OK
     for r in run.result.results:

@@ -1,0 +1,161 @@
+"""Validation-study report: cross-validated comparison of calibrators on one score set.
+
+For a laboratory validating a method (Meuwly, Ramos and Haraksim 2017): every method's
+out-of-fold LLRs are evaluated, the lab's criteria are checked for each, and the
+figures of the best method (lowest Cllr) are drawn. Pure: returns files, writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+from markupsafe import Markup
+
+from .. import plots
+from ..calibration import make_calibrator
+from ..case import Criteria
+from ..metrics import evaluate
+from ..pipeline import check_criteria, software_versions
+from ..uncertainty import cross_validated_llr
+from . import METRICS, _safe_svg
+from .pdf import html_to_pdf
+from .render import render, stylesheet, template_roots
+
+#: The validation matrix rows (Meuwly et al. 2017, table 1): characteristic, metric, graphic.
+MATRIX = (
+    ("accuracy", "cllr", "ECE plot"),
+    ("discriminating power", "min_cllr", "DET plot"),
+    ("discriminating power", "eer", "DET plot"),
+    ("calibration", "cllr_cal", "Tippett plot"),
+    ("calibration", "devpav", "PAV plot"),
+    ("misleading evidence", "rmep", "Tippett plot"),
+    ("misleading evidence", "rmed", "Tippett plot"),
+)
+
+
+@dataclass(frozen=True)
+class MethodRow:
+    method: str
+    metrics: dict
+    criteria: tuple
+    all_met: bool | None
+
+
+def _criteria_for(criteria: Criteria | None, metrics: dict):
+    if criteria is None:
+        return (), None
+    results = check_criteria(criteria, metrics)
+    return results, (all(c.met for c in results) if results else None)
+
+
+def build_validation_report(
+    ss,
+    ds,
+    *,
+    methods=("gaussian", "bayes", "logistic", "pav", "kde"),
+    folds: int = 5,
+    seed: int = 0,
+    criteria: Criteria | None = None,
+    inputs: dict[str, str] | None = None,
+    formats=("pdf", "html", "json"),
+    template_dir=None,
+) -> dict[str, bytes]:
+    """Cross-validate each method on raw scores and render the study.
+
+    Returns ``validation.json``, ``validation_report.html``, ``validation_report.pdf`` and
+    ``figures/*.svg`` (figures of the method with the lowest cross-validated Cllr).
+    """
+    ss, ds = np.asarray(ss, float), np.asarray(ds, float)
+    rows, llrs = [], {}
+    for method in methods:
+        ss_llr, ds_llr = cross_validated_llr(ss, ds, make_calibrator(method), folds, seed)
+        metrics = evaluate(ss_llr, ds_llr).to_dict()
+        results, all_met = _criteria_for(criteria, metrics)
+        rows.append(MethodRow(method, metrics, results, all_met))
+        llrs[method] = (ss_llr, ds_llr)
+    best = min(rows, key=lambda r: r.metrics["cllr"]).method
+    record = {
+        "n_ss": int(ss.size),
+        "n_ds": int(ds.size),
+        "folds": folds,
+        "seed": seed,
+        "inputs": inputs or {},
+        "criteria": None if criteria is None else criteria.model_dump(exclude_none=True),
+        "methods": [
+            {
+                "method": r.method,
+                "metrics": r.metrics,
+                "criteria": [c.model_dump() for c in r.criteria],
+                "all_criteria_met": r.all_met,
+            }
+            for r in rows
+        ],
+        "best_method": best,
+        "software": software_versions(),
+    }
+    files = {}
+    if "json" in formats:
+        text = json.dumps(_finite(record), indent=2, sort_keys=True) + "\n"
+        files["validation.json"] = text.encode("utf-8")
+    if not ({"pdf", "html"} & set(formats)):
+        return files
+    ss_llr, ds_llr = llrs[best]
+    fitted = make_calibrator(best).fit(ss, ds)
+    figures = {
+        "tippett": plots.tippett_svg(ss_llr, ds_llr),
+        "tippett_type2": plots.tippett_svg(ss_llr, ds_llr, kind="II"),
+        "ece": plots.ece_svg(ss_llr, ds_llr),
+        "ape": plots.ape_svg(ss_llr, ds_llr),
+        "det": plots.det_svg(ss_llr, ds_llr),
+        "pav": plots.pav_svg(ss_llr, ds_llr),
+        "score_densities": plots.score_density_svg(ss, ds, fitted),
+    }
+    for name, svg in figures.items():
+        files[f"figures/{name}.svg"] = svg.encode("utf-8")
+    context = {
+        "study": record,
+        "rows": rows,
+        "best": best,
+        "metric_labels": METRICS,
+        "matrix": _matrix(rows, best, criteria),
+        "figures": {k: _safe_svg(v) for k, v in figures.items()},
+        "css": Markup(stylesheet(template_dir)),
+    }
+    html = render("validation_report.html", context, template_dir)
+    if "html" in formats:
+        files["validation_report.html"] = html.encode("utf-8")
+    if "pdf" in formats:
+        files["validation_report.pdf"] = html_to_pdf(html, roots=template_roots(template_dir))
+    return files
+
+
+def _matrix(rows, best, criteria):
+    """Validation matrix rows for the best method (criterion and decision if the lab set one)."""
+    row = next(r for r in rows if r.method == best)
+    by_metric = {c.metric: c for c in row.criteria}
+    out = []
+    for characteristic, metric, graphic in MATRIX:
+        c = by_metric.get(metric)
+        out.append(
+            {
+                "characteristic": characteristic,
+                "metric": metric,
+                "graphic": graphic,
+                "criterion": f"{c.comparison} {c.threshold:g}" if c else "not set",
+                "result": row.metrics[metric],
+                "decision": ("met" if c.met else "not met") if c else "",
+            }
+        )
+    return out
+
+
+def _finite(value):
+    if isinstance(value, float):
+        return value if np.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
