@@ -196,7 +196,9 @@ def test_pav_matches_sklearn_isotonic_at_the_block_centres():
 def test_monotone_calibrators_are_monotone(seed):
     ss, ds = background(seed, 25, 40)
     s = np.sort(np.random.default_rng(seed).uniform(-20, 20, 200))
-    for cal in (PAVCalibrator(), LogisticCalibrator(), GaussianCalibrator(equal_variance=True)):
+    separable = ss.min() > ds.max()  # then logistic has no finite fit (tested elsewhere)
+    calibrators = [PAVCalibrator(), GaussianCalibrator(equal_variance=True)]
+    for cal in calibrators + ([] if separable else [LogisticCalibrator()]):
         llr = cal.fit(ss, ds).llr(s)
         assert np.all(np.diff(llr) >= -1e-12)
 

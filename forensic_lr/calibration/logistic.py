@@ -11,6 +11,7 @@ from .base import BaseCalibrator
 
 _MAX_ITER = 100
 _GRAD_TOL = 1e-10
+_STEP_TOL = 1e-12
 #: A training cross-entropy this small (nats) is only reached by separated classes, where
 #: the loss tends to zero as the slope grows without bound (no finite optimum).
 _SEPARATED = 1e-8
@@ -37,11 +38,18 @@ def _newton(x, y, w, l2, theta0):
             return theta, iteration
         hess = (x * (w * p * (1 - p))[:, None]).T @ x + np.diag(penalty)
         step = np.linalg.solve(hess, grad)
+        if np.max(np.abs(step)) < _STEP_TOL * (1.0 + np.max(np.abs(theta))):
+            # the gradient is at its rounding floor (about 1e-10 for thousands of terms)
+            if l2 == 0 and value < _SEPARATED:
+                break
+            return theta, iteration
         size = 1.0
         while True:
             candidate = theta - size * step
             new_value = _objective(candidate, x, y, w, l2)
-            if new_value <= value + 1e-4 * size * (grad @ -step) or size < 1e-10:
+            # Armijo condition, with slack for rounding once the loss is flat to ~1e-16
+            slack = 1e-14 * abs(value)
+            if new_value <= value + 1e-4 * size * (grad @ -step) + slack or size < 1e-10:
                 break
             size *= 0.5
         theta, value = candidate, new_value
@@ -73,8 +81,10 @@ class LogisticCalibrator(BaseCalibrator):
     + penalty`` with ``z`` the linear predictor: each class weighs 1/2 whatever its size,
     so ``z`` is a log *likelihood* ratio (prior log odds 0), and ``J / ln 2`` is the Cllr of
     the training scores [1]_. Newton's method with backtracking line search, stopped when
-    every gradient component is below 1e-10. Perfectly separated classes have no finite
-    solution: the fit stops with a :class:`~forensic_lr.errors.ConvergenceError`.
+    every gradient component is below 1e-10 or the Newton step is below 1e-12 (relative;
+    the gradient's rounding floor is about 1e-10 for thousands of scores). Perfectly
+    separated classes have no finite solution: the fit stops with a
+    :class:`~forensic_lr.errors.ConvergenceError`.
 
     References
     ----------
@@ -162,12 +172,16 @@ class LogisticCalibrator(BaseCalibrator):
             for _ in range(50):
                 p = expit(theta @ x.T)
                 grad = (w * (p - y)) @ x + penalty * theta
-                done = np.max(np.abs(grad), axis=1) < _GRAD_TOL
-                if done.all():
-                    break
                 hess = np.einsum("kn,ni,nj->kij", w * p * (1 - p), x, x) + np.diag(penalty)
                 with np.errstate(all="ignore"):
-                    theta = theta - np.linalg.solve(hess, grad[..., None])[..., 0]
+                    step = np.linalg.solve(hess, grad[..., None])[..., 0]
+                small = np.max(np.abs(step), axis=1) < _STEP_TOL * (
+                    1.0 + np.max(np.abs(theta), axis=1)
+                )
+                done = (np.max(np.abs(grad), axis=1) < _GRAD_TOL) | small
+                if done.all():
+                    break
+                theta = theta - step
             out = theta @ x_eval.T
             out[~done] = np.nan
             rows.append(out)
