@@ -12,6 +12,9 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__
+from .cli_fusion import add_parser as add_fusion_parser
+from .cli_label_noise import add_parser as add_label_noise_parser
+from .cli_multiclass import add_parser as add_multiclass_parser
 from .errors import ForensicLRError
 
 EXIT_OK = 0
@@ -58,6 +61,9 @@ def _build_parser() -> argparse.ArgumentParser:
 
     _add_calibrate_parser(sub)
     _add_case_parsers(sub)
+    add_multiclass_parser(sub)
+    add_fusion_parser(sub)
+    add_label_noise_parser(sub)
 
     return parser
 

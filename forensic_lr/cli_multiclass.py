@@ -1,0 +1,120 @@
+"""``forensic-lr multiclass``: temperature calibration of a multiclass classifier's logits.
+
+Wired into :mod:`forensic_lr.cli` through :func:`add_parser`; the handler is
+:func:`_cmd_multiclass`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from .errors import InputError
+from .matrix_io import read_labels, read_matrix
+from .multiclass import METHODS, calibration_metrics, check_labels, reliability_diagram, softmax
+
+_SHOWN = ("accuracy", "nll", "ece", "mce", "brier", "reliability", "resolution", "uncertainty")
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Add the ``multiclass`` command to ``subparsers``."""
+    p = subparsers.add_parser(
+        "multiclass",
+        help="temperature calibration (TS or EC) of a multiclass classifier's logits",
+        description="Fit a temperature on validation logits and report calibration before and "
+        "after: on the test set when given, otherwise on the validation set (optimistic).",
+    )
+    p.add_argument("--val-logits", required=True, metavar="FILE", help="n x K logits (npy/CSV)")
+    p.add_argument(
+        "--val-labels", required=True, metavar="FILE", help="0-based class index per row"
+    )
+    p.add_argument("--test-logits", metavar="FILE", help="held-out logits to evaluate on")
+    p.add_argument("--test-labels", metavar="FILE", help="held-out labels")
+    p.add_argument(
+        "--method",
+        choices=sorted(METHODS),
+        default="ts",
+        help="ts: minimise the NLL; ec: mean confidence = accuracy (default ts)",
+    )
+    p.add_argument("--bins", type=int, default=15, help="bins for ECE, MCE, Brier (default 15)")
+    p.add_argument(
+        "--binning",
+        choices=("width", "mass"),
+        default="width",
+        help="equal-width (default) or equal-mass bins",
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--plots", metavar="DIR", help="write reliability diagrams (SVG) here")
+    p.add_argument("--force", action="store_true", help="overwrite existing plot files")
+    p.set_defaults(func=_cmd_multiclass)
+    return p
+
+
+def _load(logits_path: str, labels_path: str, what: str):
+    z = read_matrix(logits_path, what=f"{what} logits")
+    y = read_labels(labels_path, what=f"{what} labels")
+    if y.size != z.shape[0]:
+        raise InputError(
+            f"{labels_path} has {y.size} labels but {logits_path} has {z.shape[0]} rows; "
+            "give one label per row of logits"
+        )
+    return z, check_labels(y, z.shape[0], z.shape[1], name=str(labels_path))
+
+
+def _cmd_multiclass(args: argparse.Namespace) -> int:
+    val_z, val_y = _load(args.val_logits, args.val_labels, "validation")
+    if (args.test_logits is None) != (args.test_labels is None):
+        raise InputError("give both --test-logits and --test-labels, or neither")
+    if args.test_logits:
+        z, y = _load(args.test_logits, args.test_labels, "test")
+        if z.shape[1] != val_z.shape[1]:
+            raise InputError(
+                f"the test logits have {z.shape[1]} classes, the validation logits "
+                f"{val_z.shape[1]}; both must come from the same classifier"
+            )
+        evaluated_on = "test"
+    else:
+        z, y, evaluated_on = val_z, val_y, "validation"
+    temperature = METHODS[args.method]().fit(val_z, val_y).temperature_
+    options = {"bins": args.bins, "binning": args.binning}
+    before = calibration_metrics(z, y, **options)
+    after = calibration_metrics(z, y, temperature=temperature, **options)
+    if args.plots:
+        from . import plots
+        from .output import write_outputs
+
+        figures = {
+            f"reliability_{name}.svg": plots.reliability_svg(
+                reliability_diagram(softmax(z, t), y, **options),
+                title=f"{title} ({evaluated_on} set)",
+            ).encode()
+            for name, t, title in (
+                ("before", 1.0, "Uncalibrated"),
+                ("after", temperature, f"T = {temperature:.3f}"),
+            )
+        }
+        write_outputs(Path(args.plots), figures, force=args.force)
+    record = {
+        "method": args.method,
+        "temperature": temperature,
+        "evaluated_on": evaluated_on,
+        "bins": args.bins,
+        "binning": args.binning,
+        "before": {k: getattr(before, k) for k in _SHOWN},
+        "after": {k: getattr(after, k) for k in _SHOWN},
+    }
+    if args.json:
+        print(json.dumps(record, indent=2))
+        return 0
+    print(
+        f"method {args.method}: temperature T = {temperature:.4f} "
+        f"(fitted on {val_y.size} validation items)"
+    )
+    print(f"metrics on the {evaluated_on} set ({y.size} items, {args.bins} {args.binning} bins):")
+    print(f"{'':<13}{'before':>10}{'after':>10}")
+    for key in _SHOWN:
+        print(f"{key:<13}{record['before'][key]:>10.4f}{record['after'][key]:>10.4f}")
+    if args.plots:
+        print(f"reliability diagrams written to {args.plots}")
+    return 0
