@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -58,11 +59,22 @@ def _mime(path: Path) -> str:
 def html_to_pdf(html: str, *, roots, fetcher: SafeFetcher | None = None) -> bytes:
     """Render ``html`` to PDF bytes; relative URLs resolve against the first root.
 
-    The PDF carries no creation date, so identical HTML gives identical bytes.
+    The PDF carries no creation date and pinned font timestamps, so identical HTML gives
+    identical bytes.
     """
     import weasyprint
 
     fetcher = fetcher or SafeFetcher(roots)
     base = Path(next(iter(roots))).resolve().as_uri() + "/"
     document = weasyprint.HTML(string=html, base_url=base, url_fetcher=fetcher)
-    return document.write_pdf()
+    # Embedded font subsets carry a "modified" timestamp (fontTools); SOURCE_DATE_EPOCH
+    # pins it so that the PDF bytes do not depend on the clock.
+    saved = os.environ.get("SOURCE_DATE_EPOCH")
+    os.environ["SOURCE_DATE_EPOCH"] = "0"
+    try:
+        return document.write_pdf()
+    finally:
+        if saved is None:
+            del os.environ["SOURCE_DATE_EPOCH"]
+        else:
+            os.environ["SOURCE_DATE_EPOCH"] = saved
