@@ -13,7 +13,9 @@ and ``[report]``. :func:`load_case` reads it into a frozen, validated
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
+import math
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -184,6 +186,18 @@ class CaseSpec(_Section):
     validation: Validation = Field(default_factory=Validation)
     report: ReportOptions = Field(default_factory=ReportOptions)
     base_dir: Path = Field(default=Path("."), exclude=True)
+    source_sha256: str | None = Field(
+        default=None, exclude=True, description="SHA-256 of the case file (set by load_case)"
+    )
+
+    @model_validator(mode="after")
+    def _bayes_interval_needs_bayes(self) -> CaseSpec:
+        if self.uncertainty.method == "bayes" and self.method.calibrator != "bayes":
+            raise ValueError(
+                '[uncertainty] method = "bayes" needs [method] calibrator = "bayes", got '
+                f'{self.method.calibrator!r}; use method = "bootstrap" or "none" instead'
+            )
+        return self
 
     def resolve(self, relative: str) -> Path:
         """A path from the case file, made absolute against the case file's folder."""
@@ -207,12 +221,51 @@ def _format_validation_error(path: str, exc: ValidationError) -> str:
     return "\n".join(lines)
 
 
-def case_from_dict(data: dict[str, Any], *, base_dir: Path, source: str = "case") -> CaseSpec:
-    """Validate a parsed case file; errors name the section, the key and the fix."""
+_INTERNAL_KEYS = ("base_dir", "source_sha256")
+
+
+def case_from_dict(
+    data: dict[str, Any], *, base_dir: Path, source: str = "case", source_sha256: str | None = None
+) -> CaseSpec:
+    """Validate a parsed case file; errors name the section, the key and the fix.
+
+    Besides the schema, the background files and ``template_dir`` must exist and the
+    verbal scale must be a shipped key or a valid JSON scale file (paths relative to
+    ``base_dir``).
+    """
+    from .verbal import load_scale
+
+    internal = [k for k in _INTERNAL_KEYS if k in data]
+    if internal:
+        raise InputError(
+            f"{source}: the case file has 1 problem(s):\n  - (top level) {internal[0]}: "
+            "unknown key; remove it or check its spelling against `forensic-lr init`"
+        )
     try:
-        return CaseSpec.model_validate({**data, "base_dir": base_dir})
+        spec = CaseSpec.model_validate(
+            {**data, "base_dir": base_dir, "source_sha256": source_sha256}
+        )
     except ValidationError as exc:
         raise InputError(_format_validation_error(source, exc)) from None
+    for key in ("ss", "ds", "scores"):
+        name = getattr(spec.background, key)
+        if name is not None and not spec.resolve(name).is_file():
+            raise InputError(
+                f"{source}: [background] {key}: file not found: {spec.resolve(name)}; "
+                "paths are relative to the case file's folder"
+            )
+    template_dir = spec.report.template_dir
+    if template_dir is not None and not spec.resolve(template_dir).is_dir():
+        raise InputError(
+            f"{source}: [report] template_dir: folder not found: {spec.resolve(template_dir)}; "
+            "remove the key to use the shipped templates"
+        )
+    scale = spec.report.verbal_scale
+    try:
+        load_scale(str(spec.resolve(scale)) if scale.lower().endswith(".json") else scale)
+    except InputError as exc:
+        raise InputError(f"{source}: [report] verbal_scale: {exc}") from None
+    return spec
 
 
 def load_case(path: str | Path) -> CaseSpec:
@@ -237,7 +290,12 @@ def load_case(path: str | Path) -> CaseSpec:
         raise InputError(f"{path}: cannot parse the case file ({exc})") from None
     if not isinstance(data, dict):
         raise InputError(f"{path}: the case file must be a table of sections")
-    return case_from_dict(data, base_dir=path.resolve().parent, source=str(path))
+    return case_from_dict(
+        data,
+        base_dir=path.resolve().parent,
+        source=str(path),
+        source_sha256=hashlib.sha256(raw).hexdigest(),
+    )
 
 
 # --------------------------------------------------------------------------- case result
@@ -345,5 +403,99 @@ class CaseResult(_Record):
     provenance: Provenance
 
     def to_json(self) -> str:
-        """Canonical JSON text (sorted keys, 2-space indent, trailing newline): byte-stable."""
-        return json.dumps(self.model_dump(mode="json"), indent=2, sort_keys=True) + "\n"
+        """Canonical JSON text (sorted keys, 2-space indent, trailing newline): byte-stable.
+
+        Standard JSON has no infinity or NaN: a non-finite number (e.g. ``lr`` when
+        the LR overflows a float) is written as ``null``; ``log10_lr`` stays finite.
+        """
+        data = _finite_or_none(self.model_dump(mode="json"))
+        return json.dumps(data, indent=2, sort_keys=True, allow_nan=False) + "\n"
+
+
+def _finite_or_none(value: Any) -> Any:
+    """Replace non-finite floats by None, recursively (for standard JSON)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite_or_none(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite_or_none(v) for v in value]
+    return value
+
+
+# --------------------------------------------------------------------------- template
+
+_TEMPLATE = '''\
+# forensic-lr case file. Lines starting with '#' are comments. Every optional key is
+# shown with its default value; delete what you do not need. Full reference:
+# docs/user/case-file.md. Run with:  forensic-lr run case.toml --out report
+
+[case]
+id = "CASE-0001"              # required: the laboratory's case number (letters, digits, ._/ -)
+# report_id = "CASE-0001-R1"  # default: "<id>-R1"
+title = ""                    # e.g. "Comparison of an intercepted call with a reference recording"
+laboratory = ""               # name of the laboratory
+examiner = ""                 # name of the examiner who signs the report
+# date = 2026-01-31           # date of the report (TOML date); default: not shown
+requester = ""                # who asked for the examination
+instructions = ""             # the questions the requester asked
+conditioning = ""             # the case information the evaluation relies on
+# items = [                   # the items received and examined
+#   { id = "Q1", description = "questioned recording" },
+#   { id = "K1", description = "reference recording of the suspect" },
+# ]
+
+[propositions]                # required: a pair of mutually exclusive propositions
+hp = "The questioned and reference items come from the same source."
+hd = "The questioned and reference items come from different sources."
+
+[evidence]
+score = 0.0                   # required: the comparison score of this case (or:
+# scores = [1.2, 3.4]         #   several scores, then give one of the two only)
+# labels = ["Q1-K1", "Q2-K1"] # one name per score; default "E1", "E2", ...
+description = ""             # how the score was obtained (system, version, settings)
+score_direction = "higher_is_similar"   # or "lower_is_similar" for distances
+
+[background]                  # paths relative to this file
+ss = "ss.csv"                 # same-source scores (Hp true), one per line
+ds = "ds.csv"                 # different-source scores (Hd true), one per line
+# scores = "scores.csv"       # instead of ss/ds: one file with label,score columns
+description = ""             # what population and conditions the background represents
+
+[method]
+calibrator = "bayes"          # gaussian | bayes | logistic | pav | kde
+elub = false                  # bound the LR by ELUB (Vergeer et al. 2016)
+
+[method.options]              # options of the calibrator, e.g. equal_variance = true
+                              # (gaussian), mode = "map" (bayes); default: none
+
+[uncertainty]
+method = "bootstrap"          # bootstrap | bayes (calibrator "bayes" only) | none
+level = 0.95                  # coverage of the interval (between 0.5 and 1)
+n = 1000                      # bootstrap replicates or posterior draws (100 to 100000)
+seed = 20261122               # random seed: same seed, same result
+
+[validation]
+folds = 5                     # K-fold cross-validation of the method (2 to 50)
+
+[validation.criteria]         # optional laboratory criteria on the cross-validated metrics
+# cllr_max = 0.5              # Cllr (bits) at most
+# min_cllr_max = 0.4          # minimum Cllr (bits) at most
+# cllr_cal_max = 0.1          # calibration loss Cllr - minCllr (bits) at most
+# eer_max = 0.1               # equal error rate at most
+# auc_min = 0.9               # area under the ROC curve at least
+# rmep_max = 0.1              # rate of misleading evidence for Hp (SS with LR < 1) at most
+# rmed_max = 0.1              # rate of misleading evidence for Hd (DS with LR > 1) at most
+# devpav_max = 0.5            # devPAV calibration deviation at most
+
+[report]
+language = "en"
+verbal_scale = "enfsi"        # enfsi | afsp | nfc | path of a lab's JSON scale file
+formats = ["pdf", "html", "json"]
+# template_dir = "templates"  # a lab's template folder, searched before the shipped one
+'''
+
+
+def case_template() -> str:
+    """A commented case file with every key and its default (``forensic-lr init``)."""
+    return _TEMPLATE

@@ -1,0 +1,276 @@
+"""Verbal equivalents of likelihood ratios, and the LR as rounded text.
+
+The scales are data (``forensic_lr/data/verbal_scales.json``), each with its source;
+a laboratory may give its own JSON file with the same schema. A scale is a list of
+bands over the LR *magnitude* ``m = max(LR, 1/LR)``; LR > 1 favours Hp, LR < 1
+favours Hd with the same bands (the scales are symmetric).
+
+Band edges: a band applies when ``lower <= m < next lower`` (the lower edge is
+inclusive, the upper exclusive); below the first band's lower edge the neutral
+wording applies. A first band whose lower edge is 1 starts just above 1, so that
+only LR = 1 exactly is neutral (the AFSP scale). All comparisons are made on
+``log10`` values, so that no LR is ever exponentiated.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import string
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from .case import VerbalEquivalent
+from .errors import InputError
+
+DEFAULT_SCALE = "enfsi"
+_DATA = Path(__file__).resolve().parent / "data" / "verbal_scales.json"
+_TEXT_KEYS = ("name", "citation", "neutral", "statement_hp", "statement_hd")
+
+
+@dataclass(frozen=True)
+class Band:
+    """One band of a scale: applies for ``lower <= max(LR, 1/LR) < next band's lower``."""
+
+    lower: float
+    level: str
+    code: str = ""
+
+    @property
+    def lower_log10(self) -> float:
+        return math.log10(self.lower)
+
+
+@dataclass(frozen=True)
+class VerbalScale:
+    """A verbal scale: its key, name, full citation, wording and bands (ascending)."""
+
+    key: str
+    name: str
+    citation: str
+    verification: str
+    neutral: str
+    statement_hp: str
+    statement_hd: str
+    bands: tuple[Band, ...]
+
+    def to_dict(self) -> dict:
+        return {
+            "key": self.key,
+            "name": self.name,
+            "citation": self.citation,
+            "verification": self.verification,
+            "neutral": self.neutral,
+            "statement_hp": self.statement_hp,
+            "statement_hd": self.statement_hd,
+            "bands": [{"lower": b.lower, "level": b.level, "code": b.code} for b in self.bands],
+        }
+
+
+def _parse_scale(key: str, raw: object, source: str) -> VerbalScale:
+    """Validate one scale table; errors name the file, the scale and the key."""
+    where = f"{source}: scale {key!r}"
+    if not isinstance(raw, dict):
+        raise InputError(f"{where} must be a table with keys {', '.join(_TEXT_KEYS)}, bands")
+    allowed = {*_TEXT_KEYS, "verification", "bands"}
+    unknown = sorted(set(raw) - allowed)
+    if unknown:
+        raise InputError(f"{where}: unknown key(s) {unknown}; allowed keys are {sorted(allowed)}")
+    for k in _TEXT_KEYS:
+        if not isinstance(raw.get(k), str) or not raw[k].strip():
+            raise InputError(f"{where}: '{k}' must be a non-empty text")
+    for k in ("statement_hp", "statement_hd"):
+        fields = {f for _, f, _, _ in string.Formatter().parse(raw[k]) if f is not None}
+        if "level" not in fields or not fields <= {"level", "code"}:
+            raise InputError(
+                f"{where}: '{k}' must contain {{level}} (and may contain {{code}}), "
+                f"got {raw[k]!r}"
+            )
+    bands_raw = raw.get("bands")
+    if not isinstance(bands_raw, list) or not bands_raw:
+        raise InputError(f"{where}: 'bands' must be a non-empty list of {{lower, level}} tables")
+    bands = []
+    for i, b in enumerate(bands_raw):
+        if not isinstance(b, dict) or set(b) - {"lower", "level", "code"}:
+            raise InputError(f"{where}: bands[{i}] must have keys lower, level (and code)")
+        lower, level = b.get("lower"), b.get("level")
+        if isinstance(lower, bool) or not isinstance(lower, int | float) or not (
+            math.isfinite(lower) and lower >= 1
+        ):
+            raise InputError(f"{where}: bands[{i}].lower = {lower!r} must be a finite LR >= 1")
+        if not isinstance(level, str) or not level.strip():
+            raise InputError(f"{where}: bands[{i}].level must be a non-empty text")
+        if bands and lower <= bands[-1].lower:
+            raise InputError(f"{where}: bands[{i}].lower = {lower} must exceed the previous one")
+        if lower == 1 and i > 0:
+            raise InputError(f"{where}: only the first band may start at LR = 1")
+        bands.append(Band(float(lower), level, str(b.get("code", ""))))
+    return VerbalScale(
+        key=key,
+        name=raw["name"],
+        citation=raw["citation"],
+        verification=str(raw.get("verification", "")),
+        neutral=raw["neutral"],
+        statement_hp=raw["statement_hp"],
+        statement_hd=raw["statement_hd"],
+        bands=tuple(bands),
+    )
+
+
+def _read_json(path: Path) -> object:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"{path}: cannot read the verbal scale file ({exc})") from None
+
+
+@cache
+def _shipped() -> dict[str, VerbalScale]:
+    data = _read_json(_DATA)
+    return {k: _parse_scale(k, v, str(_DATA)) for k, v in data["scales"].items()}
+
+
+def list_scales() -> dict[str, str]:
+    """The shipped scales: key -> full name (the default is ``"enfsi"``)."""
+    return {k: s.name for k, s in _shipped().items()}
+
+
+def load_scale(name_or_path: str | Path) -> VerbalScale:
+    """A shipped scale by key, or a laboratory's scale from a JSON file.
+
+    A file holds either one scale table (its key is the file name's stem) or
+    ``{"scales": {key: table}}`` with exactly one scale. It is validated fully.
+
+    Raises
+    ------
+    InputError
+        Unknown key, unreadable file, or a scale that breaks the schema.
+    """
+    shipped = _shipped()
+    if isinstance(name_or_path, str) and name_or_path in shipped:
+        return shipped[name_or_path]
+    path = Path(name_or_path)
+    if path.suffix.lower() != ".json":
+        raise InputError(
+            f"unknown verbal scale {str(name_or_path)!r}; choose one of {sorted(shipped)} "
+            "or give the path of a JSON scale file"
+        )
+    if not path.is_file():
+        raise InputError(f"verbal scale file not found: {path}")
+    data = _read_json(path)
+    if isinstance(data, dict) and "scales" in data:
+        scales = data["scales"]
+        if not isinstance(scales, dict) or len(scales) != 1:
+            raise InputError(f"{path}: 'scales' must hold exactly one scale table")
+        ((key, raw),) = scales.items()
+        return _parse_scale(str(key), raw, str(path))
+    return _parse_scale(path.stem, data, str(path))
+
+
+def _band_index(magnitude_log10: float, scale: VerbalScale) -> int:
+    """-1 for neutral, else the index of the band holding ``|log10 LR|``."""
+    index = -1
+    for i, band in enumerate(scale.bands):
+        edge = band.lower_log10
+        inside = magnitude_log10 > edge if edge == 0.0 else magnitude_log10 >= edge
+        if inside:
+            index = i
+    return index
+
+
+def verbal_equivalent(log10_lr: float, scale: str | Path | VerbalScale = DEFAULT_SCALE
+                      ) -> VerbalEquivalent:
+    """The verbal expression of an LR on a scale.
+
+    Parameters
+    ----------
+    log10_lr : float
+        Base-10 logarithm of the LR; +-inf allowed (top band), NaN is an error.
+    scale : str, Path or VerbalScale
+        A shipped scale key, a scale file, or a loaded scale.
+
+    Returns
+    -------
+    VerbalEquivalent
+        ``favours`` is ``"hp"`` (LR > 1), ``"hd"`` (LR < 1) or ``"neither"``
+        (inside the neutral band).
+
+    Notes
+    -----
+    With ``m = |log10_lr|`` the band is the last one with ``m >= log10(lower)``
+    (``m > 0`` for a band starting at LR = 1), i.e. the lower edge is inclusive and
+    LR = 10 is "moderate support" on the ENFSI scale; LR < 1 uses the same bands on
+    1/LR, the support going to Hd.
+
+    References
+    ----------
+    1. Willis S. et al., ENFSI Guideline for Evaluative Reporting in Forensic Science, 2015.
+    2. Nordgaard A., Ansell R., Drotz W., Jaeger L., Scale of conclusions for the value of
+       evidence, Law, Probability and Risk 11 (2012) 1-24.
+    """
+    if not isinstance(scale, VerbalScale):
+        scale = load_scale(scale)
+    x = float(log10_lr)
+    if math.isnan(x):
+        raise InputError("log10_lr is NaN; a verbal equivalent needs a number")
+    i = _band_index(abs(x), scale)
+    if i < 0:
+        return VerbalEquivalent(
+            scale=scale.key, scale_name=scale.name, level="no support for either proposition",
+            favours="neither", statement=scale.neutral,
+        )
+    band = scale.bands[i]
+    template = scale.statement_hp if x > 0 else scale.statement_hd
+    return VerbalEquivalent(
+        scale=scale.key,
+        scale_name=scale.name,
+        level=band.level,
+        favours="hp" if x > 0 else "hd",
+        statement=template.format(level=band.level, code=band.code),
+    )
+
+
+def _two_significant(x: float) -> tuple[int, int]:
+    """``10**x`` (x >= 0) as ``digits * 10**(k - 1)`` with ``digits`` in 10..99."""
+    k = math.floor(x)
+    digits = math.floor(10.0 ** (x - k + 1) + 0.5)
+    if digits >= 100:
+        digits, k = 10, k + 1
+    return digits, k
+
+
+def format_lr(log10_lr: float) -> str:
+    """The LR as text for a conclusion, rounded to two significant figures.
+
+    Parameters
+    ----------
+    log10_lr : float
+        Base-10 logarithm of the LR (+-inf allowed).
+
+    Returns
+    -------
+    str
+        For ``m = max(LR, 1/LR)`` rounded to two significant figures: ``"3.1"``,
+        ``"31"``, ``"3,100"``, ``"310,000"`` when the rounded ``m < 10**6``, and
+        ``"3.1 × 10^7"`` from ``10**6`` on; LR < 1 is written ``"1/20"`` or
+        ``"1/(3.1 × 10^7)"``. LR = +inf is ``"∞"`` and LR = 0 is ``"0"``.
+
+    Notes
+    -----
+    Rounding to two significant figures changes the LR by at most 5 %
+    (|log10 error| <= log10(1.05) ~ 0.021), so the text always agrees with the
+    ``log10_lr`` printed beside it. The mantissa is computed from ``log10_lr``;
+    the LR itself is never formed, so no value overflows.
+    """
+    x = float(log10_lr)
+    if math.isnan(x):
+        raise InputError("log10_lr is NaN; cannot format the LR")
+    if math.isinf(x):
+        return "∞" if x > 0 else "0"
+    digits, k = _two_significant(abs(x))
+    if k >= 6:
+        text = f"{digits // 10}.{digits % 10} × 10^{k}"
+        return text if x >= 0 else f"1/({text})"
+    text = f"{digits // 10}.{digits % 10}" if k == 0 else f"{digits * 10 ** (k - 1):,}"
+    return text if x >= 0 or text == "1.0" else f"1/{text}"
