@@ -212,8 +212,10 @@ def test_rates_of_misleading_evidence():
 
 def test_devpav_hand_computed():
     # ss = [0, 0, 1], ds = [-1, 0, 0]: groups -1 (0 ss/1 ds), 0 (2/2), 1 (1/0) -> PAV llr
-    # -inf, 0, +inf: a single finite block of zero width -> devPAV undefined (NaN)
-    assert np.isnan(m.devpav([0.0, 0.0, 1.0], [-1.0, 0.0, 0.0]))
+    # -inf, 0, +inf: a single finite point (x = 0, y = 0) -> its distance to y = x, 0
+    assert m.devpav([0.0, 0.0, 1.0], [-1.0, 0.0, 0.0]) == 0.0
+    assert m.devpav([0.5, 0.5, 1.0], [-1.0, 0.5, 0.5]) == pytest.approx(0.5 / np.log(10))
+    assert np.isnan(m.devpav([1.0, 2.0], [-1.0, 0.0]))  # separated: no finite block
     # ss = [0, ln 10, 5], ds = [-5, 0, ln 10]: groups at 0 and ln 10 hold 1 SS + 1 DS each,
     # so they pool into one block with llr log(2/3) - log(2/3) = 0 spanning log10 LR 0..1.
     # The PAV curve is y = 0 on x in [0, 1]; area to y = x is 1/2, divided by width 1.
@@ -265,3 +267,13 @@ def test_bad_input_raises_input_error(bad):
         m.evaluate(bad, [0.0, 1.0])
     with pytest.raises(InputError):
         m.cllr([0.0], bad)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_devpav_agrees_with_lir(seed):
+    """Published implementation (lir, Netherlands Forensic Institute), when installed."""
+    devpav_module = pytest.importorskip("lir.metrics.devpav")
+    ss, ds = sample(seed, 200, 300)
+    y = np.r_[np.ones(ss.size), np.zeros(ds.size)]
+    reference = devpav_module.devpav(np.r_[ss, ds] / np.log(10), y)  # lir takes log10 LRs
+    assert m.devpav(ss, ds) == pytest.approx(reference, rel=1e-12)

@@ -73,7 +73,8 @@ def devpav(ss_llr, ds_llr) -> float:
     a finite PAV value ``v``, joined by straight segments; devPAV is the area between
     that curve and the identity line divided by the width of its x-range. Blocks with an
     infinite PAV value (only one class present) are left out, since the transform is not
-    defined there. Returns NaN when fewer than two points remain or the range is empty.
+    defined there. A single finite point gives its distance to the identity; no finite
+    block gives NaN.
 
     References
     ----------
@@ -91,6 +92,6 @@ def _devpav(fit: PAVFit) -> float:
     x = np.column_stack([fit.block_low[finite], fit.block_high[finite]]).ravel() * _LOG10_E
     y = np.repeat(fit.llr[finite] * _LOG10_E, 2)
     width = x[-1] - x[0]
-    if width <= 0:
-        return float("nan")
+    if width <= 0:  # one finite point: its distance to the identity (as lir does)
+        return float(abs(x[0] - y[0]))
     return float(np.sum(_area_to_identity(x[:-1], y[:-1], x[1:], y[1:])) / width)
