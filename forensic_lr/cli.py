@@ -290,15 +290,6 @@ def _json_default(obj):
     raise TypeError(f"{type(obj).__name__} is not JSON serialisable")
 
 
-def _format_lr(log10_lr: float) -> str:
-    """LR as text without computing 10**x when it would overflow."""
-    import math
-
-    if not math.isfinite(log10_lr) or abs(log10_lr) >= 6:
-        return f"10^{log10_lr:.2f}"
-    return f"{10.0**log10_lr:.4g}"
-
-
 def _calibrate_result(args: argparse.Namespace) -> dict:
     """Run ``calibrate``: the JSON-able result (method, params, results, elub, warnings)."""
     import copy
@@ -379,6 +370,8 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     """``forensic-lr calibrate``: LR(s) of the evidence score(s), as text or JSON."""
     import json
 
+    from .verbal import format_lr
+
     out = _calibrate_result(args)
     if args.json:
         print(json.dumps(out, indent=2, default=_json_default))
@@ -386,7 +379,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     print(f"method: {out['method']}")
     for r in out["results"]:
         print(
-            f"score {r['score']:g}: LR = {_format_lr(r['log10_lr'])}"
+            f"score {r['score']:g}: LR = {format_lr(r['log10_lr'])}"
             f"  (log10 LR = {r['log10_lr']:.3f}, natural-log LR = {r['llr']:.3f})"
         )
         if r["interval"] is not None:
