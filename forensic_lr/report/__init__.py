@@ -11,10 +11,9 @@ import json
 from markupsafe import Markup
 
 from .figures import case_figures
-from .pdf import SafeFetcher, html_to_pdf
 from .render import PRIOR_ODDS_LOG10, render, stylesheet, template_roots
 
-__all__ = ["SafeFetcher", "build_report", "case_context", "html_to_pdf"]
+__all__ = ["build_report", "case_context"]
 
 #: Validation metrics in report order: key, label, meaning, number of decimals or "percent".
 METRICS = (
@@ -87,5 +86,7 @@ def build_report(run, formats=("pdf", "html", "json"), template_dir=None) -> dic
     if "html" in formats:
         files["report.html"] = html.encode("utf-8")
     if "pdf" in formats:
+        from .pdf import html_to_pdf  # weasyprint is imported only to render a PDF
+
         files["report.pdf"] = html_to_pdf(html, roots=template_roots(template_dir))
     return files

@@ -20,7 +20,6 @@ from ..metrics import evaluate
 from ..pipeline import check_criteria, software_versions
 from ..uncertainty import cross_validated_llr
 from . import METRICS, _safe_svg
-from .pdf import html_to_pdf
 from .render import render, stylesheet, template_roots
 
 #: The validation matrix rows (Meuwly et al. 2017, table 1): characteristic, metric, graphic.
@@ -127,6 +126,8 @@ def build_validation_report(
     if "html" in formats:
         files["validation_report.html"] = html.encode("utf-8")
     if "pdf" in formats:
+        from .pdf import html_to_pdf  # weasyprint is imported only to render a PDF
+
         files["validation_report.pdf"] = html_to_pdf(html, roots=template_roots(template_dir))
     return files
 
