@@ -7,18 +7,13 @@ In a wheel they are the sub-packages ``forensic_lr.templates`` and
 
 from __future__ import annotations
 
-import importlib.resources
 from pathlib import Path
 
 
 def _shipped_dir(subpackage: str, checkout_name: str) -> Path:
-    try:
-        path = Path(str(importlib.resources.files(f"forensic_lr.{subpackage}")))
-        if path.is_dir():
-            return path
-    except ModuleNotFoundError:
-        pass
-    return Path(__file__).resolve().parent.parent / checkout_name
+    here = Path(__file__).resolve().parent
+    installed = here / subpackage  # inside the installed package (wheel layout)
+    return installed if installed.is_dir() else here.parent / checkout_name
 
 
 def templates_dir() -> Path:
