@@ -199,10 +199,15 @@ def test_calibrate_text_output(capsys, files):
     assert "LR =" in out and "log10 LR" in out and "bootstrap interval" in out
 
 
-def test_format_lr_never_overflows():
-    assert cli._format_lr(2.0) == "100"
-    assert cli._format_lr(400.0) == "10^400.00"
-    assert cli._format_lr(float("-inf")) == "10^-inf"
+def test_text_output_uses_the_report_rounding(files, capsys):
+    # the text LR is the report's conclusion rounding (two significant figures)
+    ss_path, ds_path, _, _ = files
+    base = ["--method", "gaussian", "--score", "3.5", "--interval", "none"]
+    log10_lr = _calibrate_json(capsys, ss_path, ds_path, *base)["results"][0]["log10_lr"]
+    code, out, _ = _run(capsys, ["calibrate", "--ss", ss_path, "--ds", ds_path, *base])
+    assert code == 0
+    mantissa = float(f"{10**log10_lr:.2g}")  # rounded by hand from the JSON value
+    assert f"LR = {mantissa:,g}" in out or f"LR = {mantissa:,.0f}" in out
 
 
 def test_parse_options():
