@@ -9,20 +9,10 @@ Run: python benchmarks/bench_fusion.py
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
+from timing import best_of
 
 from forensic_lr import fusion
-
-
-def best_of(fn, repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:

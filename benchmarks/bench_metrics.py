@@ -9,21 +9,12 @@ Run: python benchmarks/bench_metrics.py   (needs the `bench` extra for the peers
 
 from __future__ import annotations
 
-import time
 import tracemalloc
 
 import numpy as np
+from timing import best_of
 
 from forensic_lr.metrics import evaluate, min_cllr
-
-
-def best_of(fn, repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def sklearn_min_cllr(ss, ds) -> float:

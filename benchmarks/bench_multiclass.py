@@ -7,21 +7,11 @@ Run: python benchmarks/bench_multiclass.py
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 from scipy.special import softmax
+from timing import best_of
 
 from forensic_lr.multiclass import ExpectationConsistentTemperature, TemperatureScaling
-
-
-def best_of(fn, repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:

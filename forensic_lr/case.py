@@ -408,18 +408,18 @@ class CaseResult(_Record):
         Standard JSON has no infinity or NaN: a non-finite number (e.g. ``lr`` when
         the LR overflows a float) is written as ``null``; ``log10_lr`` stays finite.
         """
-        data = _finite_or_none(self.model_dump(mode="json"))
+        data = finite_or_none(self.model_dump(mode="json"))
         return json.dumps(data, indent=2, sort_keys=True, allow_nan=False) + "\n"
 
 
-def _finite_or_none(value: Any) -> Any:
+def finite_or_none(value: Any) -> Any:
     """Replace non-finite floats by None, recursively (for standard JSON)."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
-        return {k: _finite_or_none(v) for k, v in value.items()}
+        return {k: finite_or_none(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_finite_or_none(v) for v in value]
+        return [finite_or_none(v) for v in value]
     return value
 
 

@@ -15,7 +15,7 @@ from markupsafe import Markup
 
 from .. import plots
 from ..calibration import make_calibrator
-from ..case import Criteria
+from ..case import Criteria, finite_or_none
 from ..metrics import evaluate
 from ..pipeline import check_criteria, software_versions
 from ..uncertainty import cross_validated_llr
@@ -34,8 +34,17 @@ MATRIX = (
 )
 
 
+#: Short metric names for table headers (the definitions follow the table).
+SHORT = {
+    "cllr": "Cllr", "min_cllr": "min Cllr", "cllr_cal": "Cllr_cal", "eer": "EER", "auc": "AUC",
+    "rmep": "RMEP", "rmed": "RMED", "devpav": "devPAV",
+}
+
+
 @dataclass(frozen=True)
 class MethodRow:
+    """One calibration method's cross-validated metrics and criteria decisions."""
+
     method: str
     metrics: dict
     criteria: tuple
@@ -96,7 +105,7 @@ def build_validation_report(
     }
     files = {}
     if "json" in formats:
-        text = json.dumps(_finite(record), indent=2, sort_keys=True) + "\n"
+        text = json.dumps(finite_or_none(record), indent=2, sort_keys=True) + "\n"
         files["validation.json"] = text.encode("utf-8")
     if not ({"pdf", "html"} & set(formats)):
         return files
@@ -118,6 +127,7 @@ def build_validation_report(
         "rows": rows,
         "best": best,
         "metric_labels": METRICS,
+        "short": SHORT,
         "matrix": _matrix(rows, best, criteria),
         "figures": {k: _safe_svg(v) for k, v in figures.items()},
         "css": Markup(stylesheet(template_dir)),
@@ -150,13 +160,3 @@ def _matrix(rows, best, criteria):
             }
         )
     return out
-
-
-def _finite(value):
-    if isinstance(value, float):
-        return value if np.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    return value
