@@ -187,7 +187,7 @@ def test_case_from_dict_without_file(folder):
 
 
 def test_to_json_writes_standard_json():
-    from forensic_lr.case import _finite_or_none
+    from forensic_lr.case import finite_or_none
 
     data = {"a": [math.inf, 1.5, {"b": math.nan}], "c": -math.inf, "d": "x"}
-    assert _finite_or_none(data) == {"a": [None, 1.5, {"b": None}], "c": None, "d": "x"}
+    assert finite_or_none(data) == {"a": [None, 1.5, {"b": None}], "c": None, "d": "x"}
