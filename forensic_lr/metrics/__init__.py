@@ -11,7 +11,7 @@ from .cllr import _block_cllr, _cllr, cllr, cllr_cal, min_cllr
 from .dcf import APECurve, ape_curve, bayes_threshold, dcf, min_dcf, normalized_bayes_error
 from .ece import ECECurve, ece_curve
 from .evidence import TippettData, _devpav, devpav, rmed, rmep, tippett
-from .pav import PAVFit, _fit_runs, pav_fit, pav_llr, runs, tie_groups
+from .pav import PAVFit, _fit_runs, pav_fit, pav_llr, sorted_runs
 from .roc import (
     ROC,
     _auc,
@@ -83,7 +83,7 @@ def evaluate(ss_llr, ds_llr) -> Evaluation:
     hull = PAV block boundaries) and the AUC; see the individual functions for formulas.
     """
     ss, ds = check_pair(ss_llr, ds_llr)
-    grouped = runs(tie_groups(ss, ds))
+    grouped = sorted_runs(ss, ds)
     fit = _fit_runs(grouped)
     actual, minimum = _cllr(ss, ds), _block_cllr(fit)
     return Evaluation(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import check_pair
-from .pav import PAVFit, _fit_groups, tie_groups
+from .pav import PAVFit, pav_blocks
 
 _LN2 = np.log(2.0)
 
@@ -66,10 +66,10 @@ def min_cllr(ss_llr, ds_llr) -> float:
     ``minCllr = Cllr(PAV(llr))``; ties are pooled into one block. A +inf PAV LLR only
     occurs in blocks without DS trials (and -inf without SS), so it costs 0.
     """
-    return _block_cllr(_fit_groups(tie_groups(*check_pair(ss_llr, ds_llr))))
+    return _block_cllr(pav_blocks(*check_pair(ss_llr, ds_llr)))
 
 
 def cllr_cal(ss_llr, ds_llr) -> float:
     """Calibration loss ``Cllr - minCllr`` (bits, >= 0)."""
     ss, ds = check_pair(ss_llr, ds_llr)
-    return _cllr(ss, ds) - _block_cllr(_fit_groups(tie_groups(ss, ds)))
+    return _cllr(ss, ds) - _block_cllr(pav_blocks(ss, ds))

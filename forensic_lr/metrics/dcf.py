@@ -13,7 +13,7 @@ import numpy as np
 from scipy.special import expit, logit
 
 from .._checks import check_pair
-from .pav import PAVFit, _fit_groups, tie_groups
+from .pav import PAVFit, pav_blocks
 from .roc import _hull
 
 
@@ -62,7 +62,7 @@ def dcf(ss_llr, ds_llr, p_target, c_miss=1.0, c_fa=1.0, normalize=False) -> floa
 def min_dcf(ss_llr, ds_llr, p_target, c_miss=1.0, c_fa=1.0, normalize=False) -> float:
     """Minimum detection cost over all thresholds (at the vertices of the ROC convex hull)."""
     _check_operating_point(p_target, c_miss, c_fa)
-    hull = _hull(_fit_groups(tie_groups(*check_pair(ss_llr, ds_llr))))
+    hull = _hull(pav_blocks(*check_pair(ss_llr, ds_llr)))
     costs = p_target * c_miss * hull.p_miss + (1 - p_target) * c_fa * hull.p_fa
     return float(costs.min() / _normalizer(p_target, c_miss, c_fa, normalize))
 
@@ -120,7 +120,7 @@ def ape_curve(ss_llr, ds_llr, plo=None) -> APECurve:
     return APECurve(
         plo=grid,
         actual=_bayes_error(ss, ds, grid),
-        minimum=_pav_bayes_error(_fit_groups(tie_groups(ss, ds)), grid),
+        minimum=_pav_bayes_error(pav_blocks(ss, ds), grid),
         reference=np.minimum(p, 1 - p),
     )
 

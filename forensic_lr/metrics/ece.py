@@ -8,7 +8,7 @@ import numpy as np
 from scipy.special import expit
 
 from .._checks import check_pair
-from .pav import _fit_groups, tie_groups
+from .pav import pav_blocks
 
 _LN2 = np.log(2.0)
 
@@ -59,7 +59,7 @@ def ece_curve(ss_llr, ds_llr, plo=None) -> ECECurve:
     grid = np.linspace(-2.5, 2.5, 101) * np.log(10) if plo is None else np.asarray(plo, float)
     p = expit(grid)
     reference = (np.logaddexp(0.0, -grid) * p + np.logaddexp(0.0, grid) * (1 - p)) / _LN2
-    fit = _fit_groups(tie_groups(ss, ds))
+    fit = pav_blocks(ss, ds)
     has_ss, has_ds = fit.n_ss > 0, fit.n_ds > 0
     calibrated = _ece(fit.llr[has_ss], fit.llr[has_ds], grid, fit.n_ss[has_ss], fit.n_ds[has_ds])
     return ECECurve(grid, _ece(ss, ds, grid), calibrated, reference)

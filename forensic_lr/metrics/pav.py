@@ -36,10 +36,38 @@ def tie_groups(ss: np.ndarray, ds: np.ndarray) -> TieGroups:
     Each class is sorted on its own (numpy's fast unstable sort); a stable argsort of
     the two concatenated sorted runs is then a single merge pass.
     """
+    return _pool(*_merged(ss, ds))
+
+
+def _merged(ss: np.ndarray, ds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pooled values in ascending order and whether each is SS (one sort per class + merge)."""
     merged = np.concatenate([np.sort(ss), np.sort(ds)])
     order = np.argsort(merged, kind="stable")
-    values = merged[order]
-    return _pool(values, order < ss.size)
+    return merged[order], order < ss.size
+
+
+def sorted_runs(ss: np.ndarray, ds: np.ndarray) -> TieGroups:
+    """:func:`runs` of the pooled values, with a fast path when no two values are equal.
+
+    Without ties every group is a single trial, so runs are simply the maximal stretches
+    of consecutive SS (or DS) trials in the sorted order.
+    """
+    values, is_ss = _merged(ss, ds)
+    if np.any(values[1:] == values[:-1]):
+        return runs(_pool(values, is_ss))
+    last = np.empty(values.size, dtype=bool)
+    last[-1] = True
+    np.not_equal(is_ss[1:], is_ss[:-1], out=last[:-1])
+    ends = np.flatnonzero(last)
+    lengths = np.diff(ends, prepend=-1).astype(np.float64)
+    n_ss = np.where(is_ss[ends], lengths, 0.0)
+    firsts = np.append(0, ends[:-1] + 1)
+    return TieGroups(values[firsts], n_ss, lengths - n_ss, values[ends])
+
+
+def pav_blocks(ss: np.ndarray, ds: np.ndarray) -> PAVFit:
+    """PAV fit of validated arrays (the shared core of :func:`pav_fit` and the metrics)."""
+    return _fit_runs(sorted_runs(ss, ds))
 
 
 def _pool(values: np.ndarray, is_ss: np.ndarray) -> TieGroups:
@@ -94,11 +122,6 @@ class PAVFit:
     llr: np.ndarray
 
 
-def _fit_groups(groups: TieGroups) -> PAVFit:
-    """PAV on tie groups (solved on their :func:`runs`, which gives the same fit)."""
-    return _fit_runs(runs(groups))
-
-
 def _fit_runs(r: TieGroups) -> PAVFit:
     result = isotonic_regression(r.n_ss / (r.n_ss + r.n_ds), weights=r.n_ss + r.n_ds)
     first = np.asarray(result.blocks[:-1])
@@ -141,11 +164,11 @@ def pav_fit(ss_scores, ds_scores) -> PAVFit:
            detection", Computer Speech and Language 20 (2006) 230-275.
     """
     ss, ds = check_pair(ss_scores, ds_scores, names=("ss_scores", "ds_scores"))
-    return _fit_groups(tie_groups(ss, ds))
+    return pav_blocks(ss, ds)
 
 
 def pav_llr(ss_scores, ds_scores) -> tuple[np.ndarray, np.ndarray]:
     """PAV-optimal LLR of every SS and DS trial, in input order (may be +-inf)."""
     ss, ds = check_pair(ss_scores, ds_scores, names=("ss_scores", "ds_scores"))
-    fit = _fit_groups(tie_groups(ss, ds))
+    fit = pav_blocks(ss, ds)
     return fit.llr[_block_of(fit, ss)], fit.llr[_block_of(fit, ds)]

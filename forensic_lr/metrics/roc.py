@@ -20,7 +20,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from .._checks import check_pair
-from .pav import PAVFit, TieGroups, _fit_groups, tie_groups
+from .pav import PAVFit, TieGroups, pav_blocks, sorted_runs, tie_groups
 
 
 @dataclass(frozen=True)
@@ -70,8 +70,7 @@ def roc_convex_hull(ss, ds) -> ROC:
     diagram (cumulative trials, cumulative SS) is an affine image of the ROC in
     (DS below, SS below) coordinates, and PAV takes its greatest convex minorant.
     """
-    groups = tie_groups(*check_pair(ss, ds, names=("ss", "ds")))
-    return _hull(_fit_groups(groups))
+    return _hull(pav_blocks(*check_pair(ss, ds, names=("ss", "ds"))))
 
 
 def _crossing(curve: ROC) -> float:
@@ -116,7 +115,7 @@ def auc(ss, ds) -> float:
     One sort of the pooled scores; for each tie group, its SS trials beat every DS trial
     in lower groups and tie with the DS trials of the group (Mann-Whitney U / (N_ss N_ds)).
     """
-    return _auc(tie_groups(*check_pair(ss, ds, names=("ss", "ds"))))
+    return _auc(sorted_runs(*check_pair(ss, ds, names=("ss", "ds"))))
 
 
 def det_points(ss, ds) -> tuple[np.ndarray, np.ndarray]:
