@@ -1,5 +1,6 @@
 """The expert report: content agrees with result.json, escaping, safe fetching, overrides."""
 
+import dataclasses
 import io
 import json
 import re
@@ -8,10 +9,11 @@ import shutil
 import pytest
 from pypdf import PdfReader
 
+from forensic_lr import report
 from forensic_lr._resources import examples_dir
 from forensic_lr.case import load_case
 from forensic_lr.pipeline import run_case_full
-from forensic_lr.report import build_report
+from forensic_lr.report import build_report, pdf
 from forensic_lr.report.pdf import SafeFetcher, html_to_pdf
 from forensic_lr.report.render import odds_markup
 
@@ -119,8 +121,75 @@ def test_pdf_bytes_are_reproducible():
     assert html_to_pdf(html, roots=["."]) == html_to_pdf(html, roots=["."])
 
 
-def test_lab_template_dir_overrides_one_template(voice_case, tmp_path):
+def test_lab_template_dir_overrides_one_template(voice_case, tmp_path, no_figures):
     run, _ = voice_case
     (tmp_path / "case_report.html").write_text("<p>LAB TEMPLATE {{ r.case.id }}</p>")
     files = build_report(run, formats=("html",), template_dir=tmp_path)
     assert files["report.html"].decode() == f"<p>LAB TEMPLATE {run.result.case.id}</p>"
+
+
+@pytest.fixture
+def no_figures(monkeypatch):
+    """Skip drawing the figures (tested elsewhere) where only the text matters."""
+    names = ("tippett", "ape", "ece", "det", "score_densities", "llr_histogram")
+    monkeypatch.setattr(report, "case_figures", lambda run: {n: "<svg></svg>" for n in names})
+
+
+def _with_log10_lr(run, log10_lr, lr_text):
+    """The run with its first LR replaced (to render other conclusions without re-running)."""
+    e = run.result.results[0]
+    e = e.model_copy(update={"log10_lr": log10_lr, "lr_text": lr_text})
+    result = run.result.model_copy(update={"results": (e, *run.result.results[1:])})
+    return dataclasses.replace(run, result=result)
+
+
+def test_lr_below_one_reverses_the_sentence(voice_case, no_figures):
+    run, _ = voice_case
+    # LR = 1/20: log10 = -1.30; by hand the findings are 20 times more probable under Hd
+    html = build_report(_with_log10_lr(run, -1.30103, "1/20"), formats=("html",))
+    text = " ".join(files_text(html["report.html"]).split())
+    hp = run.result.propositions.hp.rstrip(".")
+    hd = run.result.propositions.hd.rstrip(".")
+    assert f"about 20 times more probable if “{hd}” (Hd) than if “{hp}” (Hp)" in text
+    assert "LR = 1/20" in text
+
+
+def test_lr_of_one_supports_neither(voice_case, no_figures):
+    run, _ = voice_case
+    html = build_report(_with_log10_lr(run, 0.0, "1.0"), formats=("html",))
+    assert "equally probable" in files_text(html["report.html"])
+    assert "1.0 times" not in files_text(html["report.html"])
+
+
+def files_text(data: bytes) -> str:
+    """HTML bytes as text with the tags removed (entities left as they are)."""
+    return re.sub(r"<[^>]+>", "", data.decode())
+
+
+def test_html_and_figures_identical_across_renders(voice_case):
+    run, files = voice_case
+    again = build_report(run, formats=("html", "json"))
+    for name, data in again.items():
+        assert data == files[name], name
+
+
+def test_lab_template_cannot_fetch_outside_its_folder(voice_case, tmp_path, monkeypatch,
+                                                    no_figures):
+    run, _ = voice_case
+    (tmp_path / "case_report.html").write_text(
+        '<p>{{ r.case.id }}</p><img src="file:///etc/passwd">'
+        '<img src="http://example.com/logo.png"><link rel="stylesheet" href="https://e.com/x.css">'
+    )
+    fetchers = []
+
+    class Recording(SafeFetcher):
+        def __init__(self, roots):
+            super().__init__(roots)
+            fetchers.append(self)
+
+    monkeypatch.setattr(pdf, "SafeFetcher", Recording)
+    files = build_report(run, formats=("pdf",), template_dir=tmp_path)
+    assert files["report.pdf"].startswith(b"%PDF")
+    assert sorted(fetchers[0].refused) == sorted(
+        ["file:///etc/passwd", "http://example.com/logo.png", "https://e.com/x.css"]
+    )

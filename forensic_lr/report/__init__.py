@@ -55,6 +55,7 @@ def case_context(run, figures: dict[str, str], template_dir=None) -> dict:
              "digits": digits}
             for key, label, meaning, digits in METRICS
         ],
+        "labels": {key: label for key, label, _, _ in METRICS},
         "prior_rows": prior_rows,
         "configuration_json": json.dumps(result.provenance.configuration, indent=2,
                                          sort_keys=True, default=str),

@@ -56,7 +56,9 @@ def lr_markup(text: str) -> Markup:
 
 
 def odds_markup(log10_odds: float) -> Markup:
-    """Odds as "N to 1" or "1 to N", rounded like the LR."""
+    """Odds as "N to 1" or "1 to N", rounded like the LR; even odds as "1 to 1"."""
+    if abs(log10_odds) < 1e-9:
+        return Markup("1 to 1")
     if log10_odds >= 0:
         return lr_markup(format_lr(log10_odds)) + Markup(" to 1")
     return Markup("1 to ") + lr_markup(format_lr(-log10_odds))
