@@ -241,3 +241,26 @@ def test_elub_bounds_the_lr_and_its_interval(tmp_path):
     assert far.interval.log10_lr_high == pytest.approx(high, rel=1e-12)
     assert "clipped to the ELUB bounds" in far.interval.note
     assert far.lr_text == format_lr(high)
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_each_example_report_states_its_result(runs, name):
+    """Render every worked case; the PDF text agrees with result.json (read with pypdf)."""
+    import io
+
+    from pypdf import PdfReader
+
+    from forensic_lr.report import build_report
+
+    files = build_report(runs[name], formats=("pdf", "json"))
+    result = json.loads(files["result.json"])
+    reader = PdfReader(io.BytesIO(files["report.pdf"]))
+    text = " ".join(" ".join(page.extract_text() for page in reader.pages).split())
+    for e in result["results"]:
+        assert f"LR = {e['lr_text']}".replace("^", "") in text.replace("^", "")
+        assert f"{e['log10_lr']:+.2f}" in text
+        assert e["verbal"]["level"] in text
+    assert result["case"]["id"] in text and result["report_id"] in text
+    for key in ("hp", "hd"):
+        assert " ".join(result["propositions"][key].rstrip(".").split()) in text
+    assert f"Page {len(reader.pages)} of {len(reader.pages)}" in text
