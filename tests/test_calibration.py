@@ -308,7 +308,10 @@ def test_index_chunks_equal_one_shot_draws(monkeypatch):
 
 # ---------------------------------------------------------------------- errors and warnings
 def test_registry_and_bad_options():
-    assert set(CALIBRATORS) == {"gaussian", "bayes", "logistic", "pav", "kde"}
+    assert set(CALIBRATORS) == {
+        "gaussian", "bayes", "logistic", "pav", "kde",
+        "suspect_map", "unsupervised", "scal", "student_t",
+    }
     with pytest.raises(InputError, match="choose one of"):
         make_calibrator("neural")
     with pytest.raises(InputError, match="valid options: equal_variance"):
@@ -343,8 +346,11 @@ def test_params_are_json_able():
     import json
 
     ss, ds = background(14)
+    extra = {"unsupervised": {"unlabelled": np.r_[ss, ds]}}  # needs unlabelled case scores
     for name in CALIBRATORS:
-        json.dumps(make_calibrator(name).fit(ss, ds).params())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            json.dumps(make_calibrator(name, **extra.get(name, {})).fit(ss, ds).params())
     json.dumps(ELUB(make_calibrator("pav")).fit(ss, ds).params())
 
 

@@ -11,11 +11,16 @@ import inspect
 from ..errors import InputError
 from .base import BaseCalibrator, Calibrator, fit_warnings
 from .bayesian import BayesianCalibrator
+from .checks import calibration_checks, eer_linear_calibration
 from .elub import ELUB, elub_bounds
 from .gaussian import GaussianCalibrator
 from .kde import KDECalibrator
 from .logistic import LogisticCalibrator
 from .pav import PAVCalibrator
+from .scal import SCalCalibrator
+from .student_t import StudentTCalibrator
+from .suspect_map import SuspectMAPCalibrator
+from .unsupervised import UnsupervisedCalibrator
 
 CALIBRATORS: dict[str, type[BaseCalibrator]] = {
     "gaussian": GaussianCalibrator,
@@ -23,6 +28,10 @@ CALIBRATORS: dict[str, type[BaseCalibrator]] = {
     "logistic": LogisticCalibrator,
     "pav": PAVCalibrator,
     "kde": KDECalibrator,
+    "suspect_map": SuspectMAPCalibrator,
+    "unsupervised": UnsupervisedCalibrator,
+    "scal": SCalCalibrator,
+    "student_t": StudentTCalibrator,
 }
 
 __all__ = [
@@ -34,6 +43,12 @@ __all__ = [
     "KDECalibrator",
     "LogisticCalibrator",
     "PAVCalibrator",
+    "SCalCalibrator",
+    "StudentTCalibrator",
+    "SuspectMAPCalibrator",
+    "UnsupervisedCalibrator",
+    "calibration_checks",
+    "eer_linear_calibration",
     "elub_bounds",
     "fit_warnings",
     "make_calibrator",
