@@ -16,7 +16,26 @@ def _row_moments(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mean, np.einsum("...i,...i->...", centred, centred) / values.shape[-1]
 
 
-class GaussianCalibrator(BaseCalibrator):
+class TwoNormalsCalibrator(BaseCalibrator):
+    """LLR and densities of a model with one normal density per class.
+
+    Subclasses set ``mean_ss_``, ``sd_ss_``, ``mean_ds_`` and ``sd_ds_`` in ``fit``;
+    ``llr(s) = log N(s; mean_ss, sd_ss^2) - log N(s; mean_ds, sd_ds^2)``.
+    """
+
+    def llr(self, scores) -> np.ndarray:
+        s = self._scores(scores)
+        return norm.logpdf(s, self.mean_ss_, self.sd_ss_) - norm.logpdf(
+            s, self.mean_ds_, self.sd_ds_
+        )
+
+    def density(self, scores) -> tuple[np.ndarray, np.ndarray]:
+        """Fitted SS and DS probability densities at ``scores``."""
+        s = self._scores(scores)
+        return norm.pdf(s, self.mean_ss_, self.sd_ss_), norm.pdf(s, self.mean_ds_, self.sd_ds_)
+
+
+class GaussianCalibrator(TwoNormalsCalibrator):
     """LR = N(s; mu_ss, sd_ss) / N(s; mu_ds, sd_ds) with ML estimates per class.
 
     Parameters
@@ -59,17 +78,6 @@ class GaussianCalibrator(BaseCalibrator):
         self.range_ = (float(min(ss.min(), ds.min())), float(max(ss.max(), ds.max())))
         self.fitted_ = True
         return self
-
-    def llr(self, scores) -> np.ndarray:
-        s = self._scores(scores)
-        return norm.logpdf(s, self.mean_ss_, self.sd_ss_) - norm.logpdf(
-            s, self.mean_ds_, self.sd_ds_
-        )
-
-    def density(self, scores) -> tuple[np.ndarray, np.ndarray]:
-        """Fitted SS and DS probability densities at ``scores``."""
-        s = self._scores(scores)
-        return norm.pdf(s, self.mean_ss_, self.sd_ss_), norm.pdf(s, self.mean_ds_, self.sd_ds_)
 
     def params(self) -> dict:
         self._scores([0.0])

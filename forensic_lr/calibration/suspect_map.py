@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import norm
 
 from .._checks import as_score_array
 from ..errors import InputError
-from .base import BaseCalibrator
-from .gaussian import _row_moments
+from .gaussian import TwoNormalsCalibrator, _row_moments
 
 
 def map_adapt(
@@ -61,7 +59,7 @@ def map_adapt(
     return float(mean), float(var), float(alpha)
 
 
-class SuspectMAPCalibrator(BaseCalibrator):
+class SuspectMAPCalibrator(TwoNormalsCalibrator):
     """Gaussian LR with the same-source model MAP-adapted to the suspect's own scores.
 
     Parameters
@@ -147,17 +145,6 @@ class SuspectMAPCalibrator(BaseCalibrator):
         self.alpha_, self.n_suspect_ = alpha, int(suspect.size)
         self.fitted_ = True
         return self
-
-    def llr(self, scores) -> np.ndarray:
-        s = self._scores(scores)
-        return norm.logpdf(s, self.mean_ss_, self.sd_ss_) - norm.logpdf(
-            s, self.mean_ds_, self.sd_ds_
-        )
-
-    def density(self, scores) -> tuple[np.ndarray, np.ndarray]:
-        """Adapted SS and background DS probability densities at ``scores``."""
-        s = self._scores(scores)
-        return norm.pdf(s, self.mean_ss_, self.sd_ss_), norm.pdf(s, self.mean_ds_, self.sd_ds_)
 
     def params(self) -> dict:
         self._scores([0.0])

@@ -13,8 +13,7 @@ from scipy.stats import norm
 
 from .._checks import as_score_array
 from ..errors import ConvergenceError, ForensicLRWarning, InputError, SmallSampleWarning
-from .base import BaseCalibrator
-from .gaussian import _row_moments
+from .gaussian import TwoNormalsCalibrator, _row_moments
 
 #: Fewer unlabelled scores than this is an error: two Gaussians need more data.
 MIN_UNLABELLED = 10
@@ -49,7 +48,7 @@ def log_posterior(x, pi, means, variances, prior_means, prior_variances, tau) ->
     return total
 
 
-class UnsupervisedCalibrator(BaseCalibrator):
+class UnsupervisedCalibrator(TwoNormalsCalibrator):
     """Gaussian LR from a two-component mixture fitted to unlabelled case-condition scores.
 
     Parameters
@@ -227,17 +226,6 @@ class UnsupervisedCalibrator(BaseCalibrator):
         for text, category in found:
             warnings.warn(text, category, stacklevel=3)
         return tuple(text for text, _ in found)
-
-    def llr(self, scores) -> np.ndarray:
-        s = self._scores(scores)
-        return norm.logpdf(s, self.mean_ss_, self.sd_ss_) - norm.logpdf(
-            s, self.mean_ds_, self.sd_ds_
-        )
-
-    def density(self, scores) -> tuple[np.ndarray, np.ndarray]:
-        """Fitted SS and DS (case-condition) probability densities at ``scores``."""
-        s = self._scores(scores)
-        return norm.pdf(s, self.mean_ss_, self.sd_ss_), norm.pdf(s, self.mean_ds_, self.sd_ds_)
 
     def params(self) -> dict:
         self._scores([0.0])
