@@ -51,9 +51,7 @@ def _build_parser() -> argparse.ArgumentParser:
         description="Calibrated likelihood ratios, method validation and expert reports.",
     )
     parser.add_argument("--version", action="version", version=f"forensic-lr {__version__}")
-    verbosity = parser.add_mutually_exclusive_group()
-    verbosity.add_argument("-v", "--verbose", action="store_true", help="more messages")
-    verbosity.add_argument("-q", "--quiet", action="store_true", help="errors only")
+    _add_verbosity(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
@@ -64,8 +62,17 @@ def _build_parser() -> argparse.ArgumentParser:
     add_multiclass_parser(sub)
     add_fusion_parser(sub)
     add_label_noise_parser(sub)
-
+    for command in sub.choices.values():  # -v/-q also accepted after the command name
+        _add_verbosity(command, default=argparse.SUPPRESS)
     return parser
+
+
+def _add_verbosity(p: argparse.ArgumentParser, default=False) -> None:
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("-v", "--verbose", action="store_true", default=default,
+                       help="more messages")
+    group.add_argument("-q", "--quiet", action="store_true", default=default,
+                       help="errors only")
 
 
 def _add_validate_parser(sub) -> None:
