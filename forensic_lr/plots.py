@@ -67,8 +67,9 @@ def _legend(fig: Figure, ax, extra=None) -> None:
     if extra is not None:
         more = extra.get_legend_handles_labels()
         handles, labels = handles + more[0], labels + more[1]
-    fig.legend(handles, labels, loc="outside lower center", ncols=min(3, len(labels)),
-               frameon=False)
+    fig.legend(
+        handles, labels, loc="outside lower center", ncols=min(3, len(labels)), frameon=False
+    )
 
 
 def _mark(ax, x: float | None, label: str) -> None:
@@ -127,8 +128,10 @@ def ape_svg(ss_llr, ds_llr, *, case_llr=None):
 
 
 @_styled
-def ece_svg(ss_llr, ds_llr):
-    """Empirical cross-entropy (bits) over prior log10 odds (Ramos et al. 2013)."""
+def ece_svg(ss_llr, ds_llr, *, case_llr=None):
+    """Empirical cross-entropy (bits) over prior log10 odds (Ramos et al. 2013); with
+    ``case_llr``, the prior log10 odds at which this case's LR would bring the posterior
+    odds to 1 are marked."""
     curve = metrics.ece_curve(ss_llr, ds_llr)
     fig, ax = _figure()
     x = curve.plo * _LOG10_E
@@ -136,6 +139,8 @@ def ece_svg(ss_llr, ds_llr):
     ax.plot(x, curve.calibrated, color=SS_COLOUR, linestyle="--", label="after PAV calibration")
     ax.plot(x, curve.reference, color=REF_COLOUR, linestyle=":", label="LR = 1 (no evidence)")
     ax.set_xlabel("prior log10 odds")
+    if case_llr is not None:
+        _mark(ax, -case_llr * _LOG10_E, "prior odds that this case's LR would bring to 1")
     ax.set_ylabel("empirical cross-entropy (bits)")
     ax.set_title("Empirical cross-entropy (ECE)")
     ax.set_ylim(bottom=0)
@@ -147,9 +152,10 @@ _DET_TICKS = np.array([0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4])
 
 
 @_styled
-def det_svg(ss_llr, ds_llr):
-    """DET plot: miss against false-alarm rate on probit axes (0.1 % to 50 %), with the
-    ROC convex hull and the EER point (seed 002)."""
+def det_svg(ss_llr, ds_llr, *, case_llr=None):
+    """DET plot: miss against false-alarm rate on probit axes (0.1 % to 40 %), with the
+    ROC convex hull and the EER point (seed 002); with ``case_llr``, the operating point
+    of a threshold at this case's LLR (share of SS below it, of DS at or above it)."""
     curve = metrics.roc(ss_llr, ds_llr)
     hull = metrics.roc_convex_hull(ss_llr, ds_llr)
     eer = metrics.eer(ss_llr, ds_llr)
@@ -168,6 +174,23 @@ def det_svg(ss_llr, ds_llr):
     ax.plot(lim, lim, color=REF_COLOUR, linewidth=0.6)
     if 0 < eer < 0.6:
         ax.plot([ndtri(eer)], [ndtri(eer)], "o", color=CASE_COLOUR, label=f"EER = {eer:.1%}")
+    if case_llr is not None:
+        ss, ds = check_pair(ss_llr, ds_llr)
+        p_miss, p_fa = np.mean(ss < case_llr), np.mean(ds >= case_llr)
+        with np.errstate(divide="ignore"):
+            point = ndtri([p_fa, p_miss])
+        label = f"threshold at this case's LR ({p_fa:.1%} false alarms, {p_miss:.1%} misses)"
+        if np.all((point >= lim[0]) & (point <= lim[1])):
+            ax.plot(*point, "s", color=CASE_COLOUR, fillstyle="none", label=label)
+        else:  # no marker at a misleading edge position; the rates stay in the legend
+            ax.plot(
+                [],
+                [],
+                "s",
+                color=CASE_COLOUR,
+                fillstyle="none",
+                label=label + ", outside the plotted range",
+            )
     ticks = ndtri(_DET_TICKS)
     labels = [f"{100 * t:g}%" for t in _DET_TICKS]
     for setter, tick_setter in ((ax.set_xlim, ax.set_xticks), (ax.set_ylim, ax.set_yticks)):

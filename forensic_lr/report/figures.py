@@ -21,8 +21,8 @@ def case_figures(run) -> dict[str, str]:
     return {
         "tippett": plots.tippett_svg(ss, ds, case_log10_lr=first.log10_lr),
         "ape": plots.ape_svg(ss, ds, case_llr=first.llr),
-        "ece": plots.ece_svg(ss, ds),
-        "det": plots.det_svg(ss, ds),
+        "ece": plots.ece_svg(ss, ds, case_llr=first.llr),
+        "det": plots.det_svg(ss, ds, case_llr=first.llr),
         "score_densities": plots.score_density_svg(
             run.ss, run.ds, run.calibrator, case_score=float(run.evidence_scores[0])
         ),
