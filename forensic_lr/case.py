@@ -101,11 +101,23 @@ class Evidence(_Section):
 
 
 class Background(_Section):
-    """``[background]``: the SS and DS score files (paths relative to the case file)."""
+    """``[background]``: the score files (paths relative to the case file).
+
+    ``ss`` and ``ds`` (or one labelled ``scores`` file) are the population background;
+    ``suspect_ss`` (same-source scores of the suspect, calibrator ``suspect_map``) and
+    ``unlabelled`` (case-condition scores of unknown ground truth, calibrator
+    ``unsupervised``) are the extra data of those two methods.
+    """
 
     ss: str | None = None
     ds: str | None = None
     scores: str | None = Field(default=None, description="one file with label,score columns")
+    suspect_ss: str | None = Field(
+        default=None, description="the suspect's own same-source scores (suspect_map)"
+    )
+    unlabelled: str | None = Field(
+        default=None, description="unlabelled case-condition scores (unsupervised)"
+    )
     description: str = ""
 
     @model_validator(mode="after")
@@ -174,6 +186,10 @@ class ReportOptions(_Section):
     )
 
 
+#: Extra score files of ``[background]`` -> the only calibrator that uses them.
+_EXTRA_SCORES = {"suspect_ss": "suspect_map", "unlabelled": "unsupervised"}
+
+
 class CaseSpec(_Section):
     """A whole case file, validated. ``base_dir`` is the folder of the case file."""
 
@@ -189,6 +205,27 @@ class CaseSpec(_Section):
     source_sha256: str | None = Field(
         default=None, exclude=True, description="SHA-256 of the case file (set by load_case)"
     )
+
+    @model_validator(mode="after")
+    def _extra_scores_match_method(self) -> CaseSpec:
+        name, bg = self.method.calibrator, self.background
+        for key, method in _EXTRA_SCORES.items():
+            if key in self.method.options:
+                raise ValueError(
+                    f"[method.options] {key}: give the score file under [background] "
+                    f'{key} = "file.csv" instead of as a method option'
+                )
+            if getattr(bg, key) is not None and name != method:
+                raise ValueError(
+                    f"[background] {key} is only used by [method] calibrator = "
+                    f'"{method}", got {name!r}; remove {key} or use calibrator = "{method}"'
+                )
+        if name == "unsupervised" and bg.unlabelled is None:
+            raise ValueError(
+                '[method] calibrator = "unsupervised" needs unlabelled case-condition scores: '
+                'add [background] unlabelled = "unlabelled.csv" (one score per line)'
+            )
+        return self
 
     @model_validator(mode="after")
     def _bayes_interval_needs_bayes(self) -> CaseSpec:
@@ -247,7 +284,7 @@ def case_from_dict(
         )
     except ValidationError as exc:
         raise InputError(_format_validation_error(source, exc)) from None
-    for key in ("ss", "ds", "scores"):
+    for key in ("ss", "ds", "scores", *_EXTRA_SCORES):
         name = getattr(spec.background, key)
         if name is not None and not spec.resolve(name).is_file():
             raise InputError(
@@ -366,6 +403,9 @@ class ValidationResult(_Record):
     criteria: tuple[CriterionResult, ...] = ()
     all_criteria_met: bool | None = None     # None when the lab gave no criteria
     elub_log10: tuple[float, float] | None = None
+    #: calibration_checks(ss_cv, ds_cv).to_dict(): recalibration slope/offset and the
+    #: Gaussian consistency of the out-of-fold LLRs (van Leeuwen and Brummer 2013)
+    calibration_checks: dict[str, Any] | None = None
 
 
 class MethodResult(_Record):
@@ -396,10 +436,13 @@ class CaseResult(_Record):
     background_description: str
     background_ss: ScoreSummary
     background_ds: ScoreSummary
+    background_suspect_ss: ScoreSummary | None = None     # suspect_map only
+    background_unlabelled: ScoreSummary | None = None     # unsupervised only
     method: MethodResult
     results: tuple[EvidenceResult, ...]
     validation: ValidationResult
     warnings: tuple[str, ...] = ()
+    limitations: tuple[str, ...] = ()       # method-specific limits stated in the report
     provenance: Provenance
 
     def to_json(self) -> str:
@@ -460,14 +503,20 @@ score_direction = "higher_is_similar"   # or "lower_is_similar" for distances
 ss = "ss.csv"                 # same-source scores (Hp true), one per line
 ds = "ds.csv"                 # different-source scores (Hd true), one per line
 # scores = "scores.csv"       # instead of ss/ds: one file with label,score columns
+# suspect_ss = "suspect_ss.csv"  # calibrator "suspect_map" only: the suspect's own
+                              #   same-source scores under the case conditions (>= 2)
+# unlabelled = "unlabelled.csv"  # calibrator "unsupervised" only (and required by it):
+                              #   case-condition scores of unknown ground truth (>= 10)
 description = ""             # what population and conditions the background represents
 
 [method]
-calibrator = "bayes"          # gaussian | bayes | logistic | pav | kde
+calibrator = "bayes"          # gaussian | bayes | logistic | pav | kde | scal | student_t
+                              #   | suspect_map | unsupervised
 elub = false                  # bound the LR by ELUB (Vergeer et al. 2016)
 
 [method.options]              # options of the calibrator, e.g. equal_variance = true
-                              # (gaussian), mode = "map" (bayes); default: none
+                              # (gaussian), mode = "map" (bayes), relevance = 16
+                              # (suspect_map), prior_weight = 10 (unsupervised); default: none
 
 [uncertainty]
 method = "bootstrap"          # bootstrap | bayes (calibrator "bayes" only) | none

@@ -145,6 +145,60 @@ def _load_background(spec: CaseSpec):
     return data.ss, data.ds, summaries, hashes
 
 
+def _load_extra(spec: CaseSpec, hashes: dict[str, str]):
+    """``[background] suspect_ss`` / ``unlabelled`` as calibrator options (direction applied).
+
+    Adds each file's SHA-256 to ``hashes``; returns the options and a summary per file.
+    """
+    from .scores import read_score_file, sha256_file
+
+    sign = -1.0 if spec.evidence.score_direction == "lower_is_similar" else 1.0
+    extra, summaries = {}, {}
+    for key in ("suspect_ss", "unlabelled"):
+        name = getattr(spec.background, key)
+        if name is None:
+            continue
+        values = read_score_file(spec.resolve(name), label=key)
+        hashes[name] = sha256_file(spec.resolve(name))
+        summaries[key] = _summary(values, name, hashes[name])
+        extra[key] = sign * values
+    return extra, summaries
+
+
+def _fold_warnings(caught, diagnostics: bool, seen: list[str]) -> list[str]:
+    """Warning texts of the cross-validation fits.
+
+    A calibrator with fit diagnostics (``warnings_``: S-cal, unsupervised) repeats them in
+    every fold with slightly different numbers; those not in ``seen`` (the texts of the
+    fit on all data) become one summary line.
+    """
+    ours = [w for w in caught if issubclass(w.category, ForensicLRWarning)]
+    for w in caught:  # anything else is not ours to swallow
+        if not issubclass(w.category, ForensicLRWarning):
+            warnings.warn(w.message, w.category, stacklevel=3)
+    texts = list(dict.fromkeys(str(w.message) for w in ours))
+    if diagnostics:
+        texts = [t for t in texts if t not in seen]
+    if not diagnostics or not texts:
+        return texts
+    return [
+        f"the cross-validation fits raised {len(texts)} fit warning(s) of their own, "
+        f"e.g.: {texts[0]}"
+    ]
+
+
+def _checks(ss_cv: np.ndarray, ds_cv: np.ndarray, texts: list[str]) -> dict | None:
+    """``calibration_checks(...).to_dict()`` of the out-of-fold LLRs, or None with a warning."""
+    from .calibration import calibration_checks
+    from .errors import ForensicLRError
+
+    try:
+        return calibration_checks(ss_cv, ds_cv).to_dict()
+    except ForensicLRError as exc:
+        texts.append(f"the calibration checks could not be computed: {exc}")
+        return None
+
+
 def _interval(spec: CaseSpec, base, fitted, ss, ds, x, progress):
     """The interval record per evidence score (natural-log bounds) and its warnings."""
     from .uncertainty import bayes_interval, bootstrap_interval
@@ -232,22 +286,28 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
     Notes
     -----
     Steps: (1) load the background and apply the score direction (distances are
-    negated, so that higher supports Hp); (2) fit the calibrator on all SS and DS
-    scores, wrapped in ELUB [1]_ if enabled; (3) the LLR of each evidence score, its
+    negated, so that higher supports Hp), with ``[background] suspect_ss`` or
+    ``unlabelled`` passed to the calibrator as options (so every fold and bootstrap refit
+    uses them); (2) fit the calibrator on all SS and DS scores, wrapped in ELUB [1]_ if
+    enabled; (3) the LLR of each evidence score, its
     rounded text and verbal equivalent; (4) the interval (bootstrap on the unbounded
     method, or the posterior of ``bayes``), clipped to the ELUB bounds when these
     apply; (5) K-fold cross-validated LLRs of the background, the same method refitted
     without each fold, evaluated with :func:`forensic_lr.metrics.evaluate` and, if ELUB
-    is on, the ELUB bounds these out-of-fold LLRs support; (6) the laboratory's
-    criteria; (7) warnings; (8) provenance. The fold shuffles and the interval use the
-    case's seed. Warnings are returned in ``result.warnings`` and raised once each as
-    :class:`~forensic_lr.errors.ForensicLRWarning`.
+    is on, the ELUB bounds these out-of-fold LLRs support, and the calibration checks
+    of these LLRs [2]_ (recalibration slope and offset, Gaussian consistency); (6) the
+    laboratory's criteria; (7) warnings (including the calibrator's own fit diagnostics,
+    ``warnings_``) and method-specific limitations; (8) provenance. The fold shuffles
+    and the interval use the case's seed. Warnings are returned in ``result.warnings``
+    and raised once each as :class:`~forensic_lr.errors.ForensicLRWarning`.
 
     References
     ----------
     .. [1] P. Vergeer, A. van Es, A. de Jongh, I. Alberink, R. Stoel, Numerical
        likelihood ratios outputted by LR systems are often based on extrapolation:
        when to stop extrapolating?, Science & Justice 56 (2016) 482-491.
+    .. [2] D. A. van Leeuwen, N. Brummer, The distribution of calibrated likelihood-ratios
+       in speaker recognition, Interspeech 2013.
     """
     from .calibration import ELUB, elub_bounds, fit_warnings, make_calibrator
     from .metrics import evaluate
@@ -260,9 +320,12 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
             f"{spec.method.calibrator!r}; use method = \"bootstrap\" or \"none\" instead"
         )
     scale = load_scale(_scale_ref(spec))
-    base = make_calibrator(spec.method.calibrator, **spec.method.options)
-    template = ELUB(copy.deepcopy(base)) if spec.method.elub else base
     ss, ds, summaries, hashes = _load_background(spec)
+    extra, extra_summaries = _load_extra(spec, hashes)
+    # the extra scores are options of the calibrator: every CV fold and bootstrap refit
+    # (deep copies of `base`) uses them too
+    base = make_calibrator(spec.method.calibrator, **extra, **spec.method.options)
+    template = ELUB(copy.deepcopy(base)) if spec.method.elub else base
     sign = -1.0 if spec.evidence.score_direction == "lower_is_similar" else 1.0
     x = sign * np.asarray(spec.evidence.values, dtype=np.float64)
     texts: list[str] = []
@@ -272,12 +335,17 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
         fitted = copy.deepcopy(template).fit(ss, ds)
         llr = np.asarray(fitted.llr(x), dtype=np.float64)
         inner = fitted.calibrator if spec.method.elub else fitted
+        texts += getattr(inner, "warnings_", ())  # S-cal, unsupervised: fit diagnostics
         llr_unbounded = np.asarray(inner.llr(x), dtype=np.float64)
         interval = _interval(spec, base, fitted, ss, ds, x, progress)
-        ss_cv, ds_cv = cross_validated_llr(
-            ss, ds, template, folds=spec.validation.folds, seed=spec.uncertainty.seed
-        )
+        with warnings.catch_warnings(record=True) as in_folds:
+            warnings.simplefilter("always", ForensicLRWarning)
+            ss_cv, ds_cv = cross_validated_llr(
+                ss, ds, template, folds=spec.validation.folds, seed=spec.uncertainty.seed
+            )
+        texts += _fold_warnings(in_folds, hasattr(inner, "warnings_"), seen=texts)
         evaluation = evaluate(ss_cv, ds_cv)
+        checks = _checks(ss_cv, ds_cv, texts)
     texts += [str(w.message) for w in caught if issubclass(w.category, ForensicLRWarning)]
     for w in caught:  # anything else is not ours to swallow
         if not issubclass(w.category, ForensicLRWarning):
@@ -318,6 +386,7 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
         criteria=criteria,
         all_criteria_met=(not failed) if criteria else None,
         elub_log10=elub_cv,
+        calibration_checks=checks,
     )
     method = MethodResult(
         calibrator=spec.method.calibrator,
@@ -339,10 +408,13 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
         background_description=spec.background.description,
         background_ss=summaries["ss"],
         background_ds=summaries["ds"],
+        background_suspect_ss=extra_summaries.get("suspect_ss"),
+        background_unlabelled=extra_summaries.get("unlabelled"),
         method=method,
         results=results,
         validation=validation,
         warnings=unique,
+        limitations=_limitations(spec),
         provenance=Provenance(
             software=software_versions(),
             inputs=hashes,
@@ -360,6 +432,26 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
 def run_case(spec: CaseSpec, progress: Progress | None = None) -> CaseResult:
     """The :class:`~forensic_lr.case.CaseResult` of :func:`run_case_full`."""
     return run_case_full(spec, progress).result
+
+
+def _limitations(spec: CaseSpec) -> tuple[str, ...]:
+    """Method-specific limitations the report states (not warnings: they always hold)."""
+    name = spec.method.calibrator
+    if name == "suspect_map" and spec.background.suspect_ss is not None:
+        return (
+            "The cross-validation validates only the population part of the suspect-adapted "
+            "model: the suspect's own same-source scores are the same in every fold, so how "
+            "much the adaptation to them helps or harms is not measured by the validation.",
+        )
+    if name == "unsupervised":
+        return (
+            "The unsupervised model assumes that the unlabelled scores come from the case "
+            "conditions, that the same-source and different-source scores are each normally "
+            "distributed there, and that no other kind of comparison is among them. The "
+            "cross-validation uses the same unlabelled scores in every fold, so it does not "
+            "measure how well the mixture was identified.",
+        )
+    return ()
 
 
 def _scale_ref(spec: CaseSpec) -> str:
