@@ -11,7 +11,7 @@ from .cllr import _block_cllr, _cllr, cllr, cllr_cal, min_cllr
 from .dcf import APECurve, ape_curve, bayes_threshold, dcf, min_dcf, normalized_bayes_error
 from .ece import ECECurve, ece_curve
 from .evidence import TippettData, _devpav, devpav, rmed, rmep, tippett
-from .pav import PAVFit, _fit_runs, pav_fit, pav_llr, sorted_runs
+from .pav import PAVFit, _fit_runs, _sorted_runs, pav_fit, pav_llr
 from .roc import (
     ROC,
     _auc,
@@ -59,7 +59,24 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Evaluation:
-    """The performance of a set of LLRs (Cllr family in bits, rates as proportions)."""
+    """The performance of a set of LLRs (Cllr family in bits, rates as proportions).
+
+    Attributes
+    ----------
+    n_ss, n_ds : int
+        Numbers of same-source and different-source trials.
+    cllr, min_cllr, cllr_cal : float
+        Log-likelihood-ratio cost, its PAV minimum and their difference (bits);
+        ``cllr`` and ``cllr_cal`` are ``inf`` when an LLR is infinite on the wrong side.
+    eer : float
+        Equal error rate of the ROC convex hull.
+    auc : float
+        ``P(llr_ss > llr_ds) + 0.5 P(llr_ss = llr_ds)``.
+    rmep, rmed : float
+        Shares of SS trials with LR < 1 and of DS trials with LR > 1.
+    devpav : float
+        devPAV in log10 units (NaN when no PAV block is finite).
+    """
 
     n_ss: int
     n_ds: int
@@ -73,19 +90,45 @@ class Evaluation:
     devpav: float
 
     def to_dict(self) -> dict:
+        """Plain Python ints and floats (non-finite values stay floats: inf, nan)."""
         return asdict(self)
 
 
 def evaluate(ss_llr, ds_llr) -> Evaluation:
     """All summary metrics of a set of SS and DS LLRs, sorting the pooled values once.
 
+    Parameters
+    ----------
+    ss_llr, ds_llr : array_like
+        Natural-log LRs of same-source and different-source trials (+-inf allowed).
+
+    Returns
+    -------
+    Evaluation
+        Trial counts, Cllr, minCllr and Cllr_cal (bits), ROCCH-EER, AUC, RMEP, RMED and
+        devPAV (log10 units).
+
+    Notes
+    -----
     The one sort and grouping of ties is shared by minCllr (PAV), the EER (ROC convex
-    hull = PAV block boundaries) and the AUC; see the individual functions for formulas.
+    hull = PAV block boundaries), the AUC and devPAV; the formulas are those of
+    :func:`cllr`, :func:`min_cllr`, :func:`eer`, :func:`auc`, :func:`rmep`, :func:`rmed`
+    and :func:`devpav` [1]_ [2]_.
+
+    References
+    ----------
+    .. [1] N. Brummer, J. du Preez, "Application-independent evaluation of speaker
+           detection", Computer Speech and Language 20 (2006) 230-275.
+    .. [2] D. Meuwly, D. Ramos, R. Haraksim, "A guideline for the validation of likelihood
+           ratio methods used for forensic evidence evaluation", Forensic Science
+           International 276 (2017) 142-153.
     """
-    ss, ds = check_pair(ss_llr, ds_llr)
-    grouped = sorted_runs(ss, ds)
+    ss_raw, ds_raw = check_pair(ss_llr, ds_llr)
+    ss, ds = np.sort(ss_raw), np.sort(ds_raw)  # the only sort
+    grouped = _sorted_runs(ss, ds, presorted=True)
     fit = _fit_runs(grouped)
-    actual, minimum = _cllr(ss, ds), _block_cllr(fit)
+    # Cllr in input order: bit-identical to cllr(ss_llr, ds_llr)
+    actual, minimum = _cllr(ss_raw, ds_raw), _block_cllr(fit)
     return Evaluation(
         n_ss=int(ss.size),
         n_ds=int(ds.size),
@@ -94,7 +137,7 @@ def evaluate(ss_llr, ds_llr) -> Evaluation:
         cllr_cal=actual - minimum,
         eer=_crossing(_hull(fit)),
         auc=_auc(grouped),
-        rmep=float(np.mean(ss < 0)),
-        rmed=float(np.mean(ds > 0)),
+        rmep=float(np.searchsorted(ss, 0.0, side="left") / ss.size),  # share < 0
+        rmed=float((ds.size - np.searchsorted(ds, 0.0, side="right")) / ds.size),  # share > 0
         devpav=_devpav(fit),
     )

@@ -5,14 +5,34 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import check_pair
-from .pav import PAVFit, pav_blocks
+from .pav import PAVFit, _pav_blocks
 
 _LN2 = np.log(2.0)
+_CHUNK = 1000  # 1000 factors in (1, 2] multiply to at most 2**1000 < 1.8e308: no overflow
+
+
+def _softplus_sum(x: np.ndarray) -> float:
+    """``sum(log(1 + e^x))`` in the log domain, about twice as fast as ``logaddexp``.
+
+    ``log(1 + e^x) = max(x, 0) + log(1 + e^-|x|)``; the second terms are summed as the
+    log of products of ``1 + e^-|x|`` (each in (1, 2]) over chunks of 1000 trials, so one
+    ``exp`` per trial and one ``log`` per chunk. Only ``e^-|x| <= 1`` is ever formed, so
+    +-1e3 and +-inf are exact (``+inf -> inf``, ``-inf -> 0``). Rounding: at most about 3.3e-16
+    nats per trial in absolute terms (``1 + u`` and the chunk products), i.e. the mean
+    agrees with ``mean(logaddexp(0, x))`` to about 1e-15 (tested).
+    """
+    u = np.abs(x)
+    np.negative(u, out=u)
+    np.exp(u, out=u)
+    u += 1.0
+    tail = np.sum(np.log(np.multiply.reduceat(u, np.arange(0, u.size, _CHUNK))))
+    np.maximum(x, 0.0, out=u)
+    return float(np.sum(u) + tail)
 
 
 def _cllr(ss: np.ndarray, ds: np.ndarray) -> float:
-    # log(1 + e^-x) = logaddexp(0, -x): exact for |x| up to ~1e308, 0 at x=+inf, inf at x=-inf
-    return float((np.mean(np.logaddexp(0.0, -ss)) + np.mean(np.logaddexp(0.0, ds))) / (2 * _LN2))
+    """Cllr in bits of validated arrays (see :func:`cllr`)."""
+    return float((_softplus_sum(-ss) / ss.size + _softplus_sum(ds) / ds.size) / (2 * _LN2))
 
 
 def _softplus(x: np.ndarray) -> np.ndarray:
@@ -48,7 +68,9 @@ def cllr(ss_llr, ds_llr) -> float:
     Notes
     -----
     ``Cllr = 1/(2 N_ss) sum log2(1 + 1/LR_ss) + 1/(2 N_ds) sum log2(1 + LR_ds)`` [1]_,
-    evaluated as ``logaddexp(0, -llr) / ln 2`` so that no LR is ever exponentiated.
+    with ``log(1 + e^x) = max(x, 0) + log(1 + e^-|x|)`` so that no LR is ever
+    exponentiated (only ``e^-|llr| <= 1``): exact for ``|llr|`` up to the largest double
+    and for +-inf (``+inf`` on its own side costs 0, on the wrong side gives ``inf``).
 
     References
     ----------
@@ -61,15 +83,54 @@ def cllr(ss_llr, ds_llr) -> float:
 def min_cllr(ss_llr, ds_llr) -> float:
     """Cllr of the PAV-optimal LLRs: the discrimination loss (bits).
 
+    Parameters
+    ----------
+    ss_llr, ds_llr : array_like
+        Natural-log LRs of same-source and different-source trials (+-inf allowed).
+
+    Returns
+    -------
+    float
+        In [0, 1] and at most :func:`cllr`; invariant to strictly increasing transforms.
+
     Notes
     -----
-    ``minCllr = Cllr(PAV(llr))``; ties are pooled into one block. A +inf PAV LLR only
-    occurs in blocks without DS trials (and -inf without SS), so it costs 0.
+    ``minCllr = Cllr(PAV(llr))`` with the PAV LLRs of :func:`~forensic_lr.metrics.pav.pav_llr`
+    (ties pooled into one block) [1]_. Computed from block counts:
+    ``1/(2 ln 2) [sum_b n_ss,b softplus(-l_b) / N_ss + sum_b n_ds,b softplus(l_b) / N_ds]``.
+    A block LLR ``l_b = +inf`` only occurs in blocks without DS trials (and ``-inf``
+    without SS), so those ``0 * inf`` terms are 0 and left out.
+
+    References
+    ----------
+    .. [1] N. Brummer, J. du Preez, "Application-independent evaluation of speaker
+           detection", Computer Speech and Language 20 (2006) 230-275.
     """
-    return _block_cllr(pav_blocks(*check_pair(ss_llr, ds_llr)))
+    return _block_cllr(_pav_blocks(*check_pair(ss_llr, ds_llr)))
 
 
 def cllr_cal(ss_llr, ds_llr) -> float:
-    """Calibration loss ``Cllr - minCllr`` (bits, >= 0)."""
+    """Calibration loss ``Cllr - minCllr`` (bits, >= 0).
+
+    Parameters
+    ----------
+    ss_llr, ds_llr : array_like
+        Natural-log LRs of same-source and different-source trials (+-inf allowed).
+
+    Returns
+    -------
+    float
+        ``cllr(ss_llr, ds_llr) - min_cllr(ss_llr, ds_llr)``; ``inf`` when Cllr is.
+
+    Notes
+    -----
+    ``Cllr_cal = Cllr - minCllr`` [1]_: the part of the cost a monotone recalibration of
+    these LLRs would remove on these data.
+
+    References
+    ----------
+    .. [1] N. Brummer, J. du Preez, "Application-independent evaluation of speaker
+           detection", Computer Speech and Language 20 (2006) 230-275.
+    """
     ss, ds = check_pair(ss_llr, ds_llr)
-    return _cllr(ss, ds) - _block_cllr(pav_blocks(ss, ds))
+    return _cllr(ss, ds) - _block_cllr(_pav_blocks(ss, ds))

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from .._checks import check_pair
-from .pav import pav_blocks
+from .._checks import as_score_array, check_pair
+from .cllr import _softplus_sum
+from .pav import PAVFit, _pav_blocks
 
 _LN2 = np.log(2.0)
 
@@ -31,23 +32,54 @@ class ECECurve:
         return {k: getattr(self, k).tolist() for k in keys}
 
 
-def _ece(ss, ds, grid, w_ss=None, w_ds=None) -> np.ndarray:
-    """ECE over the grid; optional weights (counts) per value. One vectorised pass over
-    the values per grid point, never an (n x grid) matrix."""
+def _ece(cost_ss: np.ndarray, cost_ds: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """Combine mean SS and DS costs (nats) at each prior log odds into bits."""
     p = expit(grid)
-    cost_ss = np.array([np.average(np.logaddexp(0.0, -(ss + g)), weights=w_ss) for g in grid])
-    cost_ds = np.array([np.average(np.logaddexp(0.0, ds + g), weights=w_ds) for g in grid])
     return (p * cost_ss + (1 - p) * cost_ds) / _LN2
+
+
+def _ece_of_llrs(ss, ds, grid) -> np.ndarray:
+    """ECE of LLRs: one vectorised pass over the trials per grid point (no n x grid matrix)."""
+    cost_ss = np.array([_softplus_sum(-(ss + g)) for g in grid]) / ss.size
+    cost_ds = np.array([_softplus_sum(ds + g) for g in grid]) / ds.size
+    return _ece(cost_ss, cost_ds, grid)
+
+
+def _ece_of_blocks(fit: PAVFit, grid) -> np.ndarray:
+    """ECE of the PAV LLRs from block counts; a block's +-inf LLR only meets the class
+    whose cost it zeroes (blocks without that class are left out: no 0 * inf)."""
+    has_ss, has_ds = fit.n_ss > 0, fit.n_ds > 0
+    l_ss, w_ss = fit.llr[has_ss], fit.n_ss[has_ss]
+    l_ds, w_ds = fit.llr[has_ds], fit.n_ds[has_ds]
+    cost_ss = np.array([np.average(np.logaddexp(0.0, -(l_ss + g)), weights=w_ss) for g in grid])
+    cost_ds = np.array([np.average(np.logaddexp(0.0, l_ds + g), weights=w_ds) for g in grid])
+    return _ece(cost_ss, cost_ds, grid)
 
 
 def ece_curve(ss_llr, ds_llr, plo=None) -> ECECurve:
     """Empirical cross-entropy over prior log odds.
 
+    Parameters
+    ----------
+    ss_llr, ds_llr : array_like
+        Natural-log LRs of same-source and different-source trials (+-inf allowed).
+    plo : array_like, optional
+        Prior log odds (natural log); default 101 points from ``-2.5 ln 10`` to
+        ``2.5 ln 10`` (prior log10 odds -2.5 to 2.5).
+
+    Returns
+    -------
+    ECECurve
+        ``actual``, ``calibrated`` (PAV LLRs) and ``reference`` (LR = 1) in bits.
+
     Notes
     -----
     ``ECE(plo) = p/N_ss sum log2(1 + e^{-(llr+plo)}) + (1-p)/N_ds sum log2(1 + e^{llr+plo})``
     with ``p = sigmoid(plo)`` [1]_. At ``plo = 0`` it equals Cllr; the reference is the
-    prior entropy ``-p log2 p - (1-p) log2(1-p)``.
+    prior entropy ``-p log2 p - (1-p) log2(1-p)``. The calibrated curve applies the same
+    formula to the PAV LLRs from block counts; PAV blocks do not depend on the prior, so
+    it is the minimum over monotone recalibrations at every ``plo``. A block LLR of
+    ``+-inf`` only meets the class whose cost it zeroes, so no ``0 * inf`` arises.
 
     References
     ----------
@@ -56,10 +88,9 @@ def ece_curve(ss_llr, ds_llr, plo=None) -> ECECurve:
            Journal of Forensic Sciences 58 (2013) 1503-1518.
     """
     ss, ds = check_pair(ss_llr, ds_llr)
-    grid = np.linspace(-2.5, 2.5, 101) * np.log(10) if plo is None else np.asarray(plo, float)
+    grid = np.linspace(-2.5, 2.5, 101) * np.log(10) if plo is None else as_score_array(plo, "plo")
     p = expit(grid)
     reference = (np.logaddexp(0.0, -grid) * p + np.logaddexp(0.0, grid) * (1 - p)) / _LN2
-    fit = pav_blocks(ss, ds)
-    has_ss, has_ds = fit.n_ss > 0, fit.n_ds > 0
-    calibrated = _ece(fit.llr[has_ss], fit.llr[has_ds], grid, fit.n_ss[has_ss], fit.n_ds[has_ds])
-    return ECECurve(grid, _ece(ss, ds, grid), calibrated, reference)
+    return ECECurve(
+        grid, _ece_of_llrs(ss, ds, grid), _ece_of_blocks(_pav_blocks(ss, ds), grid), reference
+    )

@@ -13,13 +13,55 @@ _LOG10_E = np.log10(np.e)
 
 
 def rmep(ss_llr, ds_llr) -> float:
-    """Rate of misleading evidence in favour of Hd: share of SS trials with LR < 1."""
+    """Rate of misleading evidence in favour of Hd: share of SS trials with LR < 1.
+
+    Parameters
+    ----------
+    ss_llr, ds_llr : array_like
+        Natural-log LRs of same-source and different-source trials (+-inf allowed).
+
+    Returns
+    -------
+    float
+        ``RMEP = #{llr_ss < 0} / N_ss``; LR = 1 exactly is not misleading.
+
+    Notes
+    -----
+    Misleading evidence as defined by Meuwly et al. [1]_ (``ds_llr`` is validated only).
+
+    References
+    ----------
+    .. [1] D. Meuwly, D. Ramos, R. Haraksim, "A guideline for the validation of likelihood
+           ratio methods used for forensic evidence evaluation", Forensic Science
+           International 276 (2017) 142-153.
+    """
     ss, _ = check_pair(ss_llr, ds_llr)
     return float(np.mean(ss < 0))
 
 
 def rmed(ss_llr, ds_llr) -> float:
-    """Rate of misleading evidence in favour of Hp: share of DS trials with LR > 1."""
+    """Rate of misleading evidence in favour of Hp: share of DS trials with LR > 1.
+
+    Parameters
+    ----------
+    ss_llr, ds_llr : array_like
+        Natural-log LRs of same-source and different-source trials (+-inf allowed).
+
+    Returns
+    -------
+    float
+        ``RMED = #{llr_ds > 0} / N_ds``; LR = 1 exactly is not misleading.
+
+    Notes
+    -----
+    Misleading evidence as defined by Meuwly et al. [1]_ (``ss_llr`` is validated only).
+
+    References
+    ----------
+    .. [1] D. Meuwly, D. Ramos, R. Haraksim, "A guideline for the validation of likelihood
+           ratio methods used for forensic evidence evaluation", Forensic Science
+           International 276 (2017) 142-153.
+    """
     _, ds = check_pair(ss_llr, ds_llr)
     return float(np.mean(ds > 0))
 
@@ -41,15 +83,39 @@ class TippettData:
 
 
 def tippett(ss_llr, ds_llr) -> TippettData:
-    """Tippett data: proportion of SS and DS trials with log10 LR at or above each value."""
+    """Tippett data: proportion of SS and DS trials with log10 LR at or above each value.
+
+    Parameters
+    ----------
+    ss_llr, ds_llr : array_like
+        Natural-log LRs of same-source and different-source trials (+-inf allowed).
+
+    Returns
+    -------
+    TippettData
+        Evaluated at the distinct finite observed ``log10 LR`` values only: the step
+        functions are not extended beyond the data (infinite LLRs count in the
+        proportions but get no abscissa).
+
+    Notes
+    -----
+    ``ss_prop_ge(x) = #{log10 LR_ss >= x} / N_ss`` and likewise for DS [1]_; one sort
+    per class and a ``searchsorted`` of the abscissae, O(n log n).
+
+    References
+    ----------
+    .. [1] D. Meuwly, D. Ramos, R. Haraksim, "A guideline for the validation of likelihood
+           ratio methods used for forensic evidence evaluation", Forensic Science
+           International 276 (2017) 142-153.
+    """
     ss, ds = check_pair(ss_llr, ds_llr)
-    ss10, ds10 = np.sort(ss * _LOG10_E), np.sort(ds * _LOG10_E)
-    x = np.unique(np.concatenate([ss10, ds10]))
+    ss, ds = np.sort(ss), np.sort(ds)  # counted in the input (natural-log) domain
+    x = np.unique(np.concatenate([ss, ds]))
     x = x[np.isfinite(x)]
     return TippettData(
-        x,
-        1.0 - np.searchsorted(ss10, x, side="left") / ss10.size,
-        1.0 - np.searchsorted(ds10, x, side="left") / ds10.size,
+        x * _LOG10_E,
+        1.0 - np.searchsorted(ss, x, side="left") / ss.size,
+        1.0 - np.searchsorted(ds, x, side="left") / ds.size,
     )
 
 
@@ -66,15 +132,30 @@ def _area_to_identity(x0, y0, x1, y1) -> np.ndarray:
 def devpav(ss_llr, ds_llr) -> float:
     """devPAV: mean absolute deviation of the PAV transform from the identity (log10 units).
 
+    Parameters
+    ----------
+    ss_llr, ds_llr : array_like
+        Natural-log LRs of same-source and different-source trials (+-inf allowed).
+
+    Returns
+    -------
+    float
+        0 for LLRs that PAV leaves unchanged (where finite); NaN when no PAV block has a
+        finite value (separated classes).
+
     Notes
     -----
     Following Vergeer et al. [1]_: the PAV transform of the LLRs, as a function of the
     log10 LR, is drawn through the end points ``(low, v), (high, v)`` of each block with
-    a finite PAV value ``v``, joined by straight segments; devPAV is the area between
-    that curve and the identity line divided by the width of its x-range. Blocks with an
+    a finite PAV value ``v`` (all in log10 units), joined by straight segments ``f``;
+
+    ``devPAV = 1/(x_max - x_min) * integral_{x_min}^{x_max} |f(x) - x| dx``
+
+    over the range ``[x_min, x_max]`` of those end points, each segment's area to the
+    line ``y = x`` computed exactly (split where it crosses the line). Blocks with an
     infinite PAV value (only one class present) are left out, since the transform is not
-    defined there. A single finite point gives its distance to the identity; no finite
-    block gives NaN.
+    finite there. A single finite point gives its distance ``|v - x|`` to the identity;
+    no finite block gives NaN. This agrees with the lir package's ``devpav`` (tested).
 
     References
     ----------

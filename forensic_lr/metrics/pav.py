@@ -17,7 +17,7 @@ from .._checks import check_pair
 
 
 @dataclass(frozen=True)
-class TieGroups:
+class _TieGroups:
     """Distinct pooled values in ascending order with the SS and DS counts at each."""
 
     values: np.ndarray
@@ -30,7 +30,7 @@ class TieGroups:
         return self.values if self.last_values is None else self.last_values
 
 
-def tie_groups(ss: np.ndarray, ds: np.ndarray) -> TieGroups:
+def _tie_groups(ss: np.ndarray, ds: np.ndarray) -> _TieGroups:
     """Sort the pooled values and group equal ones.
 
     Each class is sorted on its own (numpy's fast unstable sort); a stable argsort of
@@ -39,38 +39,67 @@ def tie_groups(ss: np.ndarray, ds: np.ndarray) -> TieGroups:
     return _pool(*_merged(ss, ds))
 
 
-def _merged(ss: np.ndarray, ds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Pooled values in ascending order and whether each is SS (one sort per class + merge)."""
-    merged = np.concatenate([np.sort(ss), np.sort(ds)])
+def _merged(
+    ss: np.ndarray, ds: np.ndarray, presorted: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pooled values in ascending order and whether each is SS (one sort per class + merge).
+
+    ``presorted=True`` says each class is sorted already (a caller that needs the sorted
+    classes itself sorts them once and passes them on).
+    """
+    merged = np.concatenate([ss, ds] if presorted else [np.sort(ss), np.sort(ds)])
     order = np.argsort(merged, kind="stable")
     return merged[order], order < ss.size
 
 
-def sorted_runs(ss: np.ndarray, ds: np.ndarray) -> TieGroups:
-    """:func:`runs` of the pooled values, with a fast path when no two values are equal.
+def _sorted_runs(ss: np.ndarray, ds: np.ndarray, presorted: bool = False) -> _TieGroups:
+    """:func:`_runs` of the pooled values, with a fast path when no value is in both classes."""
+    if not presorted:
+        ss, ds = np.sort(ss), np.sort(ds)
+    fast = _runs_without_ties(ss, ds)
+    return fast if fast is not None else _runs(_pool(*_merged(ss, ds, presorted=True)))
 
-    Without ties every group is a single trial, so runs are simply the maximal stretches
-    of consecutive SS (or DS) trials in the sorted order.
+
+def _runs_without_ties(ss: np.ndarray, ds: np.ndarray) -> _TieGroups | None:
+    """Runs of the merged sorted classes without building the merged array.
+
+    Returns None when some value occurs in both classes (the general path groups it).
+    Otherwise runs are the maximal stretches of one class in the merged order (values
+    repeated within one class sit inside one run, so they need no grouping). With ``a``
+    the smaller sorted class and ``b`` the other, ``below[i]`` = number of ``b`` values
+    under ``a[i]``; consecutive ``a`` trials with equal ``below`` form one run, and the
+    ``b`` trials between two ``a`` runs form one.
+    So one ``searchsorted`` of the smaller class and O(min(N_ss, N_ds)) work suffice.
     """
-    values, is_ss = _merged(ss, ds)
-    if np.any(values[1:] == values[:-1]):
-        return runs(_pool(values, is_ss))
-    last = np.empty(values.size, dtype=bool)
-    last[-1] = True
-    np.not_equal(is_ss[1:], is_ss[:-1], out=last[:-1])
-    ends = np.flatnonzero(last)
-    lengths = np.diff(ends, prepend=-1).astype(np.float64)
-    n_ss = np.where(is_ss[ends], lengths, 0.0)
-    firsts = np.append(0, ends[:-1] + 1)
-    return TieGroups(values[firsts], n_ss, lengths - n_ss, values[ends])
+    swap = ss.size > ds.size
+    a, b = (ds, ss) if swap else (ss, ds)
+    below = np.searchsorted(b, a, side="left")
+    inside = below < b.size
+    if np.any(b[below[inside]] == a[inside]):
+        return None
+    start = np.flatnonzero(np.diff(below, prepend=-1))  # first index of each a run
+    end = np.append(start[1:], a.size) - 1
+    b_lo = np.append(0, below[start])  # b run r = b[b_lo[r]:b_hi[r]], before a run r
+    b_hi = np.append(below[start], b.size)
+    n_runs = 2 * start.size + 1  # b run 0, a run 0, b run 1, ..., a run R-1, b run R
+    count, low, high = np.empty(n_runs), np.empty(n_runs), np.empty(n_runs)
+    count[0::2], count[1::2] = b_hi - b_lo, end - start + 1
+    low[0::2], low[1::2] = b[np.minimum(b_lo, b.size - 1)], a[start]
+    high[0::2], high[1::2] = b[np.maximum(b_hi - 1, 0)], a[end]
+    n_a = np.zeros(n_runs)
+    n_a[1::2] = count[1::2]
+    keep = count > 0  # only the first and last b runs can be empty
+    n_a, n_b = n_a[keep], (count - n_a)[keep]
+    n_ss, n_ds = (n_b, n_a) if swap else (n_a, n_b)
+    return _TieGroups(low[keep], n_ss, n_ds, high[keep])
 
 
-def pav_blocks(ss: np.ndarray, ds: np.ndarray) -> PAVFit:
+def _pav_blocks(ss: np.ndarray, ds: np.ndarray, presorted: bool = False) -> PAVFit:
     """PAV fit of validated arrays (the shared core of :func:`pav_fit` and the metrics)."""
-    return _fit_runs(sorted_runs(ss, ds))
+    return _fit_runs(_sorted_runs(ss, ds, presorted))
 
 
-def _pool(values: np.ndarray, is_ss: np.ndarray) -> TieGroups:
+def _pool(values: np.ndarray, is_ss: np.ndarray) -> _TieGroups:
     """Counts per group of consecutive equal ``values`` (sorted), from cumulative sums."""
     last = np.empty(values.size, dtype=bool)
     last[-1] = True
@@ -78,10 +107,10 @@ def _pool(values: np.ndarray, is_ss: np.ndarray) -> TieGroups:
     ends = np.flatnonzero(last)
     n_ss = np.diff(np.cumsum(is_ss)[ends], prepend=0).astype(np.float64)
     n_all = np.diff(ends, prepend=-1).astype(np.float64)
-    return TieGroups(values[ends], n_ss, n_all - n_ss)
+    return _TieGroups(values[ends], n_ss, n_all - n_ss)
 
 
-def runs(groups: TieGroups) -> TieGroups:
+def _runs(groups: _TieGroups) -> _TieGroups:
     """Merge adjacent tie groups with the same SS proportion (``values`` = first value).
 
     PAV gives such groups equal values anyway (averaging two equal observations never
@@ -97,7 +126,7 @@ def runs(groups: TieGroups) -> TieGroups:
     firsts = np.append(0, ends[:-1] + 1)
     n_ss = np.diff(np.cumsum(groups.n_ss)[ends], prepend=0.0)
     n_ds = np.diff(np.cumsum(groups.n_ds)[ends], prepend=0.0)
-    return TieGroups(groups.values[firsts], n_ss, n_ds, groups.values[ends])
+    return _TieGroups(groups.values[firsts], n_ss, n_ds, groups.values[ends])
 
 
 @dataclass(frozen=True)
@@ -121,8 +150,13 @@ class PAVFit:
     n_ds: np.ndarray
     llr: np.ndarray
 
+    def to_dict(self) -> dict:
+        """Plain lists (``+-inf`` kept as floats; JSON writers must map them)."""
+        keys = ("block_low", "block_high", "n_ss", "n_ds", "llr")
+        return {k: getattr(self, k).tolist() for k in keys}
 
-def _fit_runs(r: TieGroups) -> PAVFit:
+
+def _fit_runs(r: _TieGroups) -> PAVFit:
     result = isotonic_regression(r.n_ss / (r.n_ss + r.n_ds), weights=r.n_ss + r.n_ds)
     first = np.asarray(result.blocks[:-1])
     last = np.append(first[1:], r.values.size) - 1
@@ -164,11 +198,32 @@ def pav_fit(ss_scores, ds_scores) -> PAVFit:
            detection", Computer Speech and Language 20 (2006) 230-275.
     """
     ss, ds = check_pair(ss_scores, ds_scores, names=("ss_scores", "ds_scores"))
-    return pav_blocks(ss, ds)
+    return _pav_blocks(ss, ds)
 
 
 def pav_llr(ss_scores, ds_scores) -> tuple[np.ndarray, np.ndarray]:
-    """PAV-optimal LLR of every SS and DS trial, in input order (may be +-inf)."""
+    """PAV-optimal LLR of every SS and DS trial, in input order (may be +-inf).
+
+    Parameters
+    ----------
+    ss_scores, ds_scores : array_like
+        Scores (or LLRs; +-inf allowed) of same-source and different-source trials.
+
+    Returns
+    -------
+    (ss_llr, ds_llr) : tuple of ndarray
+        Natural-log LR of the PAV block holding each trial (equal scores, equal LLR).
+
+    Notes
+    -----
+    Trial ``i`` in block ``b`` gets ``log(n_ss,b / N_ss) - log(n_ds,b / N_ds)`` [1]_; this
+    is ``+inf`` when its block holds no DS trial and ``-inf`` when it holds no SS trial.
+
+    References
+    ----------
+    .. [1] N. Brummer, J. du Preez, "Application-independent evaluation of speaker
+           detection", Computer Speech and Language 20 (2006) 230-275.
+    """
     ss, ds = check_pair(ss_scores, ds_scores, names=("ss_scores", "ds_scores"))
-    fit = pav_blocks(ss, ds)
+    fit = _pav_blocks(ss, ds)
     return fit.llr[_block_of(fit, ss)], fit.llr[_block_of(fit, ds)]

@@ -20,7 +20,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from .._checks import check_pair
-from .pav import PAVFit, TieGroups, pav_blocks, sorted_runs, tie_groups
+from .pav import PAVFit, _pav_blocks, _sorted_runs, _tie_groups, _TieGroups
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ def _roc_from_counts(upper: np.ndarray, n_ss: np.ndarray, n_ds: np.ndarray) -> R
     return ROC(np.concatenate([[-np.inf], upper]), p_miss, p_fa)
 
 
-def _roc(groups: TieGroups) -> ROC:
+def _roc(groups: _TieGroups) -> ROC:
     return _roc_from_counts(groups.values, groups.n_ss, groups.n_ds)
 
 
@@ -57,20 +57,58 @@ def _hull(fit: PAVFit) -> ROC:
 
 
 def roc(ss, ds) -> ROC:
-    """Empirical ROC at every distinct threshold, ties handled as one step."""
-    return _roc(tie_groups(*check_pair(ss, ds, names=("ss", "ds"))))
+    """Empirical ROC at every distinct threshold, ties handled as one step.
+
+    Parameters
+    ----------
+    ss, ds : array_like
+        Scores or LLRs of same-source and different-source trials (+-inf allowed).
+
+    Returns
+    -------
+    ROC
+        ``thresholds`` = ``-inf`` then the distinct pooled values, ascending; ``p_miss``
+        rises from 0 to 1 and ``p_fa`` falls from 1 to 0.
+
+    Notes
+    -----
+    Decide "same source" when the score is strictly above the threshold ``t``:
+    ``p_miss(t) = #{s_ss <= t} / N_ss`` and ``p_fa(t) = #{s_ds > t} / N_ds``. Equal scores
+    cross a threshold together, so a tie that mixes SS and DS is one diagonal step [1]_.
+
+    References
+    ----------
+    .. [1] D. A. van Leeuwen, ROCAnalysis.jl documentation (seed 002 of this project).
+    """
+    return _roc(_tie_groups(*check_pair(ss, ds, names=("ss", "ds"))))
 
 
 def roc_convex_hull(ss, ds) -> ROC:
     """Vertices of the ROC convex hull (lower-left, in the error domain).
 
+    Parameters
+    ----------
+    ss, ds : array_like
+        Scores or LLRs of same-source and different-source trials (+-inf allowed).
+
+    Returns
+    -------
+    ROC
+        The hull's vertices from ``(p_fa, p_miss) = (1, 0)`` to ``(0, 1)``; ``thresholds``
+        holds the highest score of each PAV block (``-inf`` first).
+
     Notes
     -----
-    The hull's vertices are the boundaries of the PAV blocks [2]_: PAV's cumulative-sum
+    The hull's vertices are the boundaries of the PAV blocks [1]_: PAV's cumulative-sum
     diagram (cumulative trials, cumulative SS) is an affine image of the ROC in
     (DS below, SS below) coordinates, and PAV takes its greatest convex minorant.
+
+    References
+    ----------
+    .. [1] T. Fawcett, A. Niculescu-Mizil, "PAV and the ROC convex hull", Machine
+           Learning 68 (2007) 97-106.
     """
-    return _hull(pav_blocks(*check_pair(ss, ds, names=("ss", "ds"))))
+    return _hull(_pav_blocks(*check_pair(ss, ds, names=("ss", "ds"))))
 
 
 def _crossing(curve: ROC) -> float:
@@ -87,21 +125,59 @@ def _crossing(curve: ROC) -> float:
 def eer(ss, ds) -> float:
     """Equal error rate from the ROC convex hull (ROCCH-EER).
 
+    Parameters
+    ----------
+    ss, ds : array_like
+        Scores or LLRs of same-source and different-source trials (+-inf allowed).
+
+    Returns
+    -------
+    float
+        In [0, 0.5]; 0 for separated classes, 0.5 for no discrimination.
+
     Notes
     -----
-    The point where the hull crosses ``p_miss = p_fa``, by linear interpolation along the
-    hull segment that crosses it. It equals the maximum over priors of the minimum
-    Bayes error rate, and is invariant to monotone transforms of the scores.
+    The point where the hull crosses ``p_miss = p_fa``: on the crossing segment from
+    ``(x0, y0)`` to ``(x1, y1)`` (``x = p_fa``, ``y = p_miss``),
+    ``t = (x0 - y0) / ((y1 - y0) - (x1 - x0))`` and ``EER = y0 + t (y1 - y0)``. It equals
+    the maximum over priors of the minimum Bayes error rate [1]_ [2]_, and is invariant to
+    strictly increasing transforms of the scores.
+
+    References
+    ----------
+    .. [1] D. A. van Leeuwen, ROCAnalysis.jl documentation (seed 002, ``eerch``).
+    .. [2] N. Brummer, E. de Villiers, "The BOSARIS toolkit user guide", 2011.
     """
     return _crossing(roc_convex_hull(ss, ds))
 
 
 def eer_interpolated(ss, ds) -> float:
-    """Equal error rate by linear interpolation of the raw ROC where p_miss - p_fa changes sign."""
+    """Equal error rate by linear interpolation of the raw ROC steps.
+
+    Parameters
+    ----------
+    ss, ds : array_like
+        Scores or LLRs of same-source and different-source trials (+-inf allowed).
+
+    Returns
+    -------
+    float
+        In [0, 0.5]; at least :func:`eer` (the hull lies below the raw curve).
+
+    Notes
+    -----
+    Between the two consecutive ROC points (:func:`roc`) where ``p_miss - p_fa`` changes
+    sign, the straight segment is intersected with ``p_miss = p_fa`` (same formula as
+    :func:`eer`); a point exactly on the diagonal is returned as it is [1]_.
+
+    References
+    ----------
+    .. [1] D. A. van Leeuwen, ROCAnalysis.jl documentation (seed 002, ``eer``).
+    """
     return _crossing(roc(ss, ds))
 
 
-def _auc(groups: TieGroups) -> float:
+def _auc(groups: _TieGroups) -> float:
     ds_below = np.cumsum(groups.n_ds) - groups.n_ds
     wins = np.sum(groups.n_ss * (ds_below + 0.5 * groups.n_ds))
     return float(wins / (groups.n_ss.sum() * groups.n_ds.sum()))
@@ -110,15 +186,52 @@ def _auc(groups: TieGroups) -> float:
 def auc(ss, ds) -> float:
     """Area under the ROC: ``P(s_ss > s_ds) + 0.5 P(s_ss = s_ds)``.
 
+    Parameters
+    ----------
+    ss, ds : array_like
+        Scores or LLRs of same-source and different-source trials (+-inf allowed).
+
+    Returns
+    -------
+    float
+        In [0, 1]; ``auc(ss, ds) + auc(ds, ss) == 1``.
+
     Notes
     -----
-    One sort of the pooled scores; for each tie group, its SS trials beat every DS trial
-    in lower groups and tie with the DS trials of the group (Mann-Whitney U / (N_ss N_ds)).
+    ``AUC = 1/(N_ss N_ds) sum_g n_ss,g (D_<g + n_ds,g / 2)`` over the tie groups ``g`` of
+    the once-sorted pooled scores, where ``D_<g`` counts the DS trials in lower groups:
+    the Mann-Whitney U statistic divided by ``N_ss N_ds`` [1]_. O(n log n).
+
+    References
+    ----------
+    .. [1] H. B. Mann, D. R. Whitney, "On a test of whether one of two random variables is
+           stochastically larger than the other", Ann. Math. Statist. 18 (1947) 50-60.
     """
-    return _auc(sorted_runs(*check_pair(ss, ds, names=("ss", "ds"))))
+    return _auc(_sorted_runs(*check_pair(ss, ds, names=("ss", "ds"))))
 
 
 def det_points(ss, ds) -> tuple[np.ndarray, np.ndarray]:
-    """DET coordinates ``(probit(p_fa), probit(p_miss))`` of the ROC points (+-inf at 0, 1)."""
+    """DET coordinates of the ROC points.
+
+    Parameters
+    ----------
+    ss, ds : array_like
+        Scores or LLRs of same-source and different-source trials (+-inf allowed).
+
+    Returns
+    -------
+    (x, y) : tuple of ndarray
+        ``x = probit(p_fa)``, ``y = probit(p_miss)`` of the points of :func:`roc`;
+        ``-inf`` at rate 0 and ``+inf`` at rate 1 (plots clip them).
+
+    Notes
+    -----
+    ``probit = Phi^-1``, the standard normal quantile (DET plot, Martin et al. 1997) [1]_.
+
+    References
+    ----------
+    .. [1] A. Martin, G. Doddington, T. Kamm, M. Ordowski, M. Przybocki, "The DET curve in
+           assessment of detection task performance", Proc. Eurospeech (1997) 1895-1898.
+    """
     curve = roc(ss, ds)
     return ndtri(curve.p_fa), ndtri(curve.p_miss)
