@@ -8,10 +8,13 @@ without a traceback and returns 2.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Sequence
 
 from . import __version__
+from .cli_compare import add_ci_arguments, ci_record, print_ci
+from .cli_compare import add_parser as add_compare_parser
 from .cli_fusion import add_parser as add_fusion_parser
 from .cli_label_noise import add_parser as add_label_noise_parser
 from .cli_multiclass import add_parser as add_multiclass_parser
@@ -62,6 +65,7 @@ def _build_parser() -> argparse.ArgumentParser:
     add_multiclass_parser(sub)
     add_fusion_parser(sub)
     add_label_noise_parser(sub)
+    add_compare_parser(sub)
     for command in sub.choices.values():  # -v/-q also accepted after the command name
         _add_verbosity(command, default=argparse.SUPPRESS)
     return parser
@@ -100,6 +104,7 @@ def _add_validate_parser(sub) -> None:
     p.add_argument("--criteria", metavar="FILE",
                    help="lab criteria for --report (TOML/JSON, keys as [validation.criteria])")
     p.add_argument("--force", action="store_true", help="overwrite existing output files")
+    add_ci_arguments(p)
     p.set_defaults(func=_cmd_validate)
 
 
@@ -117,6 +122,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     from .output import write_outputs
     from .scores import load_scores
 
+    _check_validate_args(args)
     data = load_scores(ss=args.ss, ds=args.ds, scores=args.scores, log_base=args.log_base)
     result = evaluate(data.ss, data.ds).to_dict()
     result["dcf"] = [
@@ -127,6 +133,9 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         }
         for p in args.prior
     ]
+    ci = ci_record(args, data, data.ss, data.ds)
+    if ci is not None:
+        result["ci"] = ci
     if args.plots:
         figures = {
             "tippett.svg": plots.tippett_svg(data.ss, data.ds),
@@ -135,14 +144,68 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             "ece.svg": plots.ece_svg(data.ss, data.ds),
             "det.svg": plots.det_svg(data.ss, data.ds),
             "roc.svg": plots.roc_svg(data.ss, data.ds),
-            "pav.svg": plots.pav_svg(data.ss, data.ds),
+            "pav.svg": plots.pav_svg(data.ss, data.ds, xlabel="input LLR (natural log)"),
             "llr_hist.svg": plots.llr_histogram_svg(data.ss, data.ds),
         }
         write_outputs(Path(args.plots), {k: v.encode() for k, v in figures.items()},
                       force=args.force)
+    result = _json_safe(result)
     if args.json:
-        print(json.dumps(result, indent=2, default=_json_default))
+        print(json.dumps(result, indent=2, allow_nan=False))
         return EXIT_OK
+    _print_validation_table(result, args)
+    if ci is not None:
+        print_ci(result["ci"])
+    return EXIT_OK
+
+
+def _check_validate_args(args: argparse.Namespace) -> None:
+    """Input and option mistakes of ``validate``, named by their command-line flags."""
+    from pathlib import Path
+
+    from .errors import InputError
+
+    if args.scores is not None and (args.ss is not None or args.ds is not None):
+        raise InputError("give either --scores FILE or --ss FILE --ds FILE, not both")
+    if args.scores is None and (args.ss is None or args.ds is None):
+        missing = "--ds" if args.ss is not None else "--ss" if args.ds is not None else None
+        hint = f"{missing} is missing; " if missing else ""
+        raise InputError(f"{hint}give --ss FILE and --ds FILE, or one labelled --scores FILE")
+    if args.direction != "higher_is_similar":
+        raise InputError(
+            "--direction applies to raw scores (with --calibrate, --compare or --report); "
+            "LLRs already point towards Hp: remove --direction"
+        )
+    for p in args.prior:
+        if not 0.0 < p < 1.0:
+            raise InputError(f"--prior {p:g}: a target prior must lie strictly between 0 and 1")
+    for flag, cost in (("--c-miss", args.c_miss), ("--c-fa", args.c_fa)):
+        if not cost > 0.0:
+            raise InputError(f"{flag} {cost:g}: costs must be positive numbers")
+    out = Path(args.plots) if args.plots else None
+    if out is not None and out.is_dir() and any(out.iterdir()) and not args.force:
+        # the same rule as output.write_outputs, checked before the figures are drawn
+        raise InputError(
+            f"--plots folder {out} is not empty; choose an empty or new folder, or use "
+            "--force to overwrite its files"
+        )
+
+
+def _json_safe(value):
+    """Plain JSON values: NaN/inf (e.g. devPAV when the classes do not overlap) -> None."""
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _print_validation_table(result: dict, args: argparse.Namespace) -> None:
+    """The metrics of ``validate`` as a readable two-column table on stdout."""
+    base = {"e": "natural-log", "10": "log10", "2": "log2"}[args.log_base]
+    print(f"validation of {base} LRs (metrics computed on natural-log LLRs)")
     labels = {
         "n_ss": "same-source trials", "n_ds": "different-source trials",
         "cllr": "Cllr (bits)", "min_cllr": "minimum Cllr (bits)", "cllr_cal": "Cllr_cal (bits)",
@@ -151,14 +214,19 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     }
     for key, label in labels.items():
         value = result[key]
-        print(f"{label:<26} {value:>10}" if isinstance(value, int) else
-              f"{label:<26} {value:>10.4f}")
+        if value is None:
+            text = "undefined"  # devPAV when the SS and DS LLRs do not overlap
+        elif isinstance(value, int):
+            text = str(value)
+        else:
+            text = f"{value:.4f}"
+        print(f"{label:<26} {text:>10}")
     for row in result["dcf"]:
-        print(f"DCF at p_target={row['p_target']:g}: actual {row['dcf']:.4f}, "
-              f"minimum {row['min_dcf']:.4f} (normalised)")
+        print(f"DCF at p_target={row['p_target']:g} (c_miss={args.c_miss:g}, "
+              f"c_fa={args.c_fa:g}): actual {row['dcf']:.4f}, minimum {row['min_dcf']:.4f} "
+              "(normalised)")
     if args.plots and not args.quiet:
         print(f"figures written to {args.plots}")
-    return EXIT_OK
 
 
 def _validation_report(args: argparse.Namespace) -> int:
@@ -202,9 +270,15 @@ def _validation_report(args: argparse.Namespace) -> int:
             raise InputError(f"not a valid criteria file ({exc}); use keys such as "
                              "cllr_max = 0.5, eer_max = 0.1", path=str(path)) from None
     data = load_scores(ss=args.ss, ds=args.ds, scores=args.scores, direction=args.direction)
+    groups = (data.ss_sources, data.ds_sources) if data.has_sources else None
+    intervals = None
+    if args.ci == "bootstrap":
+        intervals = {"by": args.by, "n": args.n, "level": args.level, "seed": args.seed}
     files = build_validation_report(
-        data.ss, data.ds, methods=methods, folds=args.folds, seed=args.fold_seed,
-        criteria=criteria, inputs=data.files,
+        data.ss, data.ds, methods=methods,
+        folds=None if groups is not None and args.folds == 0 else args.folds,
+        seed=args.fold_seed, criteria=criteria, inputs=data.files, groups=groups,
+        intervals=intervals,
     )
     written = write_outputs(out, files, force=args.force)
     if not args.quiet:
@@ -488,22 +562,36 @@ def _validate_raw_scores(args: argparse.Namespace) -> int:
         direction=getattr(args, "direction", "higher_is_similar"),
     )
     rows = []
+    groups = (data.ss_sources, data.ds_sources) if data.has_sources else None
+    folds = None if groups is not None and args.folds == 0 else args.folds  # 0: leave one out
     for method in methods:
         ss_llr, ds_llr = cross_validated_llr(
-            data.ss, data.ds, make_calibrator(method), folds=args.folds, seed=args.fold_seed
+            data.ss, data.ds, make_calibrator(method), folds=folds, seed=args.fold_seed,
+            groups=groups,
         )
-        rows.append({"method": method, "folds": args.folds, **evaluate(ss_llr, ds_llr).to_dict()})
+        row = {"method": method, "folds": args.folds, **evaluate(ss_llr, ds_llr).to_dict()}
+        row["folds_by"] = "source" if groups is not None else "trial"
+        ci = ci_record(args, data, ss_llr, ds_llr)
+        if ci is not None:
+            row["ci"] = ci
+        rows.append(row)
     if getattr(args, "json", False):
         print(json.dumps(rows if args.compare else rows[0], indent=2, default=_json_default))
         return EXIT_OK
-    keys = [k for k in rows[0] if k not in ("method", "folds")]
-    print(f"cross-validated metrics ({args.folds} folds, seed {args.fold_seed})")
+    keys = [k for k in rows[0] if k not in ("method", "folds", "folds_by", "ci")]
+    folds_text = "leave-one-source-out" if folds is None else f"{args.folds} folds"
+    print(f"cross-validated metrics ({folds_text} by {rows[0]['folds_by']}, "
+          f"seed {args.fold_seed})")
     print(f"{'method':<10}" + "".join(f"{k:>10}" for k in keys))
     for row in rows:
         cells = "".join(
             f"{row[k]:>10.4g}" if isinstance(row[k], float) else f"{row[k]:>10}" for k in keys
         )
         print(f"{row['method']:<10}{cells}")
+    for row in rows:
+        if "ci" in row:
+            print(f"{row['method']}:")
+            print_ci(row["ci"])
     return EXIT_OK
 
 # ---- run / examples / init (case pipeline engineer) ----------------------------------------

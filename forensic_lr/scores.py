@@ -3,13 +3,21 @@
 Formats
 -------
 * CSV / TSV / plain text (delimiter from the extension, else sniffed: comma, tab,
-  semicolon or whitespace), with or without a header line; ``#`` comments and blank
-  lines are skipped. One file per class holds one score per line, or a ``score``
-  column; a combined file holds ``label`` and ``score`` columns (without a header:
-  label first, score second).
+  semicolon or whitespace), with or without a header line; ``#`` comments (whole lines
+  or line ends) and blank lines are skipped. One file per class holds one score per
+  line, or a ``score`` column; a combined file holds ``label`` and ``score`` columns
+  (without a header: label first, score second).
 * ``.npy``: a 1-D array, one file per class.
 * JSON: a list of numbers (one class), ``{"ss": [...], "ds": [...]}``, or a list of
   ``{"label": ..., "score": ...}`` objects.
+
+Source columns (optional): a file with a header may name the source of each trial in a
+``source`` column, or the sources of its two items in ``source_a`` and ``source_b``
+columns (JSON items: the same keys). A same-source trial must have ``source_a ==
+source_b``, a different-source trial two different ids; ids may not be empty. They are
+kept as :attr:`ScoreSet.ss_sources` / :attr:`ScoreSet.ds_sources`, shape ``(n, 2)``
+(with one ``source`` column both entries are that id), for resampling and
+cross-validation by source (:mod:`forensic_lr.validation_stats`).
 
 Labels (case-insensitive): SS = ``1, ss, same, same-source, target, true, hp``;
 DS = ``0, ds, different, different-source, nontarget, non-target, false, hd``.
@@ -21,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,18 +58,47 @@ DIRECTIONS = ("higher_is_similar", "lower_is_similar")
 
 @dataclass(frozen=True)
 class ScoreSet:
-    """Validated background scores: 1-D float64 arrays and the SHA-256 of each file read."""
+    """Validated background scores: 1-D float64 arrays and the SHA-256 of each file read.
+
+    ``ss_sources`` / ``ds_sources`` are None, or string arrays of shape ``(n, 2)``: the
+    source ids of the two items compared in each trial (equal for same-source trials and
+    for files with a single ``source`` column).
+    """
 
     ss: np.ndarray
     ds: np.ndarray
     files: dict[str, str] = field(default_factory=dict)
+    ss_sources: np.ndarray | None = None
+    ds_sources: np.ndarray | None = None
+
+    @property
+    def has_sources(self) -> bool:
+        return self.ss_sources is not None and self.ds_sources is not None
 
     def to_dict(self) -> dict:
-        return {"n_ss": int(self.ss.size), "n_ds": int(self.ds.size), "files": dict(self.files)}
+        out = {"n_ss": int(self.ss.size), "n_ds": int(self.ds.size), "files": dict(self.files)}
+        if self.has_sources:
+            ids = np.concatenate([self.ss_sources.ravel(), self.ds_sources.ravel()])
+            out["n_sources"] = int(np.unique(ids).size)
+        return out
 
 
 def sha256_file(path) -> str:
-    """SHA-256 hex digest of a file's bytes."""
+    """SHA-256 hex digest of a file's bytes (read in 1 MiB blocks).
+
+    Parameters
+    ----------
+    path : str or Path
+
+    Returns
+    -------
+    str
+        64 lower-case hex digits, as ``sha256sum`` prints them [1]_.
+
+    References
+    ----------
+    .. [1] NIST FIPS 180-4, "Secure Hash Standard" (2015).
+    """
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
@@ -69,7 +107,28 @@ def sha256_file(path) -> str:
 
 
 def to_natural_llr(values, log_base: str) -> np.ndarray:
-    """Convert log-LRs in base ``"e"``, ``"10"`` or ``"2"`` to natural logs."""
+    """Convert log-LRs in base ``"e"``, ``"10"`` or ``"2"`` to natural logs.
+
+    Parameters
+    ----------
+    values : array_like
+        Log-LRs in base ``log_base``.
+    log_base : {"e", "10", "2"}
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 natural-log LRs (``llr``).
+
+    Raises
+    ------
+    InputError
+        An unknown base.
+
+    Notes
+    -----
+    ``llr = ln LR = log_b(LR) * ln b``: a log10 LR of 2 (LR = 100) is 2 ln 10 = 4.60517.
+    """
     if str(log_base) not in LOG_BASES:
         raise InputError(f"log base must be one of e, 10, 2; got {log_base!r}")
     return np.asarray(values, dtype=np.float64) * LOG_BASES[str(log_base)]
@@ -95,6 +154,22 @@ def _delimiter(path: Path, first: str) -> str | None:
     return None  # whitespace
 
 
+def _content(line: str) -> str:
+    """A line without its ``#`` comment and surrounding blanks ("" if nothing is left)."""
+    return line.split("#", 1)[0].strip()
+
+
+def _cells(line: str, sep: str | None) -> list[str]:
+    return [v.strip().strip('"') for v in line.split(sep)]
+
+
+def _header(row: list[str]) -> list[str] | None:
+    """The lower-cased column names if the first row is a header, else None."""
+    if all(_is_number(v) for v in row) or _looks_like_label_row(row):
+        return None
+    return [v.lower() for v in row]
+
+
 def _is_number(text: str) -> bool:
     try:
         float(text)
@@ -108,15 +183,14 @@ def _read_table(path: Path) -> _Table:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
         raise InputError("is not a UTF-8 text file; save it as CSV", path=str(path)) from None
-    numbered = [(i + 1, ln.strip()) for i, ln in enumerate(text.splitlines())]
-    numbered = [(i, ln) for i, ln in numbered if ln and not ln.startswith("#")]
+    numbered = [(i + 1, _content(ln)) for i, ln in enumerate(text.splitlines())]
+    numbered = [(i, ln) for i, ln in numbered if ln]
     if not numbered:
         raise InputError("the file is empty: it needs one score per line", path=str(path))
     sep = _delimiter(path, numbered[0][1])
-    rows = [[v.strip().strip('"') for v in ln.split(sep)] for _, ln in numbered]
-    header = None
-    if not all(_is_number(v) for v in rows[0]) and not _looks_like_label_row(rows[0]):
-        header = [v.lower() for v in rows[0]]
+    rows = [_cells(ln, sep) for _, ln in numbered]
+    header = _header(rows[0])
+    if header is not None:
         rows, numbered = rows[1:], numbered[1:]
     return _Table(header, rows, np.array([i for i, _ in numbered], dtype=np.int64))
 
@@ -124,6 +198,72 @@ def _read_table(path: Path) -> _Table:
 def _looks_like_label_row(row: list[str]) -> bool:
     """A headerless label,score row such as ``ss,2.1`` (not a header like ``label,score``)."""
     return len(row) == 2 and row[0].lower() in SS_LABELS | DS_LABELS and _is_number(row[1])
+
+
+_SOURCE_COLUMNS = frozenset({"source", "source_a", "source_b"})
+
+
+def _fast_text(path: Path, *, labelled: bool) -> tuple[np.ndarray | None, np.ndarray] | None:
+    """``(is_ss or None, scores)`` of a plainly valid text table, parsed by ``np.loadtxt``.
+
+    Returns None whenever the file is not plainly valid (no data, a missing column, source
+    columns, ragged rows, a value that is not a finite number, an unknown label): the
+    line-by-line reader then reads the file and reports the exact line. Both readers use
+    the same comment, delimiter and header rules, so they agree on every file this one
+    accepts (``tests/test_scores.py`` checks it).
+    """
+    try:
+        lines = path.read_text(encoding="utf-8-sig").splitlines()
+    except UnicodeDecodeError:
+        return None
+    first = next((i for i, line in enumerate(lines) if _content(line)), None)
+    if first is None:
+        return None
+    head = _content(lines[first])
+    sep = _delimiter(path, head)
+    row = _cells(head, sep)
+    header = _header(row)
+    names = ["label", "score"] if labelled else ["score"]
+    if header is None:
+        if len(row) < len(names) or (not labelled and len(row) > 1):
+            return None
+        # one headerless column: no usecols, so loadtxt rejects rows with more columns
+        columns = [0, 1] if labelled else None
+    elif set(names) <= set(header) and not _SOURCE_COLUMNS & set(header):
+        columns = [header.index(name) for name in names]
+    else:
+        return None
+    # a longer label is cut to 24 characters, which no known label (<= 16) matches
+    dtype = [("label", "U24"), ("score", "f8")] if labelled else np.float64
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # loadtxt warns when there are no data rows
+            table = np.loadtxt(
+                lines[first + (header is not None) :],
+                dtype=dtype,
+                delimiter=sep,
+                comments="#",
+                quotechar='"',
+                usecols=columns,
+                ndmin=1,
+            )
+    except (ValueError, UserWarning):
+        return None
+    scores = table["score"] if labelled else table
+    if not np.isfinite(scores).all():
+        return None
+    if not labelled:
+        return None, scores
+    labels = table["label"]
+    known = list(SS_LABELS | DS_LABELS)
+    other = ~np.isin(labels, known)
+    if other.any():  # lower-case only the labels that need it
+        labels = labels.copy()
+        labels[other] = np.strings.lower(labels[other])
+    is_ss = np.isin(labels, list(SS_LABELS))
+    if not (is_ss | np.isin(labels, list(DS_LABELS))).all():
+        return None
+    return is_ss, scores
 
 
 def _column(table: _Table, path: Path, name: str, position: int) -> list[str]:
@@ -149,34 +289,50 @@ def _column(table: _Table, path: Path, name: str, position: int) -> list[str]:
     return values
 
 
-def _numbers(values: list[str], lines: np.ndarray, path: Path, column: str) -> np.ndarray:
-    """Parse strings to float64 (vectorised) and reject non-numeric, NaN and inf values."""
+def _numbers(
+    values: list[str], lines: np.ndarray, path: Path, column: str, *, unit: str = "line"
+) -> np.ndarray:
+    """Parse strings to float64 (vectorised) and reject non-numeric, NaN and inf values.
+
+    ``lines`` are 1-based text lines (``unit="line"``) or positions of JSON list items /
+    array elements (``unit="item"``), named as such in the message.
+    """
     try:
         out = np.array(values, dtype=np.float64)
     except ValueError:
-        for value, line in zip(values, lines, strict=True):
-            if not _is_number(value):
-                raise InputError(
-                    f"value {value!r} is not a number; correct or remove that line",
-                    path=str(path),
-                    line=int(line),
-                    column=column,
-                ) from None
-        raise
+        out = None
+    if out is None:
+        i = next(i for i, value in enumerate(values) if not _is_number(value))
+        problem = f"value {values[i]!r} is not a number; correct or remove that {unit}"
+    else:
+        bad = ~np.isfinite(out)
+        if not bad.any():
+            return out
+        i = int(np.flatnonzero(bad)[0])
+        problem = (
+            f"value {values[i]!r} is not a finite number; scores must be finite, "
+            f"correct or remove that {unit}"
+        )
+    if unit == "line":
+        raise InputError(problem, path=str(path), line=int(lines[i]), column=column)
+    raise InputError(f"{unit} {int(lines[i])}: {problem}", path=str(path), column=column)
+
+
+def _checked_array(values: np.ndarray, path: Path) -> np.ndarray:
+    """A 1-D numeric ``.npy`` array as float64, rejecting NaN and inf (by element)."""
+    out = values.astype(np.float64)
     bad = ~np.isfinite(out)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise InputError(
-            f"value {values[i]!r} is not a finite number; scores must be finite, "
-            "correct or remove that line",
+            f"element {i + 1} (0-based index {i}): value {float(out[i])!r} is not a finite number; "
+            "scores must be finite, correct the array",
             path=str(path),
-            line=int(lines[i]),
-            column=column,
         )
     return out
 
 
-def _labels(values: list[str], lines: np.ndarray, path: Path) -> np.ndarray:
+def _labels(values: list[str], lines: np.ndarray, path: Path, *, unit: str = "line") -> np.ndarray:
     """True for SS, False for DS; unknown labels are an error naming the line."""
     lowered = np.char.lower(np.array(values, dtype=str))
     is_ss = np.isin(lowered, list(SS_LABELS))
@@ -184,14 +340,87 @@ def _labels(values: list[str], lines: np.ndarray, path: Path) -> np.ndarray:
     unknown = ~(is_ss | is_ds)
     if unknown.any():
         i = int(np.flatnonzero(unknown)[0])
-        raise InputError(
+        problem = (
             f"label {values[i]!r} is not recognised; use 1/0, ss/ds, same/different, "
-            "target/nontarget or true/false",
-            path=str(path),
-            line=int(lines[i]),
-            column="label",
+            "target/nontarget or true/false"
         )
+        if unit != "line":
+            raise InputError(f"{unit} {int(lines[i])}: {problem}", path=str(path), column="label")
+        raise InputError(problem, path=str(path), line=int(lines[i]), column="label")
     return is_ss
+
+
+def _has_source_columns(table: _Table) -> bool:
+    return table.header is not None and bool(
+        {"source", "source_a", "source_b"} & set(table.header)
+    )
+
+
+def _source_pairs(table: _Table, path: Path, is_ss: np.ndarray) -> np.ndarray | None:
+    """``(n, 2)`` source ids from a ``source`` or ``source_a,source_b`` header, else None.
+
+    ``is_ss`` (one flag per row) is checked against the ids when there are two columns.
+    """
+    if not _has_source_columns(table):
+        return None
+    names = set(table.header) & {"source", "source_a", "source_b"}
+    header_line = int(table.lines[0]) - 1 if table.lines.size else 1
+    if "source" in names and len(names) > 1:
+        raise InputError(
+            "has both a 'source' column and 'source_a'/'source_b' columns; keep either "
+            "'source' (one source per trial) or 'source_a' and 'source_b'",
+            path=str(path),
+            line=header_line,
+        )
+    if names in ({"source_a"}, {"source_b"}):
+        missing = ({"source_a", "source_b"} - names).pop()
+        raise InputError(
+            f"has a {names.pop()!r} column but no {missing!r} column; give both, or one "
+            "'source' column",
+            path=str(path),
+            line=header_line,
+        )
+    columns = ["source"] * 2 if "source" in names else ["source_a", "source_b"]
+    pairs = np.column_stack([np.array(_column(table, path, c, 0), dtype=str) for c in columns])
+    pairs = _checked_ids(pairs, table.lines, path, columns)
+    if columns[0] != columns[1]:
+        _check_source_labels(pairs, is_ss, table.lines, path)
+    return pairs
+
+
+def _checked_ids(pairs: np.ndarray, lines: np.ndarray, path: Path, columns) -> np.ndarray:
+    """Reject empty source ids, naming the line and column."""
+    empty = np.char.str_len(np.char.strip(pairs)) == 0
+    if empty.any():
+        row, col = (int(v) for v in np.argwhere(empty)[0])
+        raise InputError(
+            "source id is empty; give every trial the id of its source (or remove the "
+            "source columns)",
+            path=str(path),
+            line=int(lines[row]),
+            column=columns[col],
+        )
+    return pairs
+
+
+def _check_source_labels(
+    pairs: np.ndarray, is_ss: np.ndarray, lines: np.ndarray, path: Path
+) -> None:
+    """SS trials compare one source with itself, DS trials two different sources."""
+    same = pairs[:, 0] == pairs[:, 1]
+    if not np.all(same == is_ss):
+        bad = int(np.flatnonzero(same != is_ss)[0])
+        a, b = str(pairs[bad, 0]), str(pairs[bad, 1])
+        if is_ss[bad]:
+            fix = f"a same-source trial has source_a {a!r} != source_b {b!r}"
+        else:
+            fix = f"a different-source trial has source_a = source_b = {a!r}"
+        raise InputError(
+            f"{fix}; correct the label or the source ids",
+            path=str(path),
+            line=int(lines[bad]),
+            column="source_b",
+        )
 
 
 # --------------------------------------------------------------------------- readers
@@ -204,6 +433,13 @@ def _existing(path) -> Path:
             path=str(p),
         )
     return p
+
+
+def _json_text(value) -> str:
+    """A JSON value as text for parsing and messages: ``null``, ``true``, ``1.5``, ``abc``."""
+    if value is None or isinstance(value, bool | list | dict):
+        return json.dumps(value)
+    return str(value)
 
 
 def _read_json(path: Path):
@@ -222,8 +458,25 @@ def read_score_file(path, *, label: str | None = None) -> np.ndarray:
     ----------
     path : str or Path
     label : str, optional
-        ``"ss"`` or ``"ds"``; only used in messages.
+        ``"ss"`` or ``"ds"``; only used in messages (and, with ``source_a,source_b``
+        columns, to check the ids: equal for ``"ss"``, different for ``"ds"``).
+
+    Returns
+    -------
+    numpy.ndarray
+        1-D float64 scores in file order (raw: no log base or direction applied).
+
+    Raises
+    ------
+    InputError
+        Missing file, unreadable format, a value that is not a finite number (naming the
+        line, column and value), several columns without a header.
     """
+    return _read_class(path, label)[0]
+
+
+def _read_class(path, label: str | None) -> tuple[np.ndarray, np.ndarray | None]:
+    """Scores of one class and their ``(n, 2)`` source ids (None without source columns)."""
     p = _existing(path)
     what = f"{label} " if label else ""
     if p.suffix.lower() == ".npy":
@@ -233,32 +486,83 @@ def read_score_file(path, *, label: str | None = None) -> np.ndarray:
             raise InputError(f"is not a readable .npy array ({exc})", path=str(p)) from None
         if values.ndim != 1 or values.dtype.kind not in "iuf":
             raise InputError(f"must hold a 1-D numeric array of {what}scores", path=str(p))
-        return _numbers(values.astype(str).tolist(), np.arange(1, values.size + 1), p, "score")
+        return _checked_array(values, p), None
     if p.suffix.lower() == ".json":
         data = _read_json(p)
         if not isinstance(data, list):
             raise InputError(f"must hold a JSON list of {what}scores", path=str(p))
-        values = [str(v) for v in data]
-        return _numbers(values, np.arange(1, len(values) + 1), p, "score")
+        values = [_json_text(v) for v in data]
+        return _numbers(values, np.arange(1, len(values) + 1), p, "score", unit="item"), None
+    fast = _fast_text(p, labelled=False)
+    if fast is not None:
+        return fast[1], None
     table = _read_table(p)
     if table.header is None and any(len(r) > 1 for r in table.rows):
         raise InputError(
             f"has several columns but no header; give one {what}score per line, or a "
-            "header line with a 'score' column",
+            "header line with a 'score' column (if ',' is your decimal separator, "
+            "write decimals with '.')",
             path=str(p),
             line=int(table.lines[0]),
         )
-    return _numbers(_column(table, p, "score", 0), table.lines, p, "score")
+    scores = _numbers(_column(table, p, "score", 0), table.lines, p, "score")
+    is_ss = np.full(scores.size, label == "ss")
+    return scores, _source_pairs(table, p, is_ss) if label in ("ss", "ds") else None
 
 
-def _read_labelled(path) -> tuple[np.ndarray, np.ndarray]:
+def _json_sources(data: list[dict], is_ss: np.ndarray, path: Path) -> np.ndarray | None:
+    """Source ids of JSON items (``source`` or ``source_a``/``source_b`` keys), else None."""
+    keys = [{"source", "source_a", "source_b"} & set(d) for d in data]
+    if not any(keys):
+        return None
+    if any(k != keys[0] for k in keys):
+        i = next(i for i, k in enumerate(keys) if k != keys[0])
+        raise InputError(
+            f"item {i + 1} has source keys {sorted(keys[i])} but item 1 has "
+            f"{sorted(keys[0])}; give every item the same source keys",
+            path=str(path),
+        )
+    if keys[0] not in ({"source"}, {"source_a", "source_b"}):
+        raise InputError(
+            f"source keys {sorted(keys[0])} are incomplete or mixed; use 'source', or "
+            "'source_a' and 'source_b'",
+            path=str(path),
+        )
+    columns = ["source"] * 2 if keys[0] == {"source"} else ["source_a", "source_b"]
+    items = np.arange(1, len(data) + 1)
+    pairs = np.array([[str(d[c]) for c in columns] for d in data], dtype=str).reshape(-1, 2)
+    pairs = _checked_ids(pairs, items, path, columns)
+    if columns[0] != columns[1]:
+        _check_source_labels(pairs, is_ss, items, path)
+    return pairs
+
+
+def _split(scores, labels, pairs):
+    """``(ss, ds, ss_sources, ds_sources)`` from labelled trials."""
+    if pairs is None:
+        return scores[labels], scores[~labels], None, None
+    return scores[labels], scores[~labels], pairs[labels], pairs[~labels]
+
+
+def _read_labelled(path) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
     p = _existing(path)
     if p.suffix.lower() == ".json":
         data = _read_json(p)
         if isinstance(data, dict) and set(data) == {"ss", "ds"}:
-            ss = _numbers([str(v) for v in data["ss"]], np.arange(1, len(data["ss"]) + 1), p, "ss")
-            ds = _numbers([str(v) for v in data["ds"]], np.arange(1, len(data["ds"]) + 1), p, "ds")
-            return ss, ds
+            for key in ("ss", "ds"):
+                if not isinstance(data[key], list):
+                    raise InputError(
+                        f'"{key}" must be a JSON list of numbers, got {type(data[key]).__name__}',
+                        path=str(p),
+                    )
+            ss, ds = (
+                _numbers(
+                    [_json_text(v) for v in data[key]], np.arange(1, len(data[key]) + 1), p, key,
+                    unit="item",
+                )
+                for key in ("ss", "ds")
+            )
+            return ss, ds, None, None
         if isinstance(data, list) and all(isinstance(d, dict) for d in data):
             missing = [i for i, d in enumerate(data) if not {"label", "score"} <= set(d)]
             if missing:
@@ -266,17 +570,28 @@ def _read_labelled(path) -> tuple[np.ndarray, np.ndarray]:
                     f"item {missing[0] + 1} lacks a 'label' or 'score' key", path=str(p)
                 )
             items = np.arange(1, len(data) + 1)
-            labels = _labels([str(d["label"]) for d in data], items, p)
-            scores = _numbers([str(d["score"]) for d in data], items, p, "score")
-            return scores[labels], scores[~labels]
+            labels = _labels([_json_text(d["label"]) for d in data], items, p, unit="item")
+            texts = [_json_text(d["score"]) for d in data]
+            scores = _numbers(texts, items, p, "score", unit="item")
+            return _split(scores, labels, _json_sources(data, labels, p))
         raise InputError(
             'must be {"ss": [...], "ds": [...]} or a list of {"label": .., "score": ..}',
             path=str(p),
         )
+    if p.suffix.lower() == ".npy":
+        raise InputError(
+            "a .npy file holds the scores of one class; give --ss and --ds files (or a "
+            "labelled CSV/JSON file)",
+            path=str(p),
+        )
+    fast = _fast_text(p, labelled=True)
+    if fast is not None:
+        is_ss, scores = fast
+        return scores[is_ss], scores[~is_ss], None, None
     table = _read_table(p)
     labels = _labels(_column(table, p, "label", 0), table.lines, p)
     scores = _numbers(_column(table, p, "score", 1), table.lines, p, "score")
-    return scores[labels], scores[~labels]
+    return _split(scores, labels, _source_pairs(table, p, labels))
 
 
 def _check_class(values: np.ndarray, name: str, where: str) -> None:
@@ -310,6 +625,23 @@ def load_scores(
     Returns
     -------
     ScoreSet
+        With ``ss_sources`` / ``ds_sources`` when the files have source columns (both
+        files must have them, or neither).
+
+    Raises
+    ------
+    InputError
+        Naming the file, line (1-based, as an editor shows it), column and value: a
+        missing file, a value that is not a finite number, an unknown label, a missing
+        column, invalid JSON, a class with fewer than 2 scores, both ``scores`` and
+        ``ss``/``ds``, an unknown ``log_base`` or ``direction``.
+
+    Notes
+    -----
+    Values become ``s' = d * v * c`` with ``c = ln b`` for log base ``b`` (1 for raw
+    scores) and ``d = -1`` for ``"lower_is_similar"``, else 1. Plain text tables are parsed
+    in one vectorised ``numpy.loadtxt`` pass; a file with any problem is re-read line by
+    line so that the message names the exact line.
     """
     if direction not in DIRECTIONS:
         raise InputError(f"direction must be one of {', '.join(DIRECTIONS)}; got {direction!r}")
@@ -318,12 +650,19 @@ def load_scores(
             "give either one labelled file (scores) or two files (ss and ds), not both"
         )
     if scores is not None:
-        ss_values, ds_values = _read_labelled(scores)
+        ss_values, ds_values, ss_src, ds_src = _read_labelled(scores)
         files = {str(scores): sha256_file(scores)}
         where = {"ss": str(scores), "ds": str(scores)}
     elif ss is not None and ds is not None:
-        ss_values = read_score_file(ss, label="ss")
-        ds_values = read_score_file(ds, label="ds")
+        ss_values, ss_src = _read_class(ss, "ss")
+        ds_values, ds_src = _read_class(ds, "ds")
+        if (ss_src is None) != (ds_src is None):
+            has, lacks = (ss, ds) if ds_src is None else (ds, ss)
+            raise InputError(
+                f"has no source column but {has} has; give both files a 'source' (or "
+                "'source_a,source_b') column, or neither",
+                path=str(lacks),
+            )
         files = {str(ss): sha256_file(ss), str(ds): sha256_file(ds)}
         where = {"ss": str(ss), "ds": str(ds)}
     else:
@@ -337,4 +676,4 @@ def load_scores(
         )
     if direction == "lower_is_similar":
         ss_values, ds_values = -ss_values, -ds_values
-    return ScoreSet(ss_values, ds_values, files)
+    return ScoreSet(ss_values, ds_values, files, ss_src, ds_src)

@@ -15,6 +15,7 @@ import numpy as np
 from ._checks import as_score_array, check_pair
 from ._resample import bootstrap_index_chunks
 from .errors import ForensicLRError, ForensicLRWarning, InputError
+from .validation_stats import source_folds
 
 __all__ = ["LRInterval", "bayes_interval", "bootstrap_interval", "cross_validated_llr"]
 
@@ -285,7 +286,7 @@ def _fold_ids(size: int, folds: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def cross_validated_llr(
-    ss, ds, calibrator, folds: int = 5, seed: int = 0
+    ss, ds, calibrator, folds: int | None = 5, seed: int = 0, *, groups=None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Out-of-fold LLRs of every background score, in input order (stratified K-fold).
 
@@ -295,10 +296,15 @@ def cross_validated_llr(
         Same-source and different-source background scores (finite).
     calibrator : Calibrator
         Copied (``copy.deepcopy``) for each fold; never modified.
-    folds : int
-        Number of folds K, 2 <= K <= the size of the smaller class.
+    folds : int or None
+        Number of folds K, 2 <= K <= the size of the smaller class. With ``groups``:
+        number of source folds, or None for leave-one-source-out.
     seed : int
         Seed of the shuffles (:func:`numpy.random.default_rng`).
+    groups : (ss_sources, ds_sources), optional
+        Source ids per trial (shape ``(n,)`` or ``(n, 2)``): folds by source, so that no
+        source is in both the training and the test trials
+        (:func:`forensic_lr.validation_stats.source_folds`).
 
     Returns
     -------
@@ -318,6 +324,8 @@ def cross_validated_llr(
        Learning*, 2nd ed., Springer, 2009, sec. 7.10 (cross-validation).
     """
     ss, ds = check_pair(ss, ds, names=("ss", "ds"), allow_inf=False, min_size=2)
+    if groups is not None:
+        return _source_cross_validated_llr(ss, ds, calibrator, folds, seed, groups)
     if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2:
         raise InputError(f"folds must be an integer >= 2, got {folds!r}; use e.g. folds=5")
     smallest = min(ss.size, ds.size)
@@ -337,4 +345,16 @@ def cross_validated_llr(
         model = copy.deepcopy(calibrator).fit(ss[~in_ss], ds[~in_ds])
         out_ss[in_ss] = model.llr(ss[in_ss])
         out_ds[in_ds] = model.llr(ds[in_ds])
+    return out_ss, out_ds
+
+
+def _source_cross_validated_llr(ss, ds, calibrator, folds, seed, groups):
+    """Out-of-fold LLRs with folds by source (see :func:`cross_validated_llr`)."""
+    out_ss, out_ds = np.empty(ss.size), np.empty(ds.size)
+    for split in source_folds(*groups, folds=folds, seed=seed):
+        model = copy.deepcopy(calibrator).fit(ss[split.train_ss], ds[split.train_ds])
+        if split.test_ss.size:
+            out_ss[split.test_ss] = model.llr(ss[split.test_ss])
+        if split.test_ds.size:
+            out_ds[split.test_ds] = model.llr(ds[split.test_ds])
     return out_ss, out_ds

@@ -4,10 +4,12 @@ import json
 import math
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
 
+from forensic_lr import plots
 from forensic_lr.cli import main
 from forensic_lr.metrics import dcf, evaluate, min_dcf
 
@@ -48,32 +50,28 @@ def test_tiny_set_by_hand(tmp_path, capsys):
     assert out["rmep"] == 0.5 and out["rmed"] == 0.0
 
 
-def test_plots_written_and_not_overwritten(llr_files, capsys):
+def test_plots_written_atomically_and_not_overwritten(llr_files, capsys, monkeypatch):
     folder, _, _ = llr_files
+    out = folder / "figs"
     base = ["validate", "--ss", str(folder / "ss.csv"), "--ds", str(folder / "ds.csv"),
-            "--plots", str(folder / "figs")]
+            "--plots", str(out)]
     assert main(base) == 0
-    names = sorted(p.name for p in (folder / "figs").iterdir())
+    names = sorted(p.name for p in out.iterdir())  # no staging (.tmp) files left behind
     assert names == sorted(["tippett.svg", "tippett_type2.svg", "ape.svg", "ece.svg",
                             "det.svg", "roc.svg", "pav.svg", "llr_hist.svg"])
+    for name in names:
+        assert ET.fromstring((out / name).read_bytes()).tag.endswith("svg")
+    before = (out / "det.svg").read_bytes()
+    capsys.readouterr()
     assert main(base) == 2
     assert "--force" in capsys.readouterr().err
+    assert (out / "det.svg").read_bytes() == before
+    # --force replaces the files (figures stubbed: this test is about the files)
+    for name in ("tippett_svg", "ape_svg", "ece_svg", "det_svg", "roc_svg", "pav_svg",
+                 "llr_histogram_svg"):
+        monkeypatch.setattr(plots, name, lambda *a, **k: "<svg/>")
     assert main([*base, "--force"]) == 0
-
-
-def test_raw_scores_report(llr_files, capsys):
-    folder, _, _ = llr_files
-    criteria = folder / "criteria.toml"
-    criteria.write_text("cllr_max = 0.6\neer_max = 0.01\n")
-    args = ["validate", "--ss", str(folder / "ss.csv"), "--ds", str(folder / "ds.csv"),
-            "--report", str(folder / "study"), "--compare", "gaussian,logistic",
-            "--criteria", str(criteria)]
-    assert main(args) == 0
-    study = json.loads((folder / "study" / "validation.json").read_text())
-    assert [m["method"] for m in study["methods"]] == ["gaussian", "logistic"]
-    eer = {c["name"]: c["met"] for c in study["methods"][0]["criteria"]}
-    assert eer["eer_max"] is False  # an EER of 1 % is out of reach for these data
-    assert (folder / "study" / "validation_report.pdf").read_bytes().startswith(b"%PDF")
+    assert (out / "det.svg").read_text() == "<svg/>"
 
 
 def test_bad_input_exit_2_without_traceback(tmp_path):
@@ -86,3 +84,114 @@ def test_bad_input_exit_2_without_traceback(tmp_path):
     assert proc.returncode == 2
     assert "ss.csv, line 2" in proc.stderr and "'not-a-number'" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_tiny_set_dcf_auc_by_hand(tmp_path, capsys):
+    # log10 LRs ss = [1, -1], ds = [0, -1]; natural llr = log10 LR * ln 10.
+    # AUC: pairs (1,0) > , (1,-1) > , (-1,0) < , (-1,-1) tie -> (2 + 0.5) / 4 = 0.625.
+    # p_target = 0.1: Bayes threshold ln 9 = 2.197 (natural); only ss llr 2.303 exceeds it,
+    # so P_miss = 1/2, P_fa = 0: DCF = 0.1 * 0.5 = 0.05, normalised by min(0.1, 0.9) -> 0.5.
+    # min DCF over thresholds: {1, 0.5, 5, 9} (normalised) -> 0.5.
+    (tmp_path / "ss.txt").write_text("1\n-1\n")
+    (tmp_path / "ds.txt").write_text("0\n-1\n")
+    args = ["validate", "--ss", str(tmp_path / "ss.txt"), "--ds", str(tmp_path / "ds.txt"),
+            "--log-base", "10", "--prior", "0.1", "--json"]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n_ss"] == 2 and out["n_ds"] == 2
+    assert out["auc"] == pytest.approx(0.625)
+    assert out["dcf"][0]["dcf"] == pytest.approx(0.5)
+    assert out["dcf"][0]["min_dcf"] == pytest.approx(0.5)
+
+
+def test_costs_and_log_base_reach_the_metrics(llr_files, capsys):
+    folder, _, _ = llr_files
+    ss, ds = np.loadtxt(folder / "ss.csv"), np.loadtxt(folder / "ds.csv")
+    args = ["validate", "--ss", str(folder / "ss.csv"), "--ds", str(folder / "ds.csv"),
+            "--log-base", "2", "--prior", "0.3", "--c-miss", "10", "--c-fa", "2", "--json"]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    ss2, ds2 = ss * math.log(2), ds * math.log(2)  # log2 LR -> natural log
+    assert out["cllr"] == pytest.approx(evaluate(ss2, ds2).cllr)
+    assert out["dcf"][0]["dcf"] == pytest.approx(dcf(ss2, ds2, 0.3, 10, 2, normalize=True))
+    assert out["dcf"][0]["min_dcf"] == pytest.approx(
+        min_dcf(ss2, ds2, 0.3, 10, 2, normalize=True)
+    )
+
+
+def test_undefined_metric_is_null_in_strict_json(tmp_path, capsys):
+    # classes that do not overlap: devPAV is undefined (NaN in the library)
+    (tmp_path / "s.csv").write_text("label,score\nss,3\nss,4\nds,-1\nds,-2\n")
+    assert main(["validate", "--scores", str(tmp_path / "s.csv"), "--json"]) == 0
+
+    def reject(constant):
+        raise AssertionError(f"not strict JSON: {constant}")
+
+    out = json.loads(capsys.readouterr().out, parse_constant=reject)
+    assert out["devpav"] is None and out["eer"] == 0.0 and out["auc"] == 1.0
+    assert main(["validate", "--scores", str(tmp_path / "s.csv")]) == 0
+    assert "undefined" in capsys.readouterr().out
+
+
+def test_readable_table(llr_files, capsys):
+    folder, ss, ds = llr_files
+    args = ["validate", "--ss", str(folder / "ss.csv"), "--ds", str(folder / "ds.csv"),
+            "--prior", "0.01"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    ss, ds = np.loadtxt(folder / "ss.csv"), np.loadtxt(folder / "ds.csv")
+    expected = evaluate(ss, ds)
+    assert f"Cllr (bits)                {expected.cllr:10.4f}" in out
+    assert "same-source trials                 40" in out
+    assert "DCF at p_target=0.01" in out
+
+
+@pytest.mark.parametrize(
+    ("extra", "fragments"),
+    [
+        (["--scores", "{f}"], ["--scores", "not both"]),
+        (["--prior", "1.5"], ["--prior 1.5", "between 0 and 1"]),
+        (["--prior", "0.2", "--c-fa", "0"], ["--c-fa 0", "positive"]),
+        (["--direction", "lower_is_similar"], ["--direction applies to raw scores"]),
+    ],
+)
+def test_option_errors_exit_2(llr_files, capsys, extra, fragments):
+    folder, _, _ = llr_files
+    f = str(folder / "ss.csv")
+    args = ["validate", "--ss", f, "--ds", str(folder / "ds.csv"),
+            *[a.format(f=f) for a in extra]]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("forensic-lr: error: ") and "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in err
+
+
+@pytest.mark.parametrize(
+    ("files", "fragments"),
+    [
+        ({"ss.csv": "1\n2\n"}, ["--ds is missing"]),
+        ({"ss.csv": "1\n2\n", "ds.csv": "1\n"}, ["ds.csv", "only 1 different-source"]),
+        ({"ss.csv": "1\n2\n", "ds.csv": "score\n1\ninf\n"}, ["ds.csv", "line 3", "'inf'"]),
+        ({"ss.csv": "1\n2\n", "ds.json": "[1, 2"}, ["ds.json", "not valid JSON"]),
+        ({"ss.csv": "1\n2\n", "nofile.csv": None}, ["nofile.csv", "file not found"]),
+    ],
+)
+def test_input_errors_exit_2(tmp_path, capsys, files, fragments):
+    args = ["validate"]
+    for name, text in files.items():
+        if text is not None:
+            (tmp_path / name).write_text(text)
+        args += ["--ss" if name.startswith("ss") else "--ds", str(tmp_path / name)]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in err
+
+
+def test_labelled_file_error_exit_2(tmp_path, capsys):
+    (tmp_path / "all.csv").write_text("label,score\nss,1\nss,2\nsuspect,3\nds,4\n")
+    assert main(["validate", "--scores", str(tmp_path / "all.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "all.csv, line 4, column 'label': label 'suspect' is not recognised" in err

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from forensic_lr import scores as scores_module
 from forensic_lr.errors import InputError
 from forensic_lr.scores import load_scores, read_score_file, sha256_file, to_natural_llr
 
@@ -136,3 +137,254 @@ def test_round_trip(tmp_path_factory, values):
     path = folder / "ss.csv"
     path.write_text("\n".join(repr(v) for v in values) + "\n")
     assert read_score_file(path).tolist() == values
+
+
+# ---------------------------------------------------------------- more formats and layouts
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("semi.csv", "id;score\na;1.5\nb;2.25\nc;3.0\n"),
+        ("space.txt", "id score\na   1.5\nb 2.25\nc\t3.0\n"),
+        ("quoted.csv", 'score\n"1.5"\n"2.25"\n"3.0"\n'),
+        ("crlf.csv", "score\r\n1.5\r\n2.25\r\n3.0\r\n"),
+        ("inline.csv", "1.5  # first\n2.25\n3.0 # last\n"),
+        ("upper.CSV", "Score\n1.5\n2.25\n3.0\n"),
+    ],
+)
+def test_more_one_class_layouts(tmp_path, name, text):
+    assert read_score_file(write(tmp_path / name, text)).tolist() == SS
+
+
+def test_byte_order_mark(tmp_path):
+    path = tmp_path / "bom.csv"
+    path.write_bytes(b"\xef\xbb\xbfscore\n1.5\n2.25\n3.0\n")
+    assert read_score_file(path).tolist() == SS
+
+
+def test_labelled_tsv_with_extra_columns_and_labels_in_any_case(tmp_path):
+    text = "id\tscore\tlabel\n" + "".join(
+        f"{i}\t{s}\t{lab}\n"
+        for i, (s, lab) in enumerate(
+            [(1.5, "SAME"), (-1.0, "Non-Target"), (2.25, "True"), (0.5, "FALSE"),
+             (3.0, "Target"), (-2.75, "different"), (0.0, "0")]
+        )
+    )
+    data = load_scores(scores=write(tmp_path / "all.tsv", text))
+    assert data.ss.tolist() == SS and data.ds.tolist() == DS
+
+
+def test_log_base_e_is_the_identity_and_two_by_hand(tmp_path):
+    ss = write(tmp_path / "ss.csv", "1\n-2\n")
+    ds = write(tmp_path / "ds.csv", "0.5\n0\n")
+    assert load_scores(ss=ss, ds=ds, log_base="e").ss.tolist() == [1.0, -2.0]
+    # ln 2 = 0.6931471805599453 (math.log(2), hand check: 2 ** 1 = e ** 0.693...)
+    got = load_scores(ss=ss, ds=ds, log_base="2")
+    assert got.ss.tolist() == pytest.approx([0.6931471805599453, -1.3862943611198906])
+    assert got.ds.tolist() == pytest.approx([0.34657359027997264, 0.0])
+    # distances in log10: negated, then scaled by ln 10 = 2.302585092994046
+    got = load_scores(ss=ss, ds=ds, log_base="10", direction="lower_is_similar")
+    assert got.ss.tolist() == pytest.approx([-2.302585092994046, 4.605170185988092])
+
+
+# ---------------------------------------------------------------- every error names its place
+def check_message(info, *fragments):
+    message = str(info.value)
+    for fragment in fragments:
+        assert fragment in message, (fragment, message)
+
+
+def test_error_line_counts_comments_and_blank_lines(tmp_path):
+    # the editor shows 'x1' on line 6: header, comment, blank lines all count
+    path = write(tmp_path / "ds.csv", "# export\nscore\n1.0\n\n# note\nx1\n2\n")
+    with pytest.raises(InputError) as info:
+        read_score_file(path)
+    check_message(info, "ds.csv", "line 6", "column 'score'", "'x1'", "correct or remove")
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "fragments"),
+    [
+        ("a.csv", "label,score\nss,1\nds,abc\nss,2\nds,3\n",
+         ["a.csv", "line 3", "column 'score'", "'abc'", "not a number"]),
+        ("b.csv", "label,score\nss,1\nds,NaN\nss,2\nds,3\n",
+         ["b.csv", "line 3", "'NaN'", "finite"]),
+        ("c.csv", "ss,1\nds,2\nss,-inf\nds,3\n", ["c.csv", "line 3", "'-inf'", "finite"]),
+        ("d.csv", "label;score\nss;1\n\nfoo;2\n", ["d.csv", "line 4", "column 'label'", "'foo'",
+                                                  "1/0, ss/ds"]),
+        ("e.csv", "kind,score\nss,1\n", ["e.csv", "line 1", "no 'label' column", "kind, score"]),
+        ("f.csv", "label,value\nss,1\n", ["f.csv", "no 'score' column"]),
+        ("g.csv", "label,score\nss\n", ["g.csv", "line 2", "expected a 'score' value"]),
+        ("h.json", json.dumps({"ss": [1, 2], "ds": [1, "x"]}),
+         ["h.json", "item 2", "column 'ds'", "'x'", "not a number"]),
+        ("i.json", json.dumps([{"label": "ss", "score": 1}, {"label": "xx", "score": 2}]),
+         ["i.json", "item 2", "'xx'", "not recognised"]),
+        ("j.json", json.dumps([{"label": "ss", "score": 1}, {"score": 2}]),
+         ["j.json", "item 2", "'label'"]),
+        ("k.json", '{"ss": [1, 2],\n "ds": [1, 2,]}', ["k.json", "line 2", "not valid JSON"]),
+        ("l.json", json.dumps({"ss": 5, "ds": [1, 2]}), ["l.json", '"ss" must be a JSON list']),
+        ("m.json", json.dumps({"same": [1, 2]}), ["m.json", '{"ss": [...], "ds": [...]}']),
+        ("n.npy", None, ["n.npy", "one class", "--ss and --ds"]),
+        ("o.csv", "", ["o.csv", "empty"]),
+    ],
+)
+def test_labelled_file_errors(tmp_path, name, text, fragments):
+    path = tmp_path / name
+    if text is None:
+        np.save(path, np.array([1.0, 2.0]))
+    else:
+        path.write_text(text)
+    with pytest.raises(InputError) as info:
+        load_scores(scores=path)
+    check_message(info, *fragments)
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "fragments"),
+    [
+        ("p.json", "[1, 2, null]", ["p.json", "item 3", "'null'", "not a number"]),
+        ("q.json", '{"a": 1}', ["q.json", "JSON list"]),
+        ("r.npy", np.array([1.0, np.nan, 2.0]), ["r.npy", "element 2", "nan", "finite"]),
+        ("s.npy", np.ones((2, 2)), ["s.npy", "1-D numeric"]),
+        ("t.npy", np.array(["a", "b"]), ["t.npy", "1-D numeric"]),
+        ("u.csv", "1,5\n2,5\n", ["u.csv", "line 1", "no header", "decimal"]),
+        ("v.csv", b"\xff\xfe1\x002\x00", ["v.csv", "UTF-8"]),
+    ],
+)
+def test_one_class_file_errors(tmp_path, name, content, fragments):
+    path = tmp_path / name
+    if isinstance(content, np.ndarray):
+        np.save(path, content)
+    elif isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    with pytest.raises(InputError) as info:
+        read_score_file(path)
+    check_message(info, *fragments)
+
+
+def test_small_classes_name_the_file(tmp_path):
+    one = write(tmp_path / "one.csv", "# only one\n1.0\n")
+    none = write(tmp_path / "none.csv", "score\n")
+    two = write(tmp_path / "two.csv", "1\n2\n")
+    with pytest.raises(InputError) as info:
+        load_scores(ss=one, ds=two)
+    check_message(info, "one.csv", "only 1 same-source (ss) score", "at least 2")
+    with pytest.raises(InputError) as info:
+        load_scores(ss=two, ds=none)
+    check_message(info, "none.csv", "no different-source (ds) scores")
+
+
+def test_missing_file_and_wrong_options(tmp_path):
+    two = write(tmp_path / "two.csv", "1\n2\n")
+    with pytest.raises(InputError) as info:
+        load_scores(ss=two, ds=tmp_path / "nope.csv")
+    check_message(info, "nope.csv", "file not found", "check the path")
+    with pytest.raises(InputError, match="give both an ss and a ds file"):
+        load_scores(ss=two)
+    with pytest.raises(InputError, match="direction must be one of"):
+        load_scores(ss=two, ds=two, direction="up")
+
+
+# ---------------------------------------------------------------- round trips and agreement
+_finite = st.floats(-1e12, 1e12, allow_nan=False, allow_infinity=False)
+_labelled_rows = st.lists(st.tuples(st.booleans(), _finite), min_size=4, max_size=40).filter(
+    lambda rows: sum(r[0] for r in rows) >= 2 and sum(not r[0] for r in rows) >= 2
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    _labelled_rows,
+    st.sampled_from([",", "\t", ";", " "]),
+    st.booleans(),
+    st.sampled_from([("ss", "ds"), ("1", "0"), ("Target", "non-target"), ("TRUE", "false")]),
+)
+def test_labelled_round_trip(tmp_path_factory, rows, sep, header, names):
+    path = tmp_path_factory.mktemp("rt") / "all.txt"
+    body = [f"{names[0] if is_ss else names[1]}{sep}{score!r}" for is_ss, score in rows]
+    path.write_text("\n".join(([f"label{sep}score"] if header else []) + body) + "\n")
+    data = load_scores(scores=path)
+    assert data.ss.tolist() == [s for is_ss, s in rows if is_ss]
+    assert data.ds.tolist() == [s for is_ss, s in rows if not is_ss]
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(_finite, min_size=2, max_size=30), st.lists(_finite, min_size=2, max_size=30))
+def test_json_and_npy_round_trip(tmp_path_factory, ss, ds):
+    folder = tmp_path_factory.mktemp("rt")
+    (folder / "both.json").write_text(json.dumps({"ss": ss, "ds": ds}))
+    data = load_scores(scores=folder / "both.json")
+    assert data.ss.tolist() == ss and data.ds.tolist() == ds
+    np.save(folder / "ss.npy", np.array(ss))
+    np.save(folder / "ds.npy", np.array(ds))
+    data = load_scores(ss=folder / "ss.npy", ds=folder / "ds.npy")
+    assert data.ss.tolist() == ss and data.ds.tolist() == ds
+
+
+_cell = st.one_of(
+    _finite.map(repr),
+    st.sampled_from(["ss", "DS", "same", "x", "", "nan", "inf", '"2.5"', "1e3", " 7 ", "# c"]),
+)
+
+
+_LABEL = st.sampled_from(["ss", "DS", "Target", "0", "1", "non-target"])
+_NUMBER = _finite.map(repr)
+
+
+@st.composite
+def _tables(draw):
+    """(rows, sep, header, labelled): arbitrary rows, or rows that fit the header, with at
+    most one odd cell."""
+    sep = draw(st.sampled_from([",", "\t", ";", " "]))
+    header = draw(st.sampled_from(["", "score", "label,score", "id,score,label"]))
+    labelled = draw(st.booleans())
+    if draw(st.booleans()):
+        rows = draw(st.lists(st.lists(_cell, min_size=1, max_size=3), min_size=1, max_size=12))
+        return rows, sep, header, labelled
+    layout = {
+        "": [_LABEL, _NUMBER] if labelled else [_NUMBER],
+        "score": [_NUMBER],
+        "label,score": [_LABEL, _NUMBER],
+        "id,score,label": [_NUMBER, _NUMBER, _LABEL],
+    }[header]
+    rows = draw(st.lists(st.tuples(*layout).map(list), min_size=1, max_size=12))
+    if draw(st.booleans()):
+        i, j = draw(st.integers(0, len(rows) - 1)), draw(st.integers(0, len(layout) - 1))
+        rows[i][j] = draw(_cell)
+    return rows, sep, header, labelled
+
+
+@settings(max_examples=80, deadline=None)
+@given(_tables())
+def test_vectorised_reader_agrees_with_line_reader(tmp_path_factory, table):
+    """np.loadtxt fast path vs the line-by-line reader (an independent parser): same
+    values, or the same error, on arbitrary (often invalid) tables."""
+    rows, sep, header, labelled = table
+    path = tmp_path_factory.mktemp("agree") / "t.txt"
+    lines = ([header.replace(",", sep)] if header else []) + [sep.join(r) for r in rows]
+    path.write_text("\n".join(lines) + "\n")
+
+    def run(use_fast):
+        original = scores_module._fast_text
+        if not use_fast:
+            scores_module._fast_text = lambda *a, **k: None
+        try:
+            if labelled:
+                data = load_scores(scores=path)
+                return data.ss.tolist(), data.ds.tolist()
+            return read_score_file(path).tolist()
+        except InputError as exc:
+            return str(exc)
+        finally:
+            scores_module._fast_text = original
+
+    assert run(True) == run(False)
+
+
+def test_vectorised_reader_is_used_on_plain_files(tmp_path):
+    plain = write(tmp_path / "ss.csv", "score\n1\n2\n")
+    labelled = write(tmp_path / "all.csv", "label,score\nss,1\nDS,2\n")
+    assert scores_module._fast_text(plain, labelled=False)[1].tolist() == [1.0, 2.0]
+    is_ss, values = scores_module._fast_text(labelled, labelled=True)
+    assert is_ss.tolist() == [True, False] and values.tolist() == [1.0, 2.0]

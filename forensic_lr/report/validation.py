@@ -19,6 +19,7 @@ from ..case import Criteria, finite_or_none
 from ..metrics import evaluate
 from ..pipeline import check_criteria, software_versions
 from ..uncertainty import cross_validated_llr
+from ..validation_stats import bootstrap_metrics
 from . import METRICS, _safe_svg
 from .render import render, stylesheet, template_roots
 
@@ -69,21 +70,31 @@ def build_validation_report(
     inputs: dict[str, str] | None = None,
     formats=("pdf", "html", "json"),
     template_dir=None,
+    groups=None,
+    intervals: dict | None = None,
 ) -> dict[str, bytes]:
     """Cross-validate each method on raw scores and render the study.
 
     Returns ``validation.json``, ``validation_report.html``, ``validation_report.pdf`` and
     ``figures/*.svg`` (figures of the method with the lowest cross-validated Cllr).
+    ``validation.json`` holds the validation matrix (``validation_matrix``). With
+    ``groups = (ss_sources, ds_sources)`` the folds are by source (``folds=None``: leave
+    one source out). ``intervals``: keyword arguments of
+    :func:`forensic_lr.validation_stats.bootstrap_metrics` (e.g. ``{"n": 1000, "seed":
+    1}``) for bootstrap intervals of the best method's metrics (``intervals`` in the JSON).
     """
     ss, ds = np.asarray(ss, float), np.asarray(ds, float)
     rows, llrs = [], {}
     for method in methods:
-        ss_llr, ds_llr = cross_validated_llr(ss, ds, make_calibrator(method), folds, seed)
+        ss_llr, ds_llr = cross_validated_llr(
+            ss, ds, make_calibrator(method), folds, seed, groups=groups
+        )
         metrics = evaluate(ss_llr, ds_llr).to_dict()
         results, all_met = _criteria_for(criteria, metrics)
         rows.append(MethodRow(method, metrics, results, all_met))
         llrs[method] = (ss_llr, ds_llr)
     best = min(rows, key=lambda r: r.metrics["cllr"]).method
+    matrix = _matrix(rows, best, criteria)
     record = {
         "n_ss": int(ss.size),
         "n_ds": int(ds.size),
@@ -101,8 +112,15 @@ def build_validation_report(
             for r in rows
         ],
         "best_method": best,
+        "folds_by": "trial" if groups is None else "source",
+        "validation_matrix": matrix,
         "software": software_versions(),
     }
+    if intervals is not None:
+        ss_src, ds_src = (None, None) if groups is None else groups
+        record["intervals"] = bootstrap_metrics(
+            *llrs[best], ss_sources=ss_src, ds_sources=ds_src, **intervals
+        ).to_dict()
     files = {}
     if "json" in formats:
         text = json.dumps(finite_or_none(record), indent=2, sort_keys=True) + "\n"
@@ -128,7 +146,7 @@ def build_validation_report(
         "best": best,
         "metric_labels": METRICS,
         "short": SHORT,
-        "matrix": _matrix(rows, best, criteria),
+        "matrix": matrix,
         "figures": {k: _safe_svg(v) for k, v in figures.items()},
         "css": Markup(stylesheet(template_dir)),
     }

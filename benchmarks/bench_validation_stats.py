@@ -1,0 +1,85 @@
+"""Benchmark: 1000-replicate bootstrap intervals of all metrics as a ratio to one `evaluate`.
+
+Issue 9 target: a 1000-replicate bootstrap of Cllr, minCllr, Cllr_cal, EER, AUC, RMEP and
+RMED on 10^6 trials in at most 200 times one `evaluate` call on the same data (1000
+independent evaluations of resampled data would cost about 1000 times, plus the
+resampling). Also timed: the source bootstrap (10^6 trials, SS within and DS between
+1000 sources), a paired comparison of two systems, and the naive loop (resample, then
+`evaluate`) on a few replicates for reference. `evaluate` is timed before and after each
+bootstrap and the smaller time is used, so both see the same machine load.
+Run: python benchmarks/bench_validation_stats.py [--n-trials 1000000] [--replicates 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+from timing import best_of
+
+from forensic_lr.metrics import evaluate
+from forensic_lr.validation_stats import bootstrap_metrics, compare_systems
+
+
+def data(n_trials: int, n_sources: int, seed: int = 0):
+    """10 % SS trials within sources, 90 % DS trials between two different sources."""
+    rng = np.random.default_rng(seed)
+    n_ss = n_trials // 10
+    n_ds = n_trials - n_ss
+    ss_src = rng.integers(0, n_sources, n_ss)
+    a = rng.integers(0, n_sources, n_ds)
+    b = (a + rng.integers(1, n_sources, n_ds)) % n_sources  # b != a
+    ss = rng.normal(3.0, np.sqrt(6.0), n_ss)
+    ds = rng.normal(-3.0, np.sqrt(6.0), n_ds)
+    return ss, ds, ss_src, np.column_stack([a, b])
+
+
+def timed(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n-trials", type=int, default=1_000_000)
+    parser.add_argument("--replicates", type=int, default=1000)
+    parser.add_argument("--sources", type=int, default=1000)
+    args = parser.parse_args()
+    ss, ds, ss_src, ds_src = data(args.n_trials, args.sources)
+    n = args.replicates
+    print(f"{args.n_trials} trials ({ss.size} SS, {ds.size} DS), {n} replicates")
+
+    def ratio(label, fn, per: int = n) -> None:
+        before = best_of(lambda: evaluate(ss, ds), repeat=3)
+        seconds = timed(fn)
+        after = best_of(lambda: evaluate(ss, ds), repeat=3)
+        one = min(before, after)
+        scaled = seconds * n / per
+        print(f"{label:<44} {seconds:8.2f} s   evaluate {one * 1e3:6.1f} ms   "
+              f"ratio {scaled / one:7.1f}x" + (f" (x{n // per} extrapolated)" if per != n else ""))
+
+    ratio("bootstrap by trial, all 7 metrics", lambda: bootstrap_metrics(ss, ds, n=n, seed=1))
+    ratio(
+        f"bootstrap by source ({args.sources} sources)",
+        lambda: bootstrap_metrics(ss, ds, ss_sources=ss_src, ds_sources=ds_src, n=n, seed=1),
+    )
+    noisy_ss = ss + np.random.default_rng(2).normal(0, 1, ss.size)
+    noisy_ds = ds + np.random.default_rng(3).normal(0, 1, ds.size)
+    ratio(
+        "paired comparison by trial (two systems)",
+        lambda: compare_systems(ss, ds, noisy_ss, noisy_ds, n=n, seed=1),
+    )
+    rng = np.random.default_rng(4)
+    few = 10
+
+    def naive() -> None:
+        for _ in range(few):
+            evaluate(ss[rng.integers(0, ss.size, ss.size)], ds[rng.integers(0, ds.size, ds.size)])
+
+    ratio("naive loop: resample + evaluate", naive, per=few)
+
+
+if __name__ == "__main__":
+    main()

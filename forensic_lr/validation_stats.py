@@ -1,0 +1,893 @@
+"""Validation-study statistics: bootstrap intervals of the metrics, paired comparisons, folds.
+
+Validation databases hold many trials per source (speaker, firearm, glass pane), so
+trials are not independent. This module gives
+
+* :func:`bootstrap_metrics` - percentile bootstrap intervals of Cllr, minCllr, Cllr_cal,
+  EER, AUC, RMEP and RMED, resampling trials (stratified by class) or sources (every
+  trial among the sampled sources kept);
+* :func:`compare_systems` - two systems on the same trials: paired bootstrap intervals
+  of the differences in Cllr and minCllr, DeLong's test of the AUC difference
+  (:func:`delong_test`) and a verdict sentence;
+* :func:`source_folds` - cross-validation splits in which no source is on both sides.
+
+Speed: the pooled LLRs are sorted once. A bootstrap replicate is a vector of integer
+weights per trial (how often it was drawn); every metric is then a weighted sum, a prefix
+sum, or a weighted PAV over the sorted *units* (maximal stretches of one class, and mixed
+tie groups), so a replicate costs O(n) with no sort. See
+``docs/methods/validation-statistics.md``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import isotonic_regression
+from scipy.special import ndtr, ndtri
+
+from ._checks import check_pair
+from .errors import ForensicLRWarning, InputError
+from .metrics import evaluate
+
+__all__ = [
+    "METRICS",
+    "DeLongTest",
+    "MetricInterval",
+    "MetricIntervals",
+    "PairedComparison",
+    "SourceSplit",
+    "bootstrap_metrics",
+    "compare_systems",
+    "delong_test",
+    "placement_values",
+    "source_folds",
+]
+
+#: Metrics given an interval, in report order.
+METRICS = ("cllr", "min_cllr", "cllr_cal", "eer", "auc", "rmep", "rmed")
+Progress = Callable[[int, int], None]
+#: Classes with at least this many trials get Poisson(1) bootstrap counts.
+POISSON_FROM = 50_000
+#: ``2**32 P(X < k)`` for X ~ Poisson(1), k = 1, 2, ... while below 2**32
+#: (``P(X < k) = e^-1 sum_{j < k} 1/j!``).
+_POISSON_CDF = np.cumsum([math.exp(-1.0) / math.factorial(j) for j in range(20)])
+_POISSON_STEPS = np.round(2.0**32 * _POISSON_CDF[_POISSON_CDF * 2.0**32 < 2.0**32 - 0.5])
+_POISSON_STEPS = _POISSON_STEPS.astype(np.uint32)
+_LN2 = float(np.log(2.0))
+
+_NOTES = {
+    "trial": (
+        "Trials were resampled independently within each class. This is valid only when "
+        "trials are independent; when several trials share a source the interval is too "
+        "narrow (use --by source with source columns)."
+    ),
+    "source": (
+        "Sources were resampled with replacement and every trial among the sampled sources "
+        "was kept (a different-source trial as often as both its sources were drawn). "
+        "Trials sharing a source move together, so the interval reflects the variation "
+        "between sources, usually wider than a trial-level interval."
+    ),
+}
+
+
+class ResamplingWarning(ForensicLRWarning):
+    """Some bootstrap replicates could not be evaluated (a class got no trial)."""
+
+
+# --------------------------------------------------------------------------- results
+@dataclass(frozen=True)
+class MetricInterval:
+    """A point estimate and its percentile bootstrap interval."""
+
+    metric: str
+    estimate: float
+    low: float
+    high: float
+
+    def to_dict(self) -> dict:
+        return {k: (v if isinstance(v, str) else float(v)) for k, v in self.__dict__.items()}
+
+
+@dataclass(frozen=True)
+class MetricIntervals:
+    """Bootstrap intervals of the validation metrics.
+
+    Attributes
+    ----------
+    by : {"trial", "source"}
+        What was resampled.
+    n, n_valid : int
+        Replicates drawn, and those in which both classes kept at least one trial.
+    level : float
+        Nominal coverage.
+    seed : int
+    n_sources : int or None
+        Number of distinct sources (None without source ids).
+    intervals : tuple of MetricInterval
+        One per name in :data:`METRICS`.
+    note : str
+        Which resampling was used and why it matters (for the report).
+    warnings : tuple of str
+    """
+
+    by: str
+    n: int
+    n_valid: int
+    level: float
+    seed: int
+    n_sources: int | None
+    intervals: tuple[MetricInterval, ...]
+    note: str
+    warnings: tuple[str, ...] = field(default=())
+
+    def __getitem__(self, metric: str) -> MetricInterval:
+        for item in self.intervals:
+            if item.metric == metric:
+                return item
+        raise KeyError(metric)
+
+    def to_dict(self) -> dict:
+        return {
+            "by": self.by,
+            "n": int(self.n),
+            "n_valid": int(self.n_valid),
+            "level": float(self.level),
+            "seed": int(self.seed),
+            "n_sources": None if self.n_sources is None else int(self.n_sources),
+            "intervals": {i.metric: i.to_dict() for i in self.intervals},
+            "note": self.note,
+            "warnings": list(self.warnings),
+        }
+
+
+@dataclass(frozen=True)
+class DeLongTest:
+    """DeLong's test of the difference between two correlated AUCs (``a - b``)."""
+
+    auc_a: float
+    auc_b: float
+    difference: float
+    se: float
+    z: float
+    p_value: float
+    level: float
+    low: float
+    high: float
+
+    def to_dict(self) -> dict:
+        return {k: float(v) for k, v in self.__dict__.items()}
+
+
+@dataclass(frozen=True, eq=False)
+class PairedComparison:
+    """Two systems evaluated on the same trials (differences are ``a - b``).
+
+    ``replicates`` holds the bootstrap differences (``"cllr"``, ``"min_cllr"``) for
+    plots; :meth:`to_dict` leaves them out.
+    """
+
+    names: tuple[str, str]
+    by: str
+    n: int
+    n_valid: int
+    level: float
+    seed: int
+    metrics_a: dict[str, float]
+    metrics_b: dict[str, float]
+    cllr_diff: MetricInterval
+    min_cllr_diff: MetricInterval
+    delong: DeLongTest
+    verdict: str
+    note: str
+    replicates: dict[str, np.ndarray] = field(default_factory=dict)
+    warnings: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict:
+        return {
+            "names": list(self.names),
+            "by": self.by,
+            "n": int(self.n),
+            "n_valid": int(self.n_valid),
+            "level": float(self.level),
+            "seed": int(self.seed),
+            "metrics_a": {k: float(v) for k, v in self.metrics_a.items()},
+            "metrics_b": {k: float(v) for k, v in self.metrics_b.items()},
+            "cllr_diff": self.cllr_diff.to_dict(),
+            "min_cllr_diff": self.min_cllr_diff.to_dict(),
+            "delong": self.delong.to_dict(),
+            "verdict": self.verdict,
+            "note": self.note,
+            "warnings": list(self.warnings),
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class SourceSplit:
+    """One cross-validation split: indices into the SS and DS arrays."""
+
+    train_ss: np.ndarray
+    train_ds: np.ndarray
+    test_ss: np.ndarray
+    test_ds: np.ndarray
+
+    def to_dict(self) -> dict:
+        names = ("train_ss", "train_ds", "test_ss", "test_ds")
+        return {k: getattr(self, k).tolist() for k in names}
+
+
+# --------------------------------------------------------------------------- input checks
+def _check_options(n: int, level: float) -> tuple[int, float]:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise InputError(f"n must be a positive integer, got {n!r}; use e.g. n=1000")
+    level = float(level)
+    if not 0.0 < level < 1.0:
+        raise InputError(f"level must lie strictly between 0 and 1, got {level!r}; use e.g. 0.95")
+    return int(n), level
+
+
+def _source_codes(ss_sources, ds_sources, n_ss: int, n_ds: int):
+    """Integer codes ``(n, 2)`` of each trial's two sources, and the number of sources.
+
+    A 1-D array gives one source per trial (both columns equal).
+    """
+    pairs = []
+    for values, size, name in ((ss_sources, n_ss, "ss_sources"), (ds_sources, n_ds, "ds_sources")):
+        arr = np.asarray(values).astype(str)
+        if arr.ndim == 1:
+            arr = np.column_stack([arr, arr])
+        if arr.ndim != 2 or arr.shape != (size, 2):
+            raise InputError(
+                f"{name} must have one id (shape (n,)) or two ids (shape (n, 2)) per trial "
+                f"for the {size} trials; got shape {np.shape(values)}"
+            )
+        pairs.append(arr)
+    ids, codes = np.unique(np.concatenate(pairs), return_inverse=True)
+    codes = codes.reshape(-1, 2)
+    return codes[:n_ss], codes[n_ss:], int(ids.size)
+
+
+def _resolve_by(by: str, ss_sources, ds_sources) -> str:
+    if by not in ("auto", "trial", "source"):
+        raise InputError(f"by must be 'auto', 'trial' or 'source', got {by!r}")
+    has = ss_sources is not None and ds_sources is not None
+    if (ss_sources is None) != (ds_sources is None):
+        raise InputError("give both ss_sources and ds_sources, or neither")
+    if by == "source" and not has:
+        raise InputError(
+            "by='source' needs source ids: add a 'source' (or 'source_a,source_b') column "
+            "to the score files, or use by='trial'"
+        )
+    if by == "auto":
+        return "source" if has else "trial"
+    return by
+
+
+# --------------------------------------------------------------------------- sorted units
+@dataclass(frozen=True, eq=False)
+class _Sorted:
+    """The once-sorted LLRs of one system, with its units.
+
+    A unit is a maximal stretch of consecutive tie groups of the pooled sorted LLRs that
+    all hold only SS (or only DS) trials, or a single tie group holding both. Any
+    weighting of the trials keeps the SS share constant within a unit (0, 1, or one
+    tie), so PAV, the ROC convex hull and the AUC computed on unit totals equal those
+    computed on the trials. Arrays named ``*_ss`` / ``*_ds`` are in ascending LLR order
+    within the class.
+    """
+
+    order_ss: np.ndarray  # input index of each sorted SS trial
+    order_ds: np.ndarray
+    ends_ss: np.ndarray  # sorted position of the last SS trial of each unit holding SS
+    units_ss: np.ndarray  # that unit's number
+    ends_ds: np.ndarray
+    units_ds: np.ndarray
+    n_units: int
+    cost_ss: np.ndarray  # log(1 + e^-llr) in nats; the first n_inf_ss are +inf (llr -inf)
+    cost_ds: np.ndarray  # log(1 + e^llr); the last n_inf_ds are +inf (llr +inf)
+    n_inf_ss: int
+    n_inf_ds: int
+    n_neg_ss: int  # SS trials with llr < 0 (a prefix)
+    first_pos_ds: int  # first sorted DS trial with llr > 0 (a suffix starts there)
+
+
+def _sorted(ss: np.ndarray, ds: np.ndarray) -> _Sorted:
+    """Sort the pooled LLRs once (stable) and find the units (see :class:`_Sorted`)."""
+    pooled = np.concatenate([ss, ds])
+    order = np.argsort(pooled, kind="stable")
+    values = pooled[order]
+    is_ss = order < ss.size
+    new_group = np.empty(values.size, dtype=bool)
+    new_group[0] = True
+    np.not_equal(values[1:], values[:-1], out=new_group[1:])
+    group = np.cumsum(new_group) - 1
+    n_groups = int(group[-1]) + 1
+    n_ss_g = np.bincount(group, weights=is_ss, minlength=n_groups)
+    n_all_g = np.bincount(group, minlength=n_groups)
+    kind = np.where(n_ss_g == n_all_g, 1, np.where(n_ss_g == 0, 0, 2))  # 1 SS, 0 DS, 2 mixed
+    new_unit = np.empty(n_groups, dtype=bool)
+    new_unit[0] = True
+    new_unit[1:] = (kind[1:] != kind[:-1]) | (kind[1:] == 2)
+    unit_of_group = np.cumsum(new_unit) - 1
+    unit = unit_of_group[group]
+    ends_ss, units_ss = _unit_ends(unit[is_ss])
+    ends_ds, units_ds = _unit_ends(unit[~is_ss])
+    ss_sorted, ds_sorted = values[is_ss], values[~is_ss]
+    return _Sorted(
+        order_ss=order[is_ss],
+        order_ds=order[~is_ss] - ss.size,
+        ends_ss=ends_ss,
+        units_ss=units_ss,
+        ends_ds=ends_ds,
+        units_ds=units_ds,
+        n_units=int(unit_of_group[-1]) + 1,
+        cost_ss=np.logaddexp(0.0, -ss_sorted),
+        cost_ds=np.logaddexp(0.0, ds_sorted),
+        n_inf_ss=int(np.searchsorted(ss_sorted, -np.inf, side="right")),
+        n_inf_ds=int(ds_sorted.size - np.searchsorted(ds_sorted, np.inf, side="left")),
+        n_neg_ss=int(np.searchsorted(ss_sorted, 0.0, side="left")),
+        first_pos_ds=int(np.searchsorted(ds_sorted, 0.0, side="right")),
+    )
+
+
+def _unit_ends(unit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Position of the last element of each run of equal (non-decreasing) unit numbers."""
+    last = np.empty(unit.size, dtype=bool)
+    last[-1] = True
+    np.not_equal(unit[1:], unit[:-1], out=last[:-1])
+    ends = np.flatnonzero(last)
+    return ends, unit[ends]
+
+
+def _class_sums(c: np.ndarray, cost: np.ndarray, lo: int, hi: int):
+    """Cumulative weights and ``sum c * cost`` with the infinite costs outside ``[lo, hi)``.
+
+    ``c`` holds integer counts (any integer dtype); the cumulative sum is taken in the
+    narrowest exact integer type (int32 when it cannot overflow), and the weighted sum
+    by ``einsum``, which casts ``c`` in small buffers.
+    """
+    wide = c.size * int(c.max()) >= 2**31
+    cum = np.cumsum(c, dtype=np.int64 if wide else np.int32)
+    total = np.einsum("i,i->", c[lo:hi], cost[lo:hi])
+    inf_weight = (cum[lo - 1] if lo > 0 else 0) + (cum[-1] - cum[hi - 1] if hi > 0 else cum[-1])
+    return cum, (np.inf if inf_weight > 0 else total)
+
+
+def _replicate_metrics(s: _Sorted, c_ss: np.ndarray, c_ds: np.ndarray) -> np.ndarray:
+    """Metrics (in :data:`METRICS` order) of the data set holding each trial ``c`` times.
+
+    ``c_ss`` / ``c_ds`` are integer weights in the system's sorted order. NaN when a
+    class has total weight 0.
+    """
+    cum_ss, cost_ss = _class_sums(c_ss, s.cost_ss, s.n_inf_ss, c_ss.size)
+    cum_ds, cost_ds = _class_sums(c_ds, s.cost_ds, 0, c_ds.size - s.n_inf_ds)
+    tot_ss, tot_ds = float(cum_ss[-1]), float(cum_ds[-1])  # exact integers
+    if tot_ss == 0 or tot_ds == 0:
+        return np.full(len(METRICS), np.nan)
+    u_ss = np.zeros(s.n_units)
+    u_ds = np.zeros(s.n_units)
+    u_ss[s.units_ss] = np.diff(cum_ss[s.ends_ss], prepend=0)
+    u_ds[s.units_ds] = np.diff(cum_ds[s.ends_ds], prepend=0)
+    keep = (u_ss + u_ds) > 0
+    minimum, eer, auc = _count_metrics(u_ss[keep], u_ds[keep])
+    actual = (cost_ss / tot_ss + cost_ds / tot_ds) / (2 * _LN2)
+    miss = cum_ss[s.n_neg_ss - 1] if s.n_neg_ss > 0 else 0
+    false_alarm = tot_ds - (cum_ds[s.first_pos_ds - 1] if s.first_pos_ds > 0 else 0)
+    return np.array(
+        [actual, minimum, actual - minimum, eer, auc, miss / tot_ss, false_alarm / tot_ds]
+    )
+
+
+def _count_metrics(n_ss: np.ndarray, n_ds: np.ndarray) -> tuple[float, float, float]:
+    """minCllr, EER and AUC from SS and DS counts of ascending units (no empty unit).
+
+    PAV: isotonic regression of the SS share ``n_ss / (n_ss + n_ds)`` weighted by the
+    unit size; a block's prior-neutral LLR is ``log(n_ss,b / N_ss) - log(n_ds,b / N_ds)``
+    and minCllr is the Cllr of those LLRs. The ROC convex hull has its vertices at the
+    block boundaries; the EER is where it crosses ``p_miss = p_fa``. The AUC counts, for
+    each unit, its SS against the DS below it plus half the DS tied with it.
+    """
+    blocks = np.asarray(isotonic_regression(n_ss / (n_ss + n_ds), weights=n_ss + n_ds).blocks)
+    b_ss = np.add.reduceat(n_ss, blocks[:-1])
+    b_ds = np.add.reduceat(n_ds, blocks[:-1])
+    tot_ss, tot_ds = b_ss.sum(), b_ds.sum()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        llr = np.log(b_ss / tot_ss) - np.log(b_ds / tot_ds)
+        cost_ss = np.where(b_ss > 0, b_ss * np.logaddexp(0.0, -llr), 0.0).sum() / tot_ss
+        cost_ds = np.where(b_ds > 0, b_ds * np.logaddexp(0.0, llr), 0.0).sum() / tot_ds
+    p_miss = np.concatenate([[0.0], np.cumsum(b_ss) / tot_ss])
+    p_fa = np.concatenate([[1.0], 1.0 - np.cumsum(b_ds) / tot_ds])
+    ds_below = np.cumsum(n_ds) - n_ds
+    auc = np.sum(n_ss * (ds_below + 0.5 * n_ds)) / (tot_ss * tot_ds)
+    return (cost_ss + cost_ds) / (2 * _LN2), _crossing(p_miss, p_fa), float(auc)
+
+
+def _crossing(p_miss: np.ndarray, p_fa: np.ndarray) -> float:
+    """Where the polyline through ``(p_fa, p_miss)`` crosses ``p_miss = p_fa``."""
+    d = p_miss - p_fa  # rises from -1 to +1
+    i = int(np.searchsorted(d, 0.0, side="left"))
+    if d[i] == 0.0:
+        return float(p_miss[i])
+    t = -d[i - 1] / (d[i] - d[i - 1])
+    return float(p_miss[i - 1] + t * (p_miss[i] - p_miss[i - 1]))
+
+
+# --------------------------------------------------------------------------- weights
+def _replicate_weights(by, rng, n, systems, ss_sources, ds_sources):
+    """Per replicate, the trial weights of each system in its own sorted order.
+
+    ``by="trial"``: each class resampled with replacement at its own size (counts drawn
+    over the first system's sorted positions, carried to the others by the trial
+    pairing); classes of at least :data:`POISSON_FROM` trials use independent
+    Poisson(1) counts instead (:func:`_trial_counts`). ``by="source"``: source ``s``
+    drawn ``m_s`` times, a trial between sources ``a`` and ``b`` weighted ``m_a`` if
+    ``a == b`` and ``m_a m_b`` otherwise.
+
+    Returns the generator and the number of sources (None for trials).
+    """
+    first = systems[0]
+    n_ss, n_ds = first.order_ss.size, first.order_ds.size
+    if by == "trial":
+        carry = [
+            (_carry(first.order_ss, s.order_ss), _carry(first.order_ds, s.order_ds))
+            for s in systems[1:]
+        ]
+
+        def trials():
+            for _ in range(n):
+                c_ss, c_ds = _trial_counts(rng, n_ss), _trial_counts(rng, n_ds)
+                yield [(c_ss, c_ds)] + [(c_ss[p], c_ds[p_ds]) for p, p_ds in carry]
+
+        return trials(), None
+    codes_ss, codes_ds, k = _source_codes(ss_sources, ds_sources, n_ss, n_ds)
+    if k < 2:
+        raise InputError(f"only {k} distinct source id; resampling by source needs at least 2")
+    pairs = [
+        (_second_or_one(codes_ss[s.order_ss], k), _second_or_one(codes_ds[s.order_ds], k))
+        for s in systems
+    ]
+
+    def sources():
+        for _ in range(n):
+            m = np.append(np.bincount(rng.integers(0, k, k), minlength=k), 1).astype(np.int32)
+            yield [(m[a_ss] * m[b_ss], m[a_ds] * m[b_ds]) for (a_ss, b_ss), (a_ds, b_ds) in pairs]
+
+    return sources(), k
+
+
+def _trial_counts(rng: np.random.Generator, size: int) -> np.ndarray:
+    """How often each of ``size`` trials is drawn in one bootstrap replicate.
+
+    Below :data:`POISSON_FROM` trials: ``size`` draws with replacement (multinomial
+    counts). From there on: independent Poisson(1) counts, the Poisson bootstrap [1]_;
+    the class size then varies by about ``sqrt(size)`` (under 0.5 %), which changes
+    nothing measurable in the intervals while sparing a scatter over ``size`` counters.
+
+    References
+    ----------
+    .. [1] J. A. Hanley, B. MacGibbon, "Creating non-parametric bootstrap samples using
+       Poisson frequencies", Computer Methods and Programs in Biomedicine 83 (2006) 57-62.
+    """
+    if size < POISSON_FROM:
+        return np.bincount(rng.integers(0, size, size), minlength=size)
+    return _poisson_counts(rng, size)
+
+
+def _poisson_counts(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Poisson(1) variates by inversion of 32-bit uniforms (probabilities exact to 2**-32).
+
+    ``count = #{k >= 1 : u >= 2**32 P(X < k)}``: three vectorised comparisons cover
+    counts up to 3; the rare larger ones (2 %) are found by binary search.
+    """
+    u = rng.integers(0, 2**32, size, dtype=np.uint32)
+    counts = (u >= _POISSON_STEPS[0]).view(np.uint8) + (u >= _POISSON_STEPS[1]).view(np.uint8)
+    counts += (u >= _POISSON_STEPS[2]).view(np.uint8)
+    rare = np.flatnonzero(u >= _POISSON_STEPS[3])
+    counts[rare] = np.searchsorted(_POISSON_STEPS, u[rare], side="right")
+    return counts
+
+
+def _carry(order_from: np.ndarray, order_to: np.ndarray) -> np.ndarray:
+    """Index ``p`` with ``weights_to = weights_from[p]`` for the same trials."""
+    position = np.empty(order_from.size, dtype=np.intp)
+    position[order_from] = np.arange(order_from.size)
+    return position[order_to]
+
+
+def _second_or_one(codes: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Source codes ``a`` and ``b`` with ``b`` set to ``k`` (a count of 1) when ``a == b``."""
+    a, b = codes[:, 0], codes[:, 1]
+    return a, np.where(a == b, k, b)
+
+
+def _percentile(samples: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile interval of each column, ignoring NaN rows, safe with +-inf.
+
+    Linear interpolation between order statistics (numpy's default, Hyndman & Fan type
+    7); when both neighbours are the same infinite value that value is returned
+    instead of ``inf - inf = nan``.
+    """
+    alpha = 1.0 - level
+    low, high = np.full(samples.shape[1], np.nan), np.full(samples.shape[1], np.nan)
+    for j in range(samples.shape[1]):
+        column = np.sort(samples[~np.isnan(samples[:, j]), j])
+        if column.size:
+            low[j], high[j] = (_order_statistic(column, q) for q in (alpha / 2, 1 - alpha / 2))
+    return low, high
+
+
+def _order_statistic(column: np.ndarray, q: float) -> float:
+    pos = q * (column.size - 1)
+    lo = int(np.floor(pos))
+    a, b = column[lo], column[min(lo + 1, column.size - 1)]
+    if a == b:
+        return float(a)
+    return float(a + (pos - lo) * (b - a))
+
+
+def _invalid_warning(n_valid: int, n: int) -> tuple[str, ...]:
+    if n_valid == n:
+        return ()
+    text = (
+        f"{n - n_valid} of {n} bootstrap replicates drew no trial of one class and were "
+        "left out; the interval rests on the remaining ones"
+    )
+    warnings.warn(text, ResamplingWarning, stacklevel=3)
+    return (text,)
+
+
+# --------------------------------------------------------------------------- public API
+def bootstrap_metrics(
+    ss_llr,
+    ds_llr,
+    *,
+    by: str = "auto",
+    ss_sources=None,
+    ds_sources=None,
+    n: int = 1000,
+    level: float = 0.95,
+    seed: int = 0,
+    progress: Progress | None = None,
+) -> MetricIntervals:
+    """Percentile bootstrap intervals of Cllr, minCllr, Cllr_cal, EER, AUC, RMEP and RMED.
+
+    Parameters
+    ----------
+    ss_llr, ds_llr : array_like
+        Natural-log LRs of the same-source and different-source trials (+-inf allowed).
+    by : {"auto", "trial", "source"}
+        Resample trials (within each class, class sizes kept) or sources. ``"auto"``:
+        sources when source ids are given, else trials.
+    ss_sources, ds_sources : array_like, optional
+        Source ids per trial: shape ``(n,)`` (one source) or ``(n, 2)`` (the sources of
+        the two items compared), e.g. :attr:`forensic_lr.scores.ScoreSet.ss_sources`.
+    n : int
+        Number of bootstrap replicates.
+    level : float
+        Nominal coverage of the intervals.
+    seed : int
+        Seed of :func:`numpy.random.default_rng`; equal seeds give equal intervals.
+    progress : callable(done, total), optional
+
+    Returns
+    -------
+    MetricIntervals
+
+    Warns
+    -----
+    ResamplingWarning
+        When replicates without any trial of a class (source bootstrap) were dropped.
+
+    Notes
+    -----
+    Replicate ``r`` gives trial ``t`` an integer weight ``w_rt``: how often it was drawn
+    (trial bootstrap), or, with sources drawn ``m_s`` times, ``m_a`` for a trial within
+    source ``a`` and ``m_a m_b`` for a trial between sources ``a != b`` (every trial
+    among the sampled sources kept: the "subsets bootstrap" [2]_). The metrics of the
+    replicate are those of the data set holding trial ``t`` ``w_rt`` times, e.g.
+    ``Cllr_r = (sum_t w_rt log2(1 + e^-llr_t) / W_ss + sum_t w_rt log2(1 + e^llr_t) / W_ds) / 2``;
+    minCllr, EER and AUC come from a weighted PAV of the once-sorted units. The interval
+    is ``[q_{(1-level)/2}, q_{(1+level)/2}]`` of the replicate values (percentile
+    bootstrap [1]_); the estimate is the metric of the data as given.
+
+    References
+    ----------
+    .. [1] B. Efron, R. J. Tibshirani, *An Introduction to the Bootstrap*, Chapman &
+       Hall, 1993, ch. 13.
+    .. [2] R. M. Bolle, N. K. Ratha, S. Pankanti, "Error analysis of pattern recognition
+       systems - the subsets bootstrap", Computer Vision and Image Understanding 93
+       (2004) 1-33.
+    """
+    ss, ds = check_pair(ss_llr, ds_llr)
+    n, level = _check_options(n, level)
+    by = _resolve_by(by, ss_sources, ds_sources)
+    system = _sorted(ss, ds)
+    rng = np.random.default_rng(seed)
+    draws, n_sources = _replicate_weights(by, rng, n, [system], ss_sources, ds_sources)
+    reps = np.empty((n, len(METRICS)))
+    for r, [(c_ss, c_ds)] in enumerate(draws):
+        reps[r] = _replicate_metrics(system, c_ss, c_ds)
+        if progress is not None:
+            progress(r + 1, n)
+    n_valid = int(np.sum(~np.isnan(reps[:, 0])))
+    warned = _invalid_warning(n_valid, n)
+    estimate = evaluate(ss, ds).to_dict()
+    low, high = _percentile(reps, level)
+    intervals = tuple(
+        MetricInterval(m, float(estimate[m]), float(lo), float(hi))
+        for m, lo, hi in zip(METRICS, low, high, strict=True)
+    )
+    return MetricIntervals(
+        by, n, n_valid, level, int(seed), n_sources, intervals, _NOTES[by], warned
+    )
+
+
+def placement_values(ss, ds) -> tuple[np.ndarray, np.ndarray]:
+    """DeLong placement values of each SS and each DS trial.
+
+    Returns
+    -------
+    v_ss : ndarray
+        ``V10_i = (#{ds < ss_i} + 0.5 #{ds = ss_i}) / N_ds``, per SS trial (input order).
+    v_ds : ndarray
+        ``V01_j = (#{ss > ds_j} + 0.5 #{ss = ds_j}) / N_ss``, per DS trial.
+
+    Notes
+    -----
+    Both come from two binary searches in the sorted other class, O(n log n) [2]_; their
+    means both equal the AUC [1]_.
+
+    References
+    ----------
+    .. [1] E. R. DeLong, D. M. DeLong, D. L. Clarke-Pearson, "Comparing the areas under
+       two or more correlated receiver operating characteristic curves: a nonparametric
+       approach", Biometrics 44 (1988) 837-845.
+    .. [2] X. Sun, W. Xu, "Fast implementation of DeLong's algorithm for comparing the
+       areas under correlated receiver operating characteristic curves", IEEE Signal
+       Processing Letters 21 (2014) 1389-1393.
+    """
+    ss, ds = check_pair(ss, ds, names=("ss", "ds"))
+    ds_sorted, ss_sorted = np.sort(ds), np.sort(ss)
+    below = np.searchsorted(ds_sorted, ss, side="left")
+    tied = np.searchsorted(ds_sorted, ss, side="right") - below
+    above = ss.size - np.searchsorted(ss_sorted, ds, side="right")
+    tied_ss = np.searchsorted(ss_sorted, ds, side="right") - np.searchsorted(ss_sorted, ds, "left")
+    return (below + 0.5 * tied) / ds.size, (above + 0.5 * tied_ss) / ss.size
+
+
+def delong_test(a_ss, a_ds, b_ss, b_ds, *, level: float = 0.95) -> DeLongTest:
+    """DeLong's test of ``AUC_a - AUC_b`` for two systems scored on the same trials.
+
+    Parameters
+    ----------
+    a_ss, a_ds, b_ss, b_ds : array_like
+        LLRs (or scores) of systems A and B; ``a_ss[i]`` and ``b_ss[i]`` belong to the
+        same trial (and likewise for DS).
+    level : float
+        Coverage of the normal-approximation interval of the difference.
+
+    Returns
+    -------
+    DeLongTest
+
+    Notes
+    -----
+    With placement values ``V10`` (per SS trial) and ``V01`` (per DS trial) of each
+    system, ``S10`` and ``S01`` their 2 x 2 sample covariance matrices (divisor n - 1),
+    ``Var(AUC_a - AUC_b) = (S10_aa + S10_bb - 2 S10_ab) / N_ss +
+    (S01_aa + S01_bb - 2 S01_ab) / N_ds``, ``z = (AUC_a - AUC_b) / SE`` and the two-sided
+    p-value is ``2 Phi(-|z|)`` [1]_. Placement values take O(n log n) [2]_. The test
+    assumes independent trials; it ignores trials sharing a source.
+
+    References
+    ----------
+    .. [1] E. R. DeLong, D. M. DeLong, D. L. Clarke-Pearson, Biometrics 44 (1988) 837-845.
+    .. [2] X. Sun, W. Xu, IEEE Signal Processing Letters 21 (2014) 1389-1393.
+    """
+    a_ss, a_ds = check_pair(a_ss, a_ds, names=("a_ss", "a_ds"), min_size=2)
+    b_ss, b_ds = check_pair(b_ss, b_ds, names=("b_ss", "b_ds"), min_size=2)
+    _same_trials(a_ss, a_ds, b_ss, b_ds)
+    level = _check_options(1, level)[1]
+    v10_a, v01_a = placement_values(a_ss, a_ds)
+    v10_b, v01_b = placement_values(b_ss, b_ds)
+    s10 = np.cov(np.vstack([v10_a, v10_b]))
+    s01 = np.cov(np.vstack([v01_a, v01_b]))
+    var = (s10[0, 0] + s10[1, 1] - 2 * s10[0, 1]) / a_ss.size + (
+        s01[0, 0] + s01[1, 1] - 2 * s01[0, 1]
+    ) / a_ds.size
+    auc_a, auc_b = float(v10_a.mean()), float(v10_b.mean())
+    diff = auc_a - auc_b
+    se = float(np.sqrt(max(var, 0.0)))
+    if se > 0:
+        z = diff / se
+    else:
+        z = 0.0 if diff == 0 else float(np.copysign(np.inf, diff))
+    half = float(ndtri(0.5 + level / 2)) * se
+    return DeLongTest(
+        auc_a, auc_b, diff, se, float(z), float(2 * ndtr(-abs(z))), level, diff - half, diff + half
+    )
+
+
+def _same_trials(a_ss, a_ds, b_ss, b_ds) -> None:
+    if a_ss.size != b_ss.size or a_ds.size != b_ds.size:
+        raise InputError(
+            f"the two systems must be scored on the same trials: A has {a_ss.size} SS and "
+            f"{a_ds.size} DS, B has {b_ss.size} SS and {b_ds.size} DS; give both files the "
+            "same trials in the same order"
+        )
+
+
+def _verdict(names, d_cllr: MetricInterval, d_min: MetricInterval, test: DeLongTest, level) -> str:
+    a, b = names
+    pct = f"{100 * level:g}%"
+
+    def clause(what: str, d: MetricInterval) -> str:
+        ci = (
+            f"difference {a} - {b} = {d.estimate:+.3f} bits, {pct} CI {d.low:+.3f} to {d.high:+.3f}"
+        )
+        if d.high < 0:
+            return f"{a} has the lower {what} ({ci}): {a} performs better"
+        if d.low > 0:
+            return f"{b} has the lower {what} ({ci}): {b} performs better"
+        return f"the {what} of {a} and {b} cannot be told apart ({ci})"
+
+    return (
+        f"On these trials {clause('Cllr', d_cllr)}; for discrimination, "
+        f"{clause('minCllr', d_min)}. AUC {test.auc_a:.3f} ({a}) vs {test.auc_b:.3f} ({b}), "
+        f"DeLong p = {test.p_value:.3g}."
+    )
+
+
+def compare_systems(
+    a_ss,
+    a_ds,
+    b_ss,
+    b_ds,
+    *,
+    names: tuple[str, str] = ("A", "B"),
+    by: str = "auto",
+    ss_sources=None,
+    ds_sources=None,
+    n: int = 1000,
+    level: float = 0.95,
+    seed: int = 0,
+    progress: Progress | None = None,
+) -> PairedComparison:
+    """Paired comparison of two systems' LLRs on the same trials.
+
+    Parameters
+    ----------
+    a_ss, a_ds, b_ss, b_ds : array_like
+        Natural-log LRs of systems A and B; index ``i`` is the same trial in both.
+    names : (str, str)
+        Names of the systems in the verdict.
+    by, ss_sources, ds_sources, n, level, seed, progress
+        As in :func:`bootstrap_metrics`.
+
+    Returns
+    -------
+    PairedComparison
+
+    Notes
+    -----
+    Each bootstrap replicate draws one set of trial weights and applies it to both
+    systems, so ``Delta_r = Cllr_a,r - Cllr_b,r`` keeps the pairing; the interval is
+    the percentile interval of ``Delta_r`` [1]_ (likewise for minCllr). A system is
+    declared better only when the interval excludes 0. The AUC difference is tested
+    with :func:`delong_test` [2]_.
+
+    References
+    ----------
+    .. [1] B. Efron, R. J. Tibshirani, *An Introduction to the Bootstrap*, 1993, ch. 13.
+    .. [2] E. R. DeLong, D. M. DeLong, D. L. Clarke-Pearson, Biometrics 44 (1988) 837-845.
+    """
+    a_ss, a_ds = check_pair(a_ss, a_ds, names=("a_ss", "a_ds"), min_size=2)
+    b_ss, b_ds = check_pair(b_ss, b_ds, names=("b_ss", "b_ds"), min_size=2)
+    _same_trials(a_ss, a_ds, b_ss, b_ds)
+    n, level = _check_options(n, level)
+    by = _resolve_by(by, ss_sources, ds_sources)
+    systems = [_sorted(a_ss, a_ds), _sorted(b_ss, b_ds)]
+    rng = np.random.default_rng(seed)
+    draws, _ = _replicate_weights(by, rng, n, systems, ss_sources, ds_sources)
+    diffs = np.empty((n, 2))
+    for r, [(ca_ss, ca_ds), (cb_ss, cb_ds)] in enumerate(draws):
+        ra = _replicate_metrics(systems[0], ca_ss, ca_ds)
+        rb = _replicate_metrics(systems[1], cb_ss, cb_ds)
+        diffs[r] = ra[:2] - rb[:2]
+        if progress is not None:
+            progress(r + 1, n)
+    n_valid = int(np.sum(~np.isnan(diffs[:, 0])))
+    warned = _invalid_warning(n_valid, n)
+    ev_a, ev_b = evaluate(a_ss, a_ds).to_dict(), evaluate(b_ss, b_ds).to_dict()
+    low, high = _percentile(diffs, level)
+    d_cllr = MetricInterval("cllr", ev_a["cllr"] - ev_b["cllr"], float(low[0]), float(high[0]))
+    d_min = MetricInterval(
+        "min_cllr", ev_a["min_cllr"] - ev_b["min_cllr"], float(low[1]), float(high[1])
+    )
+    test = delong_test(a_ss, a_ds, b_ss, b_ds, level=level)
+    return PairedComparison(
+        names=(str(names[0]), str(names[1])),
+        by=by,
+        n=n,
+        n_valid=n_valid,
+        level=level,
+        seed=int(seed),
+        metrics_a={m: ev_a[m] for m in METRICS},
+        metrics_b={m: ev_b[m] for m in METRICS},
+        cllr_diff=d_cllr,
+        min_cllr_diff=d_min,
+        delong=test,
+        verdict=_verdict(names, d_cllr, d_min, test, level),
+        note=_NOTES[by] + " DeLong's test assumes independent trials.",
+        replicates={"cllr": diffs[:, 0], "min_cllr": diffs[:, 1]},
+        warnings=warned,
+    )
+
+
+def source_folds(
+    ss_sources, ds_sources, *, folds: int | None = 5, seed: int = 0
+) -> tuple[SourceSplit, ...]:
+    """Cross-validation splits in which no source is in both the training and test trials.
+
+    Parameters
+    ----------
+    ss_sources, ds_sources : array_like
+        Source ids per SS and DS trial, shape ``(n,)`` or ``(n, 2)``.
+    folds : int or None
+        Number of source folds K (2 <= K <= number of sources); None: one fold per
+        source (leave-one-source-out).
+    seed : int
+        Seed of the random assignment of sources to folds.
+
+    Returns
+    -------
+    tuple of SourceSplit
+        Every trial is in exactly one test set.
+
+    Notes
+    -----
+    Sources are shuffled and dealt round-robin into K folds. A trial whose sources lie
+    in folds ``f`` and ``g`` (``f = g`` for a trial within one fold) is tested in split
+    ``{f, g}``, whose training trials are those with no source in fold ``f`` or ``g``.
+    So a different-source trial across two folds is scored by a model that saw neither
+    of its sources; there is one split per fold pair that occurs, at most
+    ``K (K + 1) / 2`` [1]_.
+
+    References
+    ----------
+    .. [1] T. Hastie, R. Tibshirani, J. Friedman, *The Elements of Statistical Learning*,
+       2nd ed., Springer, 2009, sec. 7.10.
+    """
+    n_ss, n_ds = len(np.asarray(ss_sources)), len(np.asarray(ds_sources))
+    codes_ss, codes_ds, k = _source_codes(ss_sources, ds_sources, n_ss, n_ds)
+    if folds is None:
+        fold_of = np.arange(k)
+    else:
+        if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2:
+            raise InputError(f"folds must be an integer >= 2 or None, got {folds!r}")
+        if folds > k:
+            raise InputError(
+                f"folds={folds} is more than the {k} distinct sources; use folds <= {k}, "
+                "or leave-one-source-out"
+            )
+        fold_of = np.empty(k, dtype=np.intp)
+        fold_of[np.random.default_rng(seed).permutation(k)] = np.arange(k) % int(folds)
+    f_ss, f_ds = np.sort(fold_of[codes_ss], axis=1), np.sort(fold_of[codes_ds], axis=1)
+    keys = np.unique(np.concatenate([f_ss, f_ds]), axis=0)
+    splits = []
+    for f, g in keys:
+        test_ss = np.flatnonzero((f_ss[:, 0] == f) & (f_ss[:, 1] == g))
+        test_ds = np.flatnonzero((f_ds[:, 0] == f) & (f_ds[:, 1] == g))
+        train_ss = np.flatnonzero(~np.isin(f_ss, (f, g)).any(axis=1))
+        train_ds = np.flatnonzero(~np.isin(f_ds, (f, g)).any(axis=1))
+        if train_ss.size < 2 or train_ds.size < 2:
+            raise InputError(
+                f"leaving out source fold(s) {sorted({int(f), int(g)})} leaves "
+                f"{train_ss.size} SS and {train_ds.size} DS training trials (at least 2 of "
+                "each needed); use fewer folds or add sources"
+            )
+        splits.append(SourceSplit(train_ss, train_ds, test_ss, test_ds))
+    return tuple(splits)
