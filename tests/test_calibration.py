@@ -19,7 +19,6 @@ from forensic_lr.calibration import (
     KDECalibrator,
     LogisticCalibrator,
     PAVCalibrator,
-    elub_bounds,
     fit_warnings,
     make_calibrator,
 )
@@ -225,34 +224,6 @@ def test_kde_against_scipy_gaussian_kde():
 
 
 # ---------------------------------------------------------------------- ELUB
-def brute_elub(ss, ds):
-    """The published procedure, one threshold at a time (grid step 0.01 in log10)."""
-    hp, hd = ss / np.log(10), ds / np.log(10)
-    good = []
-    for rho in np.round(np.arange(-800, 801) * 0.01, 10):
-        theta = 10.0**rho
-        if rho < 0:
-            hp_aug = np.append(hp, rho)
-            nbe = np.mean(hp_aug <= rho) / theta + np.mean(hd > rho)
-        else:
-            hd_aug = np.append(hd, rho)
-            nbe = theta * np.mean(hd_aug >= rho) + np.mean(hp < rho)
-        if nbe < 1:
-            good.append(rho)
-    return min(min(good), 0.0), max(max(good), 0.0)
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_elub_against_brute_force(seed):
-    rng = np.random.default_rng(seed)
-    ss, ds = rng.normal(2.5, 2, 40), rng.normal(-2.5, 2, 70)
-    low, high = elub_bounds(ss, ds)
-    ref = brute_elub(ss, ds)
-    assert low / np.log(10) == pytest.approx(ref[0], abs=1e-9)
-    assert high / np.log(10) == pytest.approx(ref[1], abs=1e-9)
-    assert -np.log10(41) < ref[0] <= 0 <= ref[1] < np.log10(71)
-
-
 def test_elub_wrapper_clips_and_reports():
     ss, ds = background(11, 15, 30)
     cal = ELUB(GaussianCalibrator(equal_variance=True)).fit(ss, ds)

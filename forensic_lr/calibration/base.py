@@ -30,6 +30,25 @@ class Calibrator(Protocol):
     def params(self) -> dict: ...
 
 
+def check_background(ss, ds) -> tuple[np.ndarray, np.ndarray]:
+    """Validated background scores: finite, at least 2 per class, neither class constant.
+
+    Raises
+    ------
+    InputError
+        Naming the class, the offending index and value (or the constant value) and the
+        fix; a constant class has zero variance, from which no calibrator can learn.
+    """
+    ss, ds = check_pair(ss, ds, names=("ss", "ds"), allow_inf=False, min_size=2)
+    for label, values in (("ss", ss), ("ds", ds)):
+        if values.min() == values.max():
+            raise InputError(
+                f"all {values.size} {label} scores equal {float(values[0])!r}: a calibrator "
+                f"cannot learn from a constant class (zero variance); check the {label} file"
+            )
+    return ss, ds
+
+
 class BaseCalibrator:
     """Input validation and the fitted check, shared by the calibrators in this package."""
 
@@ -37,14 +56,7 @@ class BaseCalibrator:
 
     def _validate(self, ss, ds) -> tuple[np.ndarray, np.ndarray]:
         """Finite raw scores, at least 2 per class, and neither class constant."""
-        ss, ds = check_pair(ss, ds, names=("ss", "ds"), allow_inf=False, min_size=2)
-        for label, values in (("ss", ss), ("ds", ds)):
-            if values.min() == values.max():
-                raise InputError(
-                    f"all {values.size} {label} scores equal {values[0]!r}: a calibrator "
-                    f"cannot learn from a constant class; check the {label} file"
-                )
-        return ss, ds
+        return check_background(ss, ds)
 
     def _scores(self, scores) -> np.ndarray:
         if not hasattr(self, "fitted_"):
@@ -60,9 +72,24 @@ def fit_warnings(ss, ds, scores) -> tuple[str, ...]:
     """Texts of the warnings about a case: extrapolation and small background classes.
 
     Each text is also raised with :func:`warnings.warn` (``ExtrapolationWarning`` or
-    ``SmallSampleWarning``) for API users.
+    ``SmallSampleWarning``) for API users. Degenerate background data (non-finite
+    values, fewer than 2 scores or a constant class) raise :class:`InputError` via
+    :func:`check_background`, as every calibrator's ``fit`` does.
+
+    Parameters
+    ----------
+    ss, ds : array_like
+        Background same-source and different-source scores.
+    scores : array_like
+        Evidence score(s) of the case.
+
+    Returns
+    -------
+    tuple of str
+        One text per score outside ``[min, max]`` of the pooled background scores, and one
+        per class with fewer than 20 scores.
     """
-    ss, ds = check_pair(ss, ds, names=("ss", "ds"), allow_inf=False)
+    ss, ds = check_background(ss, ds)
     scores = as_score_array(scores, "scores")
     lo, hi = min(ss.min(), ds.min()), max(ss.max(), ds.max())
     found: list[tuple[str, type[Warning]]] = []

@@ -48,6 +48,18 @@ def nig_update(mu0, kappa0, alpha0, beta0, n, mean, m2) -> NIGPosterior:
     )
 
 
+def _option(value, name: str, *, positive: bool) -> float:
+    """A finite number (positive if asked), or an InputError naming the option."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = float("nan")
+    if isinstance(value, bool) or not np.isfinite(number) or (positive and number <= 0):
+        kind = "a positive number" if positive else "a finite number"
+        raise InputError(f"option {name} must be {kind}, got {value!r}")
+    return number
+
+
 class BayesianCalibrator(BaseCalibrator):
     """Normal-inverse-gamma model per class; predictive (Student-t) or MAP LR.
 
@@ -59,15 +71,22 @@ class BayesianCalibrator(BaseCalibrator):
         pulls the LR towards 1 when background data are scarce [2]_. ``"map"``: normal
         densities at the joint posterior mode of (mu, sigma^2).
     kappa0 : float
-        Prior weight of the prior mean, in equivalent observations (default 0.1).
+        Prior weight of the prior mean, in equivalent observations (default 0.1: a tenth
+        of one score, negligible once a class has 2 scores, yet it keeps the
+        posterior proper).
     alpha0 : float
-        Prior shape of sigma^2 (default 1: about two prior observations' worth).
+        Prior shape of sigma^2 (default 1: the variance prior is worth 2 alpha0 = 2
+        pseudo-scores; ``InvGamma(1, beta0)`` has no finite mean, a deliberately
+        heavy right tail, and its median is ``beta0 / ln 2``).
     prior_mean, prior_variance : float, optional
         Prior centre of each class mean and prior guess of each class variance. Defaults
         (weak and data-dependent, the same for both classes so the prior does not favour
         either proposition): the average of the two class means, and the variance of
         all background scores pooled with equal class weights (which includes the
-        between-class spread, so the prior is wide). ``beta0 = alpha0 * prior_variance``.
+        between-class spread, so the prior is wide). ``beta0 = alpha0 * prior_variance``,
+        so the prior median of each class variance is about 1.44 times that pooled
+        variance: scarce data are shrunk towards a *wider* class, which pulls the LR
+        towards 1, the cautious direction in court.
 
     Notes
     -----
@@ -102,25 +121,25 @@ class BayesianCalibrator(BaseCalibrator):
         self.prior_mean = prior_mean
         self.prior_variance = prior_variance
 
-    def _prior(self, ss, ds) -> tuple[float, float, float, float]:
+    def _prior(self, m_ss, v_ss, m_ds, v_ds) -> tuple:
+        """Validated ``(mu0, kappa0, alpha0, beta0)`` from the class moments (arrays allowed)."""
         if self.mode not in ("predictive", "map"):
             raise InputError(f"mode must be 'predictive' or 'map', got {self.mode!r}")
-        if not (self.kappa0 > 0 and self.alpha0 > 0):
-            raise InputError("kappa0 and alpha0 must be positive")
-        m_ss, v_ss = _row_moments(ss)
-        m_ds, v_ds = _row_moments(ds)
-        mu0 = 0.5 * (m_ss + m_ds) if self.prior_mean is None else float(self.prior_mean)
+        kappa0 = _option(self.kappa0, "kappa0", positive=True)
+        alpha0 = _option(self.alpha0, "alpha0", positive=True)
+        if self.prior_mean is None:
+            mu0 = 0.5 * (m_ss + m_ds)
+        else:
+            mu0 = _option(self.prior_mean, "prior_mean", positive=False)
         if self.prior_variance is None:
             variance = 0.5 * (v_ss + v_ds) + 0.25 * (m_ss - m_ds) ** 2
         else:
-            variance = float(self.prior_variance)
-            if not variance > 0:
-                raise InputError(f"prior_variance must be positive, got {variance!r}")
-        return mu0, float(self.kappa0), float(self.alpha0), float(self.alpha0 * variance)
+            variance = _option(self.prior_variance, "prior_variance", positive=True)
+        return mu0, kappa0, alpha0, alpha0 * variance
 
     def fit(self, ss, ds) -> BayesianCalibrator:
         ss, ds = self._validate(ss, ds)
-        self.prior_ = self._prior(ss, ds)
+        self.prior_ = tuple(float(v) for v in self._prior(*_row_moments(ss), *_row_moments(ds)))
         self.posterior_ss_ = self._posterior(ss)
         self.posterior_ds_ = self._posterior(ds)
         self.n_ss_, self.n_ds_ = int(ss.size), int(ds.size)
@@ -140,7 +159,8 @@ class BayesianCalibrator(BaseCalibrator):
         )
 
     def llr(self, scores) -> np.ndarray:
-        return self._llr(self.posterior_ss_, self.posterior_ds_, self._scores(scores), self.mode)
+        s = self._scores(scores)  # raises NotFittedError before any fitted attribute is read
+        return self._llr(self.posterior_ss_, self.posterior_ds_, s, self.mode)
 
     def density(self, scores) -> tuple[np.ndarray, np.ndarray]:
         """SS and DS densities at ``scores`` (predictive or MAP, as ``mode``)."""
@@ -193,13 +213,7 @@ class BayesianCalibrator(BaseCalibrator):
             r_ss, r_ds = ss[idx_ss], ds[idx_ds]
             m_ss, v_ss = _row_moments(r_ss)
             m_ds, v_ds = _row_moments(r_ds)
-            mu0 = 0.5 * (m_ss + m_ds) if self.prior_mean is None else self.prior_mean
-            variance = (
-                0.5 * (v_ss + v_ds) + 0.25 * (m_ss - m_ds) ** 2
-                if self.prior_variance is None
-                else self.prior_variance
-            )
-            prior = (mu0, self.kappa0, self.alpha0, self.alpha0 * variance)
+            prior = self._prior(m_ss, v_ss, m_ds, v_ds)
             post_ss = nig_update(*prior, ss.size, m_ss, v_ss * ss.size)
             post_ds = nig_update(*prior, ds.size, m_ds, v_ds * ds.size)
             post_ss, post_ds = (

@@ -8,7 +8,8 @@ from .._checks import check_pair
 from .base import BaseCalibrator
 
 _LN10 = np.log(10.0)
-_STEP = 0.01  # grid step in log10 units, as in the authors' published procedure
+#: Grid step of the threshold search, in log10 units (the authors' published procedure).
+STEP_LOG10 = 0.01
 
 
 def elub_bounds(ss_llr, ds_llr) -> tuple[float, float]:
@@ -17,50 +18,65 @@ def elub_bounds(ss_llr, ds_llr) -> tuple[float, float]:
     Parameters
     ----------
     ss_llr, ds_llr : array_like
-        Natural-log LLRs of same-source and different-source trials (+-inf allowed).
+        Natural-log LLRs of same-source (Hp) and different-source (Hd) trials
+        (+-inf allowed, NaN not).
 
     Returns
     -------
     (float, float)
-        ``lower <= 0 <= upper``, natural-log LLR bounds.
+        ``lower <= 0 <= upper``, natural-log LLR bounds; in log10 units they are
+        multiples of 0.01 with ``-log10(N_ss + 1) < lower`` and ``upper < log10(N_ds + 1)``.
 
     Notes
     -----
-    Vergeer et al. [1]_: for each threshold ``rho`` (log10 LR) on a grid of step 0.01,
-    one misleading LR equal to the threshold is added to the validation set (to the SS
-    set for ``rho < 0``, to the DS set for ``rho >= 0``) and the normalised Bayes error
-    of deciding with threshold ``theta = 10^rho`` is computed:
+    Empirical lower and upper bound of Vergeer et al. [1]_ in the operational form of
+    the lir package [2]_. Thresholds ``t`` (log10 LR) run over a grid of step 0.01.
+    One misleading LR is added to each side: an Hp trial whose LR is below every
+    threshold and an Hd trial whose LR is above every threshold. Deciding "Hp" when
+    ``log10 LR > t`` costs, per unit prior weight,
 
-    * ``rho < 0``: ``NBE = P(LR <= theta | Hp) / theta + P(LR > theta | Hd)``,
-    * ``rho >= 0``: ``NBE = theta P(LR >= theta | Hd) + P(LR < theta | Hp)``.
+    ``E_sys(t) = (#{Hp: log10 LR <= t} + 1) / (N_ss + 1)
+    + 10^t (#{Hd: log10 LR > t} + 1) / (N_ds + 1)``,
 
-    The bounds are the smallest and largest ``rho`` with ``NBE < 1`` (the LR system beats
-    the neutral system LR = 1 there), widened to include 0. The added misleading LR keeps
-    them inside ``-log10(N_ss + 1) < LB`` and ``UB < log10(N_ds + 1)``. Each threshold
-    costs one ``searchsorted`` in the sorted LLRs: O((n + grid) log n).
+    while the neutral system (LR = 1 for every trial) costs ``E_0(t) = min(1, 10^t)``;
+    ``E_sys / E_0`` is the normalised Bayes error rate. The system is *worse than
+    neutral* at ``t`` when ``E_sys(t) > E_0(t)``. The lower bound is the largest
+    ``t <= 0`` where it is worse, plus one step; the upper bound the smallest ``t >= 0``
+    where it is worse, minus one step; both are then widened to include 0. Thanks to
+    the added misleading LRs every ``t < -log10(N_ss + 1)`` and every
+    ``t > log10(N_ds + 1)`` is worse than neutral, which keeps the bounds strictly
+    inside those limits. The LLRs are sorted once and each threshold costs one
+    ``searchsorted``: O((n + grid) log n) time, O(n + grid) memory (no n x grid matrix).
 
     References
     ----------
     .. [1] P. Vergeer, A. van Es, A. de Jongh, I. Alberink, R. Stoel, "Numerical
            likelihood ratios outputted by LR systems are often based on extrapolation:
            when to stop extrapolating?", Science & Justice 56 (2016) 482-491.
+    .. [2] Netherlands Forensic Institute, lir: likelihood ratio library, function
+           ``elub`` (bayeserror module), documentation of the ELUB bounder.
     """
+    low, high = elub_bounds_log10(ss_llr, ds_llr)
+    return float(low * _LN10), float(high * _LN10)
+
+
+def elub_bounds_log10(ss_llr, ds_llr) -> tuple[float, float]:
+    """:func:`elub_bounds` in log10 units: exact multiples of 0.01 (rounded to 2 decimals)."""
     ss, ds = check_pair(ss_llr, ds_llr)
     hp, hd = np.sort(ss / _LN10), np.sort(ds / _LN10)
     n_hp, n_hd = hp.size, hd.size
-    reach = np.log10(max(n_hp, n_hd) + 1) + _STEP
-    rho = np.arange(-np.ceil(reach / _STEP), np.ceil(reach / _STEP) + 1) * _STEP
-    neg, pos = rho[rho < 0], rho[rho >= 0]
-    nbe_neg = (np.searchsorted(hp, neg, side="right") + 1) / (n_hp + 1) / 10.0**neg + (
-        n_hd - np.searchsorted(hd, neg, side="right")
-    ) / n_hd
-    nbe_pos = 10.0**pos * (n_hd - np.searchsorted(hd, pos, side="left") + 1) / (
-        n_hd + 1
-    ) + np.searchsorted(hp, pos, side="left") / n_hp
-    good = rho[np.concatenate([nbe_neg, nbe_pos]) < 1]
-    lower = min(float(good.min()), 0.0) if good.size else 0.0
-    upper = max(float(good.max()), 0.0) if good.size else 0.0
-    return float(lower * _LN10), float(upper * _LN10)
+    k_low = int(np.floor(-np.log10(n_hp + 1) / STEP_LOG10)) - 1
+    k_high = int(np.ceil(np.log10(n_hd + 1) / STEP_LOG10)) + 1
+    k = np.arange(k_low, k_high + 1)
+    t = k * STEP_LOG10
+    p_miss = (np.searchsorted(hp, t, side="right") + 1) / (n_hp + 1)
+    p_fa = (n_hd - np.searchsorted(hd, t, side="right") + 1) / (n_hd + 1)
+    theta = 10.0**t
+    worse = p_miss + theta * p_fa > np.minimum(1.0, theta)
+    # the grid ends lie beyond the limits, so both searches always find a worse threshold
+    k_lower = min(int(k[(k <= 0) & worse].max()) + 1, 0)
+    k_upper = max(int(k[(k >= 0) & worse].min()) - 1, 0)
+    return round(k_lower * STEP_LOG10, 2), round(k_upper * STEP_LOG10, 2)
 
 
 class ELUB(BaseCalibrator):
@@ -71,13 +87,28 @@ class ELUB(BaseCalibrator):
     calibrator : Calibrator
         The calibrator to bound (fitted by :meth:`fit`).
 
+    Attributes
+    ----------
+    bounds_ : (float, float)
+        Natural-log LLR bounds.
+    bounds_log10_ : (float, float)
+        The same in log10 units (multiples of 0.01).
+
     Notes
     -----
-    ``fit`` fits the calibrator, computes its LLRs on the training scores and their
-    :func:`elub_bounds`; ``llr`` clips the calibrator's LLRs to them. Bounds from the
-    training LLRs are slightly wider than bounds from cross-validated LLRs would be
-    (the calibrator has seen those scores); the case pipeline reports the
-    cross-validated metrics beside them.
+    ``fit`` fits the calibrator on ``(ss, ds)``, computes its LLRs on those same
+    training scores and their :func:`elub_bounds`; ``llr`` clips the calibrator's
+    LLRs to ``[bounds_[0], bounds_[1]]``. Using the training LLRs is the choice made
+    here because it needs one fit and is deterministic; the alternative, bounds from
+    cross-validated LLRs (each score calibrated by a model that did not see it), is
+    closer to the spirit of a validation set and usually gives slightly narrower
+    bounds: compute them with ``elub_bounds(*cross_validated_llr(...))`` from
+    :mod:`forensic_lr.uncertainty` when that is wanted. The case pipeline reports the
+    cross-validated metrics beside the bounds.
+
+    References
+    ----------
+    .. [1] P. Vergeer et al., Science & Justice 56 (2016) 482-491 (see :func:`elub_bounds`).
     """
 
     def __init__(self, calibrator) -> None:
@@ -90,8 +121,8 @@ class ELUB(BaseCalibrator):
     def fit(self, ss, ds) -> ELUB:
         ss, ds = self._validate(ss, ds)
         self.calibrator.fit(ss, ds)
-        self.bounds_ = elub_bounds(self.calibrator.llr(ss), self.calibrator.llr(ds))
-        self.bounds_log10_ = (float(self.bounds_[0] / _LN10), float(self.bounds_[1] / _LN10))
+        self.bounds_log10_ = elub_bounds_log10(self.calibrator.llr(ss), self.calibrator.llr(ds))
+        self.bounds_ = (self.bounds_log10_[0] * _LN10, self.bounds_log10_[1] * _LN10)
         self.fitted_ = True
         return self
 
@@ -102,9 +133,14 @@ class ELUB(BaseCalibrator):
     def llr(self, scores) -> np.ndarray:
         return np.clip(self.unbounded_llr(scores), *self.bounds_)
 
-    def density(self, scores):
-        """The wrapped calibrator's densities (if it has them)."""
-        return self.calibrator.density(scores)
+    @property
+    def density(self):
+        """The wrapped calibrator's ``density`` method (absent for non-generative ones).
+
+        Bounding changes LLRs, not the class densities, so they are passed through;
+        ``hasattr(elub, "density")`` is ``False`` when the wrapped calibrator has none.
+        """
+        return self.calibrator.density
 
     def params(self) -> dict:
         self._scores([0.0])

@@ -6,6 +6,7 @@ import numpy as np
 from scipy.stats import norm
 
 from .._resample import bootstrap_index_chunks
+from ..errors import InputError
 from .base import BaseCalibrator
 
 
@@ -56,6 +57,8 @@ class GaussianCalibrator(TwoNormalsCalibrator):
     ----------
     .. [1] D. Ramos, J. Gonzalez-Rodriguez, "Reliable support: measuring calibration of
            likelihood ratios", Forensic Science International 230 (2013) 156-169.
+    .. [2] D. Ramos, "Calibración extrínseca" (course slides, seed 000): generative
+           Gaussian calibration, worked example LR = 0,35 / 0,15 = 2,33.
     """
 
     name = "gaussian"
@@ -68,8 +71,13 @@ class GaussianCalibrator(TwoNormalsCalibrator):
             var_ss = var_ds = 0.5 * (var_ss + var_ds)
         return mean_ss, np.sqrt(var_ss), mean_ds, np.sqrt(var_ds)
 
+    def _check_options(self) -> None:
+        if not isinstance(self.equal_variance, bool):
+            raise InputError(f"equal_variance must be true or false, got {self.equal_variance!r}")
+
     def fit(self, ss, ds) -> GaussianCalibrator:
         ss, ds = self._validate(ss, ds)
+        self._check_options()
         m_ss, v_ss = _row_moments(ss)
         m_ds, v_ds = _row_moments(ds)
         self.mean_ss_, self.sd_ss_, self.mean_ds_, self.sd_ds_ = (
@@ -96,6 +104,7 @@ class GaussianCalibrator(TwoNormalsCalibrator):
         :func:`forensic_lr._resample.bootstrap_index_chunks`. Constant resamples give NaN.
         """
         ss, ds = self._validate(ss, ds)
+        self._check_options()
         s = np.asarray(scores, dtype=np.float64)
         rows = []
         for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+from scipy.optimize import minimize
 from scipy.special import expit
 
+from .._checks import as_score_array
 from .._resample import bootstrap_index_chunks
 from ..errors import ConvergenceError, InputError
 from .base import BaseCalibrator
@@ -15,51 +17,108 @@ _STEP_TOL = 1e-12
 #: A training cross-entropy this small (nats) is only reached by separated classes, where
 #: the loss tends to zero as the slope grows without bound (no finite optimum).
 _SEPARATED = 1e-8
+_SEPARATED_TEXT = (
+    "logistic calibration has no finite solution: the SS and DS scores are (almost) "
+    "perfectly separated, so the best fit has an infinite slope and would report "
+    "infinite LRs. Use the 'pav' or 'bayes' method, or set a penalty, e.g. l2 = 0.01"
+)
+
+
+def _softplus_loss(z: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``sum_i w_i log(1 + e^{-z_i})`` for SS (y = 1), ``log(1 + e^{z_i})`` for DS (last axis)."""
+    return np.sum(w * np.logaddexp(0.0, np.where(y == 1, -z, z)), axis=-1)
 
 
 def _objective(theta, x, y, w, l2):
-    z = x @ theta
-    loss = np.sum(w * np.where(y == 1, np.logaddexp(0, -z), np.logaddexp(0, z)))
-    return loss + 0.5 * l2 * np.sum(theta[1:] ** 2)
+    return _softplus_loss(x @ theta, y, w) + 0.5 * l2 * np.sum(theta[1:] ** 2)
+
+
+def _gradient_hessian(theta, x, y, w, penalty):
+    p = expit(x @ theta)
+    grad = x.T @ (w * (p - y)) + penalty * theta
+    hess = (x * (w * p * (1 - p))[:, None]).T @ x + np.diag(penalty)
+    return grad, hess
 
 
 def _newton(x, y, w, l2, theta0):
-    """Newton's method with backtracking line search on the convex objective."""
-    penalty = np.full(x.shape[1], l2)
+    """Minimise the weighted cross-entropy (+ ridge on ``theta[1:]``) from ``theta0``.
+
+    Newton's method with Armijo backtracking; stops when every gradient component is
+    below 1e-10 or the Newton step is below 1e-12 relative to ``theta``. If 100 Newton
+    iterations do not get there, ``scipy.optimize.minimize`` (trust-exact, with the
+    exact gradient and Hessian) takes over. Returns ``(theta, iterations)``.
+
+    Raises
+    ------
+    ConvergenceError
+        The loss vanishes or ``theta`` diverges without a penalty (separated classes),
+        or neither solver reaches the tolerance.
+    """
+    penalty = np.full(x.shape[1], float(l2))
     penalty[0] = 0.0
-    theta = theta0.copy()
+    theta = np.array(theta0, dtype=np.float64)
     value = _objective(theta, x, y, w, l2)
     for iteration in range(1, _MAX_ITER + 1):
-        p = expit(x @ theta)
-        grad = x.T @ (w * (p - y)) + penalty * theta
-        if np.max(np.abs(grad)) < _GRAD_TOL:
-            if l2 == 0 and value < _SEPARATED:
-                break  # "converged" only because the loss vanishes: separated classes
-            return theta, iteration
-        hess = (x * (w * p * (1 - p))[:, None]).T @ x + np.diag(penalty)
+        grad, hess = _gradient_hessian(theta, x, y, w, penalty)
         step = np.linalg.solve(hess, grad)
-        if np.max(np.abs(step)) < _STEP_TOL * (1.0 + np.max(np.abs(theta))):
-            # the gradient is at its rounding floor (about 1e-10 for thousands of terms)
+        small_step = np.max(np.abs(step)) < _STEP_TOL * (1.0 + np.max(np.abs(theta)))
+        if np.max(np.abs(grad)) < _GRAD_TOL or small_step:
+            # the gradient can sit at its rounding floor (about 1e-10 for thousands of
+            # terms): a vanishing Newton step then means convergence too
             if l2 == 0 and value < _SEPARATED:
-                break
-            return theta, iteration
-        size = 1.0
+                raise ConvergenceError(_SEPARATED_TEXT)
+            # the last (tiny) Newton step polishes the solution to rounding level
+            return theta - step, iteration
+        size, slope = 1.0, grad @ -step
         while True:
             candidate = theta - size * step
             new_value = _objective(candidate, x, y, w, l2)
             # Armijo condition, with slack for rounding once the loss is flat to ~1e-16
-            slack = 1e-14 * abs(value)
-            if new_value <= value + 1e-4 * size * (grad @ -step) + slack or size < 1e-10:
+            if new_value <= value + 1e-4 * size * slope + 1e-14 * abs(value) or size < 1e-10:
                 break
             size *= 0.5
         theta, value = candidate, new_value
         if np.max(np.abs(theta)) > 1e8:
-            break
-    raise ConvergenceError(
-        "logistic calibration did not converge: the SS and DS scores are (almost) perfectly "
-        "separated, so the best fit has an infinite slope. Use the 'pav' or 'bayes' method, "
-        "or set a penalty, e.g. l2 = 0.01"
+            raise ConvergenceError(_SEPARATED_TEXT)
+    return _scipy_fallback(x, y, w, l2, theta, penalty)
+
+
+def _scipy_fallback(x, y, w, l2, theta, penalty):
+    """Second attempt with scipy's trust-region solver when Newton ran out of iterations."""
+    result = minimize(
+        _objective,
+        theta,
+        args=(x, y, w, l2),
+        jac=lambda t, *a: _gradient_hessian(t, x, y, w, penalty)[0],
+        hess=lambda t, *a: _gradient_hessian(t, x, y, w, penalty)[1],
+        method="trust-exact",
+        options={"gtol": _GRAD_TOL, "maxiter": 1000},
     )
+    grad = _gradient_hessian(result.x, x, y, w, penalty)[0]
+    if l2 == 0 and result.fun < _SEPARATED:
+        raise ConvergenceError(_SEPARATED_TEXT)
+    if not np.max(np.abs(grad)) < 1e3 * _GRAD_TOL:
+        raise ConvergenceError(
+            f"logistic calibration did not converge (largest gradient component "
+            f"{np.max(np.abs(grad)):.3g} after Newton and scipy trust-exact); check the "
+            "scores for extreme outliers or use the 'pav' or 'bayes' method"
+        )
+    return result.x, _MAX_ITER + int(result.nit)
+
+
+def _separated(ss_min, ss_max, ds_min, ds_max):
+    """Whether a monotone (linear) fit has no finite optimum: the classes do not overlap.
+
+    The maximum-likelihood slope is finite exactly when some DS score exceeds some SS
+    score and vice versa; touching classes (``max ds == min ss``) are quasi-separated,
+    which has no finite optimum either.
+    """
+    return (ds_max <= ss_min) | (ss_max <= ds_min)
+
+
+def _standardisation(m_ss, v_ss, m_ds, v_ds):
+    """Centre and scale of the pooled background with the two classes weighted equally."""
+    return 0.5 * (m_ss + m_ds), np.sqrt(0.5 * (v_ss + v_ds) + 0.25 * (m_ss - m_ds) ** 2)
 
 
 class LogisticCalibrator(BaseCalibrator):
@@ -68,29 +127,53 @@ class LogisticCalibrator(BaseCalibrator):
     Parameters
     ----------
     quadratic : bool
-        Add a quadratic term ``c s^2``.
+        Add a quadratic term ``c s^2`` (default False). The LLR is then not monotone in
+        general.
     l2 : float
-        Ridge penalty ``(l2 / 2) (b'^2 + c'^2)`` on the coefficients of the standardised
-        score ``s' = (s - m) / sd`` (``m``, ``sd``: mean and standard deviation of the
-        background scores with the two classes weighted equally); the intercept is not
-        penalised. Default 0 (plain maximum likelihood).
+        Ridge penalty strength ``lambda >= 0`` (default 0: plain maximum likelihood), see
+        Notes for exactly what it multiplies.
+
+    Attributes
+    ----------
+    theta_ : ndarray
+        Coefficients on the standardised score ``u = (s - centre_) / scale_``.
+    centre_, scale_ : float
+        Mean and standard deviation of the background scores with the two classes
+        weighted equally: ``centre = (m_ss + m_ds) / 2``,
+        ``scale^2 = (v_ss + v_ds) / 2 + (m_ss - m_ds)^2 / 4`` (ML variances).
+    n_iter_ : int
+        Newton iterations used.
 
     Notes
     -----
-    Minimises ``J = 1/(2 N_ss) sum_ss log(1 + e^{-z}) + 1/(2 N_ds) sum_ds log(1 + e^{z})
-    + penalty`` with ``z`` the linear predictor: each class weighs 1/2 whatever its size,
-    so ``z`` is a log *likelihood* ratio (prior log odds 0), and ``J / ln 2`` is the Cllr of
-    the training scores [1]_. Newton's method with backtracking line search, stopped when
-    every gradient component is below 1e-10 or the Newton step is below 1e-12 (relative;
-    the gradient's rounding floor is about 1e-10 for thousands of scores). Perfectly
-    separated classes have no finite solution: the fit stops with a
-    :class:`~forensic_lr.errors.ConvergenceError`.
+    With ``z(s) = t0 + t1 u (+ t2 u^2)``, ``u = (s - centre) / scale``, the fit minimises
+
+    ``J = 1/(2 N_ss) sum_ss log(1 + e^{-z}) + 1/(2 N_ds) sum_ds log(1 + e^{z})
+    + (lambda / 2) (t1^2 + t2^2)``
+
+    Each class weighs 1/2 whatever its size, so ``z`` is a log *likelihood* ratio
+    (prior log odds 0) and, without the penalty, ``J / ln 2`` is the Cllr of the
+    training scores [1]_ [2]_. The penalty acts on the coefficients of the
+    *standardised* score, so its effect does not depend on the units of the score,
+    and it does not shrink the intercept. It is not divided by the number of scores:
+    its weight relative to the data term (a mean, not a sum) stays the same as the
+    background grows. In scikit-learn's parameterisation (sum of balanced-weight
+    losses plus ``||w||^2 / (2 C)`` on the raw-score coefficients) this is
+    ``C = 1 / (lambda N)`` after standardising the scores, ``N = N_ss + N_ds``.
+
+    Newton's method with backtracking line search, stopped when every gradient
+    component is below 1e-10 (or the Newton step is below 1e-12 relative, the rounding
+    floor), with ``scipy.optimize.minimize`` (trust-exact) as fallback. Without a
+    penalty, classes that do not overlap (``max(ds) <= min(ss)``) have no finite
+    solution: the fit raises :class:`~forensic_lr.errors.ConvergenceError` instead of
+    returning huge coefficients. ``llr`` is finite for every finite score.
 
     References
     ----------
-    .. [1] N. Brummer, "FoCal: Tools for fusion and calibration of automatic speaker
-           detection systems", 2005; N. Brummer, D. A. van Leeuwen, "On calibration of
-           language recognition scores", Odyssey 2006.
+    .. [1] N. Brummer, J. du Preez, "Application-independent evaluation of speaker
+           detection", Computer Speech and Language 20 (2006) 230-275.
+    .. [2] N. Brummer, D. A. van Leeuwen, "On calibration of language recognition
+           scores", IEEE Odyssey 2006.
     """
 
     name = "logistic"
@@ -99,6 +182,17 @@ class LogisticCalibrator(BaseCalibrator):
         self.quadratic = quadratic
         self.l2 = l2
 
+    def _check_options(self) -> float:
+        if not isinstance(self.quadratic, bool):
+            raise InputError(f"quadratic must be true or false, got {self.quadratic!r}")
+        try:
+            l2 = float(self.l2)
+        except (TypeError, ValueError):
+            l2 = float("nan")
+        if not (np.isfinite(l2) and l2 >= 0):
+            raise InputError(f"l2 must be a number >= 0, got {self.l2!r}")
+        return l2
+
     def _features(self, s: np.ndarray) -> np.ndarray:
         u = (s - self.centre_) / self.scale_
         cols = [np.ones_like(u), u] + ([u * u] if self.quadratic else [])
@@ -106,15 +200,15 @@ class LogisticCalibrator(BaseCalibrator):
 
     def fit(self, ss, ds) -> LogisticCalibrator:
         ss, ds = self._validate(ss, ds)
-        if not (np.isfinite(self.l2) and self.l2 >= 0):
-            raise InputError(f"l2 must be a number >= 0, got {self.l2!r}")
-        m_ss, m_ds = ss.mean(), ds.mean()
-        self.centre_ = 0.5 * (m_ss + m_ds)
-        self.scale_ = float(np.sqrt(0.5 * (ss.var() + ds.var()) + 0.25 * (m_ss - m_ds) ** 2))
+        l2 = self._check_options()
+        if l2 == 0 and _separated(ss.min(), ss.max(), ds.min(), ds.max()):
+            raise ConvergenceError(_SEPARATED_TEXT)
+        centre, scale = _standardisation(ss.mean(), ss.var(), ds.mean(), ds.var())
+        self.centre_, self.scale_ = float(centre), float(scale)
         x = self._features(np.concatenate([ss, ds]))
         y = np.concatenate([np.ones(ss.size), np.zeros(ds.size)])
         w = np.concatenate([np.full(ss.size, 0.5 / ss.size), np.full(ds.size, 0.5 / ds.size)])
-        self.theta_, self.n_iter_ = _newton(x, y, w, float(self.l2), np.zeros(x.shape[1]))
+        self.theta_, self.n_iter_ = _newton(x, y, w, l2, np.zeros(x.shape[1]))
         self.fitted_ = True
         return self
 
@@ -123,6 +217,7 @@ class LogisticCalibrator(BaseCalibrator):
 
     def coefficients(self) -> tuple[float, ...]:
         """``(a, b)`` or ``(a, b, c)`` of ``llr = a + b s + c s^2`` in raw score units."""
+        self._scores([0.0])
         m, d = self.centre_, self.scale_
         t = self.theta_
         if not self.quadratic:
@@ -134,60 +229,196 @@ class LogisticCalibrator(BaseCalibrator):
         )
 
     def params(self) -> dict:
-        self._scores([0.0])
         names = ("intercept", "slope", "quadratic")
         out: dict = dict(zip(names, self.coefficients(), strict=False))
-        out.update(l2=float(self.l2), iterations=int(self.n_iter_))
+        out.update(
+            l2=float(self.l2),
+            centre=self.centre_,
+            scale=self.scale_,
+            iterations=int(self.n_iter_),
+        )
         return out
 
     def bootstrap_llr(self, ss, ds, scores, *, n, rng, progress=None) -> np.ndarray:
-        """Bootstrap refits solved together: one batched Newton iteration for all replicates.
+        """LLRs at ``scores`` from ``n`` bootstrap refits solved together (batched Newton).
 
-        A resample is a vector of multiplicities over the background scores, so every
-        replicate shares the feature matrix; each iteration solves all replicates'
-        2x2 (3x3) Newton systems at once, starting from the full-data solution. The
-        standardisation is kept from the full data, which leaves the fitted LLR function
-        of an unpenalised fit unchanged; with ``l2 > 0`` the penalty depends on the
-        standardisation, so each replicate is refitted with :meth:`fit` instead.
-        Replicates that do not converge in 50 iterations (e.g. a separable resample)
-        give NaN.
+        Parameters
+        ----------
+        ss, ds : array_like
+            Background scores.
+        scores : array_like
+            Where to evaluate each refit.
+        n : int
+            Number of replicates.
+        rng : numpy.random.Generator
+            Source of the resampling draws (:func:`forensic_lr._resample.bootstrap_index_chunks`).
+        progress : callable, optional
+            Called as ``progress(done, n)`` after each block of replicates.
+
+        Returns
+        -------
+        ndarray, shape (n, len(scores))
+            Row ``b`` equals ``fit(ss[idx_ss[b]], ds[idx_ds[b]]).llr(scores)`` to about
+            1e-9; NaN where that fit would fail (a constant or separated resample) or
+            the batched iteration does not converge.
+
+        Notes
+        -----
+        A resample is a vector of multiplicities over the background scores, so all
+        replicates share one feature matrix ``X`` (standardised with the full data).
+        Replicate ``b`` standardises with its own centre and scale, exactly as
+        :meth:`fit` does, which is an affine change of the score: its features are
+        ``X T_b`` with an upper-triangular ``T_b``. Newton's method then runs on all
+        replicates at once: gradients ``T_b' X' (w_b (p_b - y)) + lambda theta_b`` and
+        Hessians ``T_b' X' W_b X T_b + diag(lambda)`` for every ``b`` come from a few
+        array products, the 2x2 (3x3) systems are solved together by
+        ``numpy.linalg.solve``, with the same stopping rule as :meth:`fit` and a
+        per-replicate Armijo backtracking wherever a full step could fail (see
+        ``_batched_newton``). It starts from the full-data solution.
         """
         ss, ds = self._validate(ss, ds)
-        if self.l2 > 0:
-            return _refit_loop(self, ss, ds, scores, n, rng, progress)
-        self.fit(ss, ds)
-        x = self._features(np.concatenate([ss, ds]))
+        l2 = self._check_options()
+        s_eval = as_score_array(scores, "scores")
+        full = LogisticCalibrator(quadratic=self.quadratic, l2=l2).fit(ss, ds)
+        x = full._features(np.concatenate([ss, ds]))
+        x_eval = full._features(s_eval)
         y = np.concatenate([np.ones(ss.size), np.zeros(ds.size)])
-        x_eval = self._features(np.asarray(scores, dtype=np.float64))
-        penalty = np.full(x.shape[1], float(self.l2))
-        penalty[0] = 0.0
         rows = []
         for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
-            k = idx_ss.shape[0]
-            counts_ss = _row_counts(idx_ss, ss.size) * (0.5 / ss.size)
-            counts_ds = _row_counts(idx_ds, ds.size) * (0.5 / ds.size)
-            w = np.concatenate([counts_ss, counts_ds], axis=1)  # (k, N) weights
-            theta = np.tile(self.theta_, (k, 1))
-            done = np.zeros(k, dtype=bool)
-            for _ in range(50):
-                p = expit(theta @ x.T)
-                grad = (w * (p - y)) @ x + penalty * theta
-                hess = np.einsum("kn,ni,nj->kij", w * p * (1 - p), x, x) + np.diag(penalty)
-                with np.errstate(all="ignore"):
-                    step = np.linalg.solve(hess, grad[..., None])[..., 0]
-                small = np.max(np.abs(step), axis=1) < _STEP_TOL * (
-                    1.0 + np.max(np.abs(theta), axis=1)
+            r_ss, r_ds = ss[idx_ss], ds[idx_ds]
+            centre, scale = _standardisation(
+                r_ss.mean(axis=1), r_ss.var(axis=1), r_ds.mean(axis=1), r_ds.var(axis=1)
+            )
+            bad = (r_ss.min(axis=1) == r_ss.max(axis=1)) | (r_ds.min(axis=1) == r_ds.max(axis=1))
+            if l2 == 0:
+                bad |= _separated(
+                    r_ss.min(axis=1), r_ss.max(axis=1), r_ds.min(axis=1), r_ds.max(axis=1)
                 )
-                done = (np.max(np.abs(grad), axis=1) < _GRAD_TOL) | small
-                if done.all():
-                    break
-                theta = theta - step
-            out = theta @ x_eval.T
-            out[~done] = np.nan
+            scale = np.where(bad, 1.0, scale)
+            w = np.concatenate(
+                [
+                    _row_counts(idx_ss, ss.size) * (0.5 / ss.size),
+                    _row_counts(idx_ds, ds.size) * (0.5 / ds.size),
+                ],
+                axis=1,
+            )
+            # replicate features: u_b = a u + c with a = scale_full / scale_b
+            a = full.scale_ / scale
+            c = (full.centre_ - centre) / scale
+            t_mat = _affine_feature_map(a, c, self.quadratic)
+            start = np.tile(full.theta_, (a.size, 1))[..., None]
+            theta0 = np.linalg.solve(t_mat, start)[..., 0]
+            theta, done = _batched_newton(x, y, w, l2, t_mat, theta0, bad)
+            beta = np.einsum("kij,kj->ki", t_mat, theta)  # coefficients on the full-data features
+            out = beta @ x_eval.T
+            out[bad | ~done] = np.nan
             rows.append(out)
             if progress is not None:
                 progress(sum(r.shape[0] for r in rows), n)
         return np.vstack(rows)
+
+
+def _affine_feature_map(a: np.ndarray, c: np.ndarray, quadratic: bool) -> np.ndarray:
+    """Matrices ``T_b`` with ``[1, u_b, u_b^2] = [1, u, u^2] T_b`` for ``u_b = a_b u + c_b``."""
+    k = a.size
+    size = 3 if quadratic else 2
+    t = np.zeros((k, size, size))
+    t[:, 0, 0] = 1.0
+    t[:, 0, 1], t[:, 1, 1] = c, a
+    if quadratic:
+        t[:, 0, 2], t[:, 1, 2], t[:, 2, 2] = c * c, 2 * a * c, a * a
+    return t
+
+
+def _largest_change(delta: np.ndarray, u_low: float, u_high: float) -> np.ndarray:
+    """``max |delta . [1, u, u^2]|`` over ``u`` in ``[u_low, u_high]`` for each row.
+
+    A linear (quadratic) function of ``u`` is largest in magnitude at an end of the
+    interval (or at the vertex of the parabola), so three evaluations are exact.
+    """
+    points = [np.full(delta.shape[0], u_low), np.full(delta.shape[0], u_high)]
+    if delta.shape[1] == 3:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            vertex = -delta[:, 1] / (2 * delta[:, 2])
+        points.append(np.clip(np.nan_to_num(vertex), u_low, u_high))
+    out = np.zeros(delta.shape[0])
+    for u in points:
+        feats = np.stack([np.ones_like(u), u, u * u][: delta.shape[1]], axis=1)
+        out = np.maximum(out, np.abs(np.sum(delta * feats, axis=1)))
+    return out
+
+
+def _batched_newton(x, y, w, l2, t_mat, theta, skip):
+    """Newton with Armijo backtracking for every replicate at once; see ``bootstrap_llr``.
+
+    Returns ``(theta, converged)``; replicates in ``skip`` are not iterated. Every
+    (replicates x scores) product is a matrix multiplication: ``z = B X'``, the
+    gradients ``(w (p - y)) X`` and the Hessians ``(w p (1 - p)) [x_i x_j]`` at once.
+
+    The objective is only evaluated where a full Newton step could fail the Armijo test.
+    Per score the logistic loss has ``|third derivative| <= second derivative``, so along
+    a step that changes every linear predictor by at most ``t`` the objective stays
+    below its quadratic model with the curvature term scaled by
+    ``psi(t) = (e^t - t - 1) / t^2`` (generalised self-concordance [1]_): a Newton step
+    with decrement ``delta`` lowers it by at least ``(1 - psi(t)) delta``. With
+    ``t <= 1``, ``psi <= 0.72`` and the full step passes Armijo (``c = 1e-4``) for sure.
+
+    References
+    ----------
+    .. [1] F. Bach, "Self-concordant analysis for logistic regression", Electronic
+           Journal of Statistics 4 (2010) 384-414.
+    """
+    k, m = theta.shape
+    penalty = np.full(m, l2)
+    penalty[0] = 0.0
+    xx = (x[:, :, None] * x[:, None, :]).reshape(x.shape[0], m * m)
+    wy = w * y  # softplus(z) - y z is log(1 + e^{-z}) for SS (y = 1), log(1 + e^z) for DS
+    u_low, u_high = float(x[:, 1].min()), float(x[:, 1].max())
+
+    def values(rows, th):
+        z = np.einsum("kij,kj->ki", t_mat[rows], th) @ x.T
+        data = np.sum(w[rows] * np.logaddexp(0.0, z), axis=1) - np.sum(wy[rows] * z, axis=1)
+        return data + 0.5 * l2 * np.sum(th[:, 1:] ** 2, axis=1)
+
+    converged = np.zeros(k, dtype=bool)
+    failed = skip.copy()
+    for _ in range(_MAX_ITER):
+        p = expit(np.einsum("kij,kj->ki", t_mat, theta) @ x.T)
+        wp = w * p
+        wpq = np.multiply(wp, p, out=p)  # w p^2 (p's memory is reused, as below)
+        np.subtract(wp, wpq, out=wpq)  # w p (1 - p)
+        h0 = (wpq @ xx).reshape(k, m, m)
+        g0 = np.subtract(wp, wy, out=wp) @ x  # (w p - w y) X
+        grad = np.einsum("kji,kj->ki", t_mat, g0) + penalty * theta
+        hess = np.einsum("kai,kab,kbj->kij", t_mat, h0, t_mat) + np.diag(penalty)
+        with np.errstate(all="ignore"):
+            step = np.linalg.solve(hess, grad[..., None])[..., 0]
+        failed |= ~np.isfinite(step).all(axis=1) | (np.max(np.abs(theta), axis=1) > 1e8)
+        small = np.max(np.abs(step), axis=1) < _STEP_TOL * (1.0 + np.max(np.abs(theta), axis=1))
+        newly = ~(converged | failed) & ((np.max(np.abs(grad), axis=1) < _GRAD_TOL) | small)
+        theta = theta - np.where(newly[:, None], step, 0.0)  # the polishing step of `_newton`
+        converged |= newly
+        active = ~(converged | failed)
+        if not active.any():
+            break
+        change = _largest_change(np.einsum("kij,kj->ki", t_mat, step), u_low, u_high)
+        sure = active & (change <= 1.0)
+        theta = theta - np.where(sure[:, None], step, 0.0)
+        search = np.flatnonzero(active & ~sure)
+        if search.size:
+            th, st = theta[search], step[search]
+            value = values(search, th)
+            slope = np.sum(grad[search] * -st, axis=1)
+            size = np.ones(search.size)
+            for _ in range(40):
+                candidate = th - size[:, None] * st
+                bound = value + 1e-4 * size * slope + 1e-14 * np.abs(value)
+                ok = values(search, candidate) <= bound
+                if ok.all():
+                    break
+                size = np.where(ok, size, 0.5 * size)
+            theta[search] = candidate
+    return theta, converged
 
 
 def _row_counts(idx: np.ndarray, size: int) -> np.ndarray:
@@ -195,18 +426,3 @@ def _row_counts(idx: np.ndarray, size: int) -> np.ndarray:
     k = idx.shape[0]
     flat = idx + size * np.arange(k)[:, None]
     return np.bincount(flat.ravel(), minlength=k * size).reshape(k, size).astype(np.float64)
-
-
-def _refit_loop(calibrator, ss, ds, scores, n, rng, progress) -> np.ndarray:
-    """Replicate-by-replicate refits on the same draws as the vectorised hooks."""
-    model = type(calibrator)(**{k: v for k, v in vars(calibrator).items() if not k.endswith("_")})
-    rows = []
-    for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
-        for i_ss, i_ds in zip(idx_ss, idx_ds, strict=True):
-            try:
-                rows.append(model.fit(ss[i_ss], ds[i_ds]).llr(scores))
-            except (InputError, ConvergenceError):
-                rows.append(np.full(np.size(scores), np.nan))
-            if progress is not None:
-                progress(len(rows), n)
-    return np.array(rows)
