@@ -15,12 +15,14 @@ from markupsafe import Markup
 
 from .. import plots
 from ..calibration import make_calibrator
+from ..calibration.checks import calibration_checks
 from ..case import Criteria, finite_or_none
+from ..errors import ForensicLRError
 from ..metrics import evaluate
 from ..pipeline import check_criteria, software_versions
 from ..uncertainty import cross_validated_llr
 from ..validation_stats import bootstrap_metrics
-from . import METRICS, _safe_svg
+from . import METRICS, _check_rows, _safe_svg
 from .render import render, stylesheet, template_roots
 
 #: The validation matrix rows (Meuwly et al. 2017, table 1): characteristic, metric, graphic.
@@ -112,6 +114,7 @@ def build_validation_report(
             for r in rows
         ],
         "best_method": best,
+        "calibration_checks": _checks(*llrs[best]),
         "folds_by": "trial" if groups is None else "source",
         "validation_matrix": matrix,
         "software": software_versions(),
@@ -147,6 +150,7 @@ def build_validation_report(
         "metric_labels": METRICS,
         "short": SHORT,
         "matrix": matrix,
+        "check_rows": _check_rows(record["calibration_checks"]),
         "figures": {k: _safe_svg(v) for k, v in figures.items()},
         "css": Markup(stylesheet(template_dir)),
     }
@@ -178,3 +182,11 @@ def _matrix(rows, best, criteria):
             }
         )
     return out
+
+
+def _checks(ss_llr, ds_llr) -> dict | None:
+    """Calibration checks of the best method's out-of-fold LLRs (None if not computable)."""
+    try:
+        return calibration_checks(ss_llr, ds_llr).to_dict()
+    except ForensicLRError:
+        return None
