@@ -2,6 +2,13 @@
 
 __version__ = "0.1.0"
 
-from .metrics import evaluate
-
 __all__ = ["__version__", "evaluate"]
+
+
+def __getattr__(name: str):
+    """``forensic_lr.evaluate`` is imported on first use (keeps ``forensic-lr --version`` fast)."""
+    if name == "evaluate":
+        from .metrics import evaluate
+
+        return evaluate
+    raise AttributeError(f"module 'forensic_lr' has no attribute {name!r}")
