@@ -17,7 +17,6 @@ import numpy as np
 
 from .errors import InputError
 from .scores import ScoreSet, load_scores
-from .validation_stats import METRICS, bootstrap_metrics, compare_systems
 
 _LABELS = {
     "cllr": "Cllr (bits)", "min_cllr": "minimum Cllr (bits)", "cllr_cal": "Cllr_cal (bits)",
@@ -43,6 +42,8 @@ def ci_record(args: argparse.Namespace, data: ScoreSet, ss_llr, ds_llr) -> dict 
     """``validate --ci bootstrap``: the intervals as a JSON-able dict (None without --ci)."""
     if getattr(args, "ci", "none") != "bootstrap":
         return None
+    from .validation_stats import bootstrap_metrics  # scipy-heavy: imported when used
+
     return bootstrap_metrics(
         ss_llr, ds_llr, by=args.by, ss_sources=data.ss_sources, ds_sources=data.ds_sources,
         n=args.n, level=args.level, seed=args.seed,
@@ -54,8 +55,7 @@ def print_ci(record: dict) -> None:
     pct = f"{100 * record['level']:g}%"
     print(f"{pct} bootstrap intervals by {record['by']} ({record['n']} replicates, "
           f"seed {record['seed']})")
-    for metric in METRICS:
-        item = record["intervals"][metric]
+    for metric, item in record["intervals"].items():
         print(f"{_LABELS[metric]:<26} {_num(item['estimate']):>10}  "
               f"[{_num(item['low'])}, {_num(item['high'])}]")
     print(record["note"])
@@ -113,6 +113,8 @@ def _same_sources(a: ScoreSet, b: ScoreSet, args) -> tuple:
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     """``forensic-lr compare --a A --b B``: paired comparison, as text or JSON."""
+    from .validation_stats import compare_systems  # scipy-heavy: imported when used
+
     names = tuple(n.strip() for n in args.names.split(","))
     if len(names) != 2 or not all(names):
         raise InputError(f"--names {args.names!r}: give two names separated by a comma")

@@ -19,7 +19,6 @@ import argparse
 import json
 
 from .errors import InputError
-from .label_noise import correct_metrics, estimate_error_rates, read_judgements
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -117,6 +116,8 @@ def _pct(x: float | None) -> str:
 
 def _cmd_label_noise(args: argparse.Namespace) -> int:
     """Run ``label-noise correct`` or ``label-noise estimate``; return the exit status."""
+    from .label_noise import correct_metrics, estimate_error_rates, read_judgements
+
     if args.label_noise_command == "correct":
         if args.eps is not None and (args.alpha is not None or args.beta is not None):
             raise InputError("give --eps (independent model) or --alpha and --beta, not both")
