@@ -26,12 +26,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import isotonic_regression
 from scipy.special import ndtr, ndtri
 
 from ._checks import check_pair
 from .errors import ForensicLRWarning, InputError
 from .metrics import evaluate
+from .metrics.cllr import _block_cllr
+from .metrics.pav import _fit_runs, _TieGroups
+from .metrics.roc import _auc, _crossing, _hull
 
 __all__ = [
     "METRICS",
@@ -384,35 +386,12 @@ def _replicate_metrics(s: _Sorted, c_ss: np.ndarray, c_ds: np.ndarray) -> np.nda
 def _count_metrics(n_ss: np.ndarray, n_ds: np.ndarray) -> tuple[float, float, float]:
     """minCllr, EER and AUC from SS and DS counts of ascending units (no empty unit).
 
-    PAV: isotonic regression of the SS share ``n_ss / (n_ss + n_ds)`` weighted by the
-    unit size; a block's prior-neutral LLR is ``log(n_ss,b / N_ss) - log(n_ds,b / N_ds)``
-    and minCllr is the Cllr of those LLRs. The ROC convex hull has its vertices at the
-    block boundaries; the EER is where it crosses ``p_miss = p_fa``. The AUC counts, for
-    each unit, its SS against the DS below it plus half the DS tied with it.
+    The units play the role of the metrics core's tie groups, so the same PAV fit,
+    block Cllr, convex-hull EER and AUC serve both (see :mod:`forensic_lr.metrics`).
     """
-    blocks = np.asarray(isotonic_regression(n_ss / (n_ss + n_ds), weights=n_ss + n_ds).blocks)
-    b_ss = np.add.reduceat(n_ss, blocks[:-1])
-    b_ds = np.add.reduceat(n_ds, blocks[:-1])
-    tot_ss, tot_ds = b_ss.sum(), b_ds.sum()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        llr = np.log(b_ss / tot_ss) - np.log(b_ds / tot_ds)
-        cost_ss = np.where(b_ss > 0, b_ss * np.logaddexp(0.0, -llr), 0.0).sum() / tot_ss
-        cost_ds = np.where(b_ds > 0, b_ds * np.logaddexp(0.0, llr), 0.0).sum() / tot_ds
-    p_miss = np.concatenate([[0.0], np.cumsum(b_ss) / tot_ss])
-    p_fa = np.concatenate([[1.0], 1.0 - np.cumsum(b_ds) / tot_ds])
-    ds_below = np.cumsum(n_ds) - n_ds
-    auc = np.sum(n_ss * (ds_below + 0.5 * n_ds)) / (tot_ss * tot_ds)
-    return (cost_ss + cost_ds) / (2 * _LN2), _crossing(p_miss, p_fa), float(auc)
-
-
-def _crossing(p_miss: np.ndarray, p_fa: np.ndarray) -> float:
-    """Where the polyline through ``(p_fa, p_miss)`` crosses ``p_miss = p_fa``."""
-    d = p_miss - p_fa  # rises from -1 to +1
-    i = int(np.searchsorted(d, 0.0, side="left"))
-    if d[i] == 0.0:
-        return float(p_miss[i])
-    t = -d[i - 1] / (d[i] - d[i - 1])
-    return float(p_miss[i - 1] + t * (p_miss[i] - p_miss[i - 1]))
+    units = _TieGroups(np.arange(n_ss.size, dtype=np.float64), n_ss, n_ds)
+    fit = _fit_runs(units)
+    return _block_cllr(fit), _crossing(_hull(fit)), _auc(units)
 
 
 # --------------------------------------------------------------------------- weights
