@@ -1,8 +1,8 @@
 """Read numeric matrices (e.g. classifier logits) and label columns from .npy or text files.
 
-Text files: comma-, tab- or whitespace-separated values, one row per line, an optional
-header line (recognised because it is not numeric), blank lines and ``#`` comments
-ignored. Errors name the file, the 1-based line as an editor shows it, and the value.
+Text files are read with the score files' reader (:mod:`forensic_lr.scores`): comma-,
+tab-, semicolon- or whitespace-separated values, one row per line, an optional header line
+(recognised because it is not numeric), blank lines and ``#`` comments ignored. Errors name the file, the 1-based line as an editor shows it, and the value.
 """
 
 from __future__ import annotations
@@ -12,33 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import InputError
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _text_rows(path: Path) -> tuple[list[str], list[int], str | None]:
-    """Data lines, their 1-based line numbers, and the delimiter (None = whitespace)."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError("not a UTF-8 text file; give a .npy or CSV file", path=str(path)) from None
-    kept = [(i + 1, ln.strip()) for i, ln in enumerate(text.splitlines())]
-    kept = [(i, ln) for i, ln in kept if ln and not ln.startswith("#")]
-    if not kept:
-        raise InputError("the file has no data rows", path=str(path))
-    first = kept[0][1]
-    delimiter = "," if "," in first else "\t" if "\t" in first else None
-    if not all(_is_number(v) for v in first.split(delimiter)):
-        kept = kept[1:]  # a header line
-    if not kept:
-        raise InputError("the file has a header but no data rows", path=str(path))
-    return [ln for _, ln in kept], [i for i, _ in kept], delimiter
+from .scores import _is_number, _read_table
 
 
 def _load(path, what: str) -> tuple[np.ndarray, list[int] | None]:
@@ -50,24 +24,27 @@ def _load(path, what: str) -> tuple[np.ndarray, list[int] | None]:
             return np.load(path, allow_pickle=False), None
         except ValueError as exc:
             raise InputError(f"not a readable .npy array ({exc})", path=str(path)) from None
-    rows, line_numbers, delimiter = _text_rows(path)
-    width = len(rows[0].split(delimiter))
+    table = _read_table(path)  # the score files' reader: comments, delimiter, header
+    if not table.rows:
+        raise InputError("the file has a header but no data rows", path=str(path))
+    rows, line_numbers = table.rows, table.lines.tolist()
+    width = len(rows[0])
     for row, line in zip(rows, line_numbers, strict=True):
-        if len(row.split(delimiter)) != width:
+        if len(row) != width:
             raise InputError(
-                f"has {len(row.split(delimiter))} values but the first data row has {width}; "
+                f"has {len(row)} values but the first data row has {width}; "
                 "every row needs the same number of columns",
                 path=str(path),
                 line=line,
             )
     try:
-        values = np.loadtxt(rows, delimiter=delimiter, dtype=np.float64, ndmin=2)
+        values = np.array(rows, dtype=np.float64)
     except ValueError:
         for row, line in zip(rows, line_numbers, strict=True):
-            bad = [v for v in row.split(delimiter) if not _is_number(v)]
+            bad = [v for v in row if not _is_number(v)]
             if bad:
                 raise InputError(
-                    f"value {bad[0].strip()!r} is not a number; fix or remove it",
+                    f"value {bad[0]!r} is not a number; fix or remove it",
                     path=str(path),
                     line=line,
                 ) from None
