@@ -2,7 +2,8 @@
 
 Text files are read with the score files' reader (:mod:`forensic_lr.scores`): comma-,
 tab-, semicolon- or whitespace-separated values, one row per line, an optional header line
-(recognised because it is not numeric), blank lines and ``#`` comments ignored. Errors name the file, the 1-based line as an editor shows it, and the value.
+(recognised because it is not numeric), blank lines and ``#`` comments ignored. Errors
+name the file, the 1-based line as an editor shows it, and the value.
 """
 
 from __future__ import annotations
