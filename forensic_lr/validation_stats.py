@@ -54,11 +54,29 @@ METRICS = ("cllr", "min_cllr", "cllr_cal", "eer", "auc", "rmep", "rmed")
 Progress = Callable[[int, int], None]
 #: Classes with at least this many trials get Poisson(1) bootstrap counts.
 POISSON_FROM = 50_000
-#: ``2**32 P(X < k)`` for X ~ Poisson(1), k = 1, 2, ... while below 2**32
-#: (``P(X < k) = e^-1 sum_{j < k} 1/j!``).
-_POISSON_CDF = np.cumsum([math.exp(-1.0) / math.factorial(j) for j in range(20)])
-_POISSON_STEPS = np.round(2.0**32 * _POISSON_CDF[_POISSON_CDF * 2.0**32 < 2.0**32 - 0.5])
-_POISSON_STEPS = _POISSON_STEPS.astype(np.uint32)
+
+
+def _poisson_tables() -> tuple[list[int], np.ndarray]:
+    """Step tables for Poisson(1) counts from 32 random bits, read one byte first.
+
+    Count ``k`` (k = 0..4) owns ``floor(256 pmf(k))`` consecutive values of the first
+    byte ``u``: ``count = #{k : u >= byte_steps[k]}`` (4 steps). The byte values from
+    ``byte_steps[4]`` up (3 of 256) carry what remains of every count's probability;
+    there 24 more bits make ``v``, uniform below ``3 * 2**24``, and
+    ``count = #{k : v >= top_steps[k]}``, the steps being the cumulative remainders
+    ``pmf(k) - floor(256 pmf(k)) / 256`` in units of ``2**-32``. Each count thus gets
+    its Poisson(1) probability ``e^-1 / k!`` to within ``2**-32``.
+    """
+    pmf = np.array([math.exp(-1.0) / math.factorial(k) for k in range(24)])
+    in_byte = np.zeros(pmf.size)
+    in_byte[:5] = np.floor(256 * pmf[:5])
+    byte_steps = [int(x) for x in np.cumsum(in_byte[:5])]
+    top_steps = np.round(2.0**32 * np.cumsum(pmf - in_byte / 256))
+    top_steps = top_steps[top_steps < (256 - byte_steps[-1]) * 2.0**24]
+    return byte_steps, top_steps.astype(np.int64)
+
+
+_BYTE_STEPS, _TOP_STEPS = _poisson_tables()
 _LN2 = float(np.log(2.0))
 
 _NOTES = {
@@ -283,11 +301,10 @@ class _Sorted:
 
     order_ss: np.ndarray  # input index of each sorted SS trial
     order_ds: np.ndarray
-    ends_ss: np.ndarray  # sorted position of the last SS trial of each unit holding SS
-    units_ss: np.ndarray  # that unit's number
-    ends_ds: np.ndarray
-    units_ds: np.ndarray
-    n_units: int
+    bounds_ss: np.ndarray  # [j] = number of SS trials in units 0..j-1 (j = 0..n_units)
+    bounds_ds: np.ndarray
+    supports: np.ndarray  # unit boundaries that end a PAV block of the data as given
+    segment: np.ndarray  # [j] = i with supports[i] <= j <= supports[i + 1]
     cost_ss: np.ndarray  # log(1 + e^-llr) in nats; the first n_inf_ss are +inf (llr -inf)
     cost_ds: np.ndarray  # log(1 + e^llr); the last n_inf_ds are +inf (llr +inf)
     n_inf_ss: int
@@ -315,17 +332,20 @@ def _sorted(ss: np.ndarray, ds: np.ndarray) -> _Sorted:
     new_unit[1:] = (kind[1:] != kind[:-1]) | (kind[1:] == 2)
     unit_of_group = np.cumsum(new_unit) - 1
     unit = unit_of_group[group]
-    ends_ss, units_ss = _unit_ends(unit[is_ss])
-    ends_ds, units_ds = _unit_ends(unit[~is_ss])
+    n_units = int(unit_of_group[-1]) + 1
+    bounds_ss = _unit_bounds(unit[is_ss], n_units)
+    bounds_ds = _unit_bounds(unit[~is_ss], n_units)
+    units = _TieGroups(np.arange(n_units, dtype=np.float64), np.diff(bounds_ss), np.diff(bounds_ds))
+    supports = np.append(0, _fit_runs(units).block_high.astype(np.intp) + 1)
     ss_sorted, ds_sorted = values[is_ss], values[~is_ss]
     return _Sorted(
         order_ss=order[is_ss],
         order_ds=order[~is_ss] - ss.size,
-        ends_ss=ends_ss,
-        units_ss=units_ss,
-        ends_ds=ends_ds,
-        units_ds=units_ds,
-        n_units=int(unit_of_group[-1]) + 1,
+        bounds_ss=bounds_ss,
+        bounds_ds=bounds_ds,
+        supports=supports,
+        segment=np.minimum(np.searchsorted(supports, np.arange(n_units + 1), "right") - 1,
+                           supports.size - 2),
         cost_ss=np.logaddexp(0.0, -ss_sorted),
         cost_ds=np.logaddexp(0.0, ds_sorted),
         n_inf_ss=int(np.searchsorted(ss_sorted, -np.inf, side="right")),
@@ -335,27 +355,25 @@ def _sorted(ss: np.ndarray, ds: np.ndarray) -> _Sorted:
     )
 
 
-def _unit_ends(unit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Position of the last element of each run of equal (non-decreasing) unit numbers."""
-    last = np.empty(unit.size, dtype=bool)
-    last[-1] = True
-    np.not_equal(unit[1:], unit[:-1], out=last[:-1])
-    ends = np.flatnonzero(last)
-    return ends, unit[ends]
+def _unit_bounds(unit: np.ndarray, n_units: int) -> np.ndarray:
+    """``bounds[j]`` = number of entries of the sorted ``unit`` numbers below ``j``."""
+    return np.searchsorted(unit, np.arange(n_units + 1), side="left")
 
 
 def _class_sums(c: np.ndarray, cost: np.ndarray, lo: int, hi: int):
-    """Cumulative weights and ``sum c * cost`` with the infinite costs outside ``[lo, hi)``.
+    """Cumulative weights (from 0) and ``sum c * cost``, infinite costs outside ``[lo, hi)``.
 
-    ``c`` holds integer counts (any integer dtype); the cumulative sum is taken in the
-    narrowest exact integer type (int32 when it cannot overflow), and the weighted sum
-    by ``einsum``, which casts ``c`` in small buffers.
+    ``c`` holds integer counts; ``cum[i]`` is the total weight of the first ``i`` trials,
+    kept in int32 when it cannot overflow (exact either way).
     """
-    wide = c.size * int(c.max()) >= 2**31
-    cum = np.cumsum(c, dtype=np.int64 if wide else np.int32)
-    total = np.einsum("i,i->", c[lo:hi], cost[lo:hi])
-    inf_weight = (cum[lo - 1] if lo > 0 else 0) + (cum[-1] - cum[hi - 1] if hi > 0 else cum[-1])
-    return cum, (np.inf if inf_weight > 0 else total)
+    top = np.iinfo(c.dtype).max if c.dtype.itemsize == 1 else int(c.max(initial=0))
+    cum = np.empty(c.size + 1, dtype=np.int64 if c.size * top >= 2**31 else np.int32)
+    cum[0] = 0
+    np.cumsum(c, out=cum[1:])
+    inf_weight = cum[lo] + cum[-1] - cum[hi]
+    if inf_weight > 0:
+        return cum, np.inf
+    return cum, float(c[lo:hi].astype(np.float64) @ cost[lo:hi])
 
 
 def _replicate_metrics(s: _Sorted, c_ss: np.ndarray, c_ds: np.ndarray) -> np.ndarray:
@@ -369,29 +387,44 @@ def _replicate_metrics(s: _Sorted, c_ss: np.ndarray, c_ds: np.ndarray) -> np.nda
     tot_ss, tot_ds = float(cum_ss[-1]), float(cum_ds[-1])  # exact integers
     if tot_ss == 0 or tot_ds == 0:
         return np.full(len(METRICS), np.nan)
-    u_ss = np.zeros(s.n_units)
-    u_ds = np.zeros(s.n_units)
-    u_ss[s.units_ss] = np.diff(cum_ss[s.ends_ss], prepend=0)
-    u_ds[s.units_ds] = np.diff(cum_ds[s.ends_ds], prepend=0)
-    keep = (u_ss + u_ds) > 0
-    minimum, eer, auc = _count_metrics(u_ss[keep], u_ds[keep])
+    at_ss = cum_ss[s.bounds_ss].astype(np.int64)  # SS weight of units 0..j-1
+    at_ds = cum_ds[s.bounds_ds].astype(np.int64)
+    minimum, eer = _hull_metrics(s, at_ss, at_ds)
+    auc = _auc(_TieGroups(np.empty(0), np.diff(at_ss), np.diff(at_ds)))
     actual = (cost_ss / tot_ss + cost_ds / tot_ds) / (2 * _LN2)
-    miss = cum_ss[s.n_neg_ss - 1] if s.n_neg_ss > 0 else 0
-    false_alarm = tot_ds - (cum_ds[s.first_pos_ds - 1] if s.first_pos_ds > 0 else 0)
+    miss = cum_ss[s.n_neg_ss]
+    false_alarm = tot_ds - cum_ds[s.first_pos_ds]
     return np.array(
         [actual, minimum, actual - minimum, eer, auc, miss / tot_ss, false_alarm / tot_ds]
     )
 
 
-def _count_metrics(n_ss: np.ndarray, n_ds: np.ndarray) -> tuple[float, float, float]:
-    """minCllr, EER and AUC from SS and DS counts of ascending units (no empty unit).
+def _hull_metrics(s: _Sorted, at_ss: np.ndarray, at_ds: np.ndarray) -> tuple[float, float]:
+    """minCllr and EER from the cumulative SS and DS weights at the unit boundaries.
 
-    The units play the role of the metrics core's tie groups, so the same PAV fit,
-    block Cllr, convex-hull EER and AUC serve both (see :mod:`forensic_lr.metrics`).
+    Both depend only on the PAV blocks, i.e. on the vertices of the lower convex hull
+    of the points ``(W_j, S_j)`` (total and SS weight below boundary ``j``). The
+    boundaries that ended a PAV block of the unweighted data (``s.supports``) are points
+    of this set, so the chain through them lies on or above the hull: a point strictly
+    above that chain is no vertex. PAV then runs on the remaining points only (their
+    counts pooled between them), which gives the same blocks, in a few percent of the
+    time. The test is exact, in integers: with ``dS, dW`` the rise of the chain segment
+    holding ``j`` and ``K = S_a dW - W_a dS`` for its first point ``a``, point ``j`` is
+    above when ``S_j dW - W_j dS > K``.
     """
-    units = _TieGroups(np.arange(n_ss.size, dtype=np.float64), n_ss, n_ds)
-    fit = _fit_runs(units)
-    return _block_cllr(fit), _crossing(_hull(fit)), _auc(units)
+    at_all = at_ss + at_ds
+    if at_all[-1] < 2**31:  # the products below fit in int64
+        s_sup, w_sup = at_ss[s.supports], at_all[s.supports]
+        rise_s, rise_w = np.diff(s_sup), np.diff(w_sup)
+        k = s_sup[:-1] * rise_w - w_sup[:-1] * rise_s
+        i = s.segment
+        points = np.flatnonzero(at_ss * rise_w[i] - at_all * rise_s[i] <= k[i])
+        at_ss, at_ds = at_ss[points], at_ds[points]
+    n_ss, n_ds = np.diff(at_ss), np.diff(at_ds)
+    keep = np.flatnonzero(n_ss + n_ds)
+    groups = _TieGroups(np.arange(keep.size, dtype=np.float64), n_ss[keep], n_ds[keep])
+    fit = _fit_runs(groups)
+    return _block_cllr(fit), _crossing(_hull(fit))
 
 
 # --------------------------------------------------------------------------- weights
@@ -456,16 +489,19 @@ def _trial_counts(rng: np.random.Generator, size: int) -> np.ndarray:
 
 
 def _poisson_counts(rng: np.random.Generator, size: int) -> np.ndarray:
-    """Poisson(1) variates by inversion of 32-bit uniforms (probabilities exact to 2**-32).
+    """Poisson(1) variates (uint8), probabilities exact to ``2**-32`` (:func:`_poisson_tables`).
 
-    ``count = #{k >= 1 : u >= 2**32 P(X < k)}``: three vectorised comparisons cover
-    counts up to 3; the rare larger ones (2 %) are found by binary search.
+    One random byte per trial and four vectorised comparisons settle 98.8 % of the
+    counts; the rest (first byte among the top 3 values) draw 24 more bits.
     """
-    u = rng.integers(0, 2**32, size, dtype=np.uint32)
-    counts = (u >= _POISSON_STEPS[0]).view(np.uint8) + (u >= _POISSON_STEPS[1]).view(np.uint8)
-    counts += (u >= _POISSON_STEPS[2]).view(np.uint8)
-    rare = np.flatnonzero(u >= _POISSON_STEPS[3])
-    counts[rare] = np.searchsorted(_POISSON_STEPS, u[rare], side="right")
+    u = rng.bit_generator.random_raw(-(-size // 8)).view(np.uint8)[:size]
+    step0, step1, step2, step3, top = _BYTE_STEPS
+    counts = (u >= step0).view(np.uint8) + (u >= step1).view(np.uint8)
+    counts += (u >= step2).view(np.uint8)
+    counts += (u >= step3).view(np.uint8)
+    rare = np.flatnonzero(u >= top)
+    v = (u[rare].astype(np.int64) - top) << 24 | rng.integers(0, 2**24, rare.size)
+    counts[rare] = np.searchsorted(_TOP_STEPS, v, side="right")
     return counts
 
 

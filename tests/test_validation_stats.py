@@ -71,6 +71,31 @@ def test_weighted_metrics_continuous_scores():
         np.testing.assert_allclose(got, _expanded(ss, ds, w_ss, w_ds), rtol=1e-9)
 
 
+def test_weighted_metrics_with_large_uneven_weights():
+    # Source-bootstrap-like weights (products of draws, many zeros) on rounded scores,
+    # so the PAV shortcut over the chain of the unweighted blocks is put to work.
+    rng = np.random.default_rng(11)
+    ss, ds = np.round(rng.normal(1, 2, 1500), 1), np.round(rng.normal(-1, 2, 2500), 1)
+    s = _sorted(ss, ds)
+    for _ in range(3):
+        w_ss = rng.poisson(1, ss.size) * rng.poisson(1, ss.size)
+        w_ds = rng.poisson(1, ds.size) * rng.poisson(2, ds.size)
+        got = _replicate_metrics(s, w_ss[s.order_ss], w_ds[s.order_ds])
+        np.testing.assert_allclose(got, _expanded(ss, ds, w_ss, w_ds), rtol=1e-9)
+
+
+def test_weighted_metrics_beyond_int32_totals_take_the_full_pav():
+    # Scaling every weight by 2**22 changes no metric (all are ratios of weights); the
+    # totals pass 2**31, where the hull shortcut is skipped.
+    rng = np.random.default_rng(12)
+    ss, ds = rng.normal(1, 2, 800), rng.normal(-1, 2, 1200)
+    s = _sorted(ss, ds)
+    w_ss, w_ds = rng.integers(0, 3, ss.size), rng.integers(0, 3, ds.size)
+    small = _replicate_metrics(s, w_ss[s.order_ss], w_ds[s.order_ds])
+    big = _replicate_metrics(s, w_ss[s.order_ss] << 22, w_ds[s.order_ds] << 22)
+    np.testing.assert_allclose(big, small, rtol=1e-12)
+
+
 def test_poisson_counts_follow_poisson_one():
     # Independent value: the Poisson(1) pmf e^-1 / k! (scipy.stats.poisson).
     counts = _poisson_counts(np.random.default_rng(0), 1_000_000)

@@ -179,8 +179,8 @@ def eer_interpolated(ss, ds) -> float:
 
 def _auc(groups: _TieGroups) -> float:
     ds_below = np.cumsum(groups.n_ds) - groups.n_ds
-    wins = np.sum(groups.n_ss * (ds_below + 0.5 * groups.n_ds))
-    return float(wins / (groups.n_ss.sum() * groups.n_ds.sum()))
+    wins = np.dot(groups.n_ss, ds_below + 0.5 * groups.n_ds)
+    return float(wins / (float(groups.n_ss.sum()) * float(groups.n_ds.sum())))
 
 
 def auc(ss, ds) -> float:
