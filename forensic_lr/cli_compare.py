@@ -1,7 +1,9 @@
 """``forensic-lr compare`` and the ``--ci`` options of ``validate`` (validation statistics).
 
-``compare`` reads two labelled LLR files of the same trials (same labels, same order)
-and prints the paired comparison of :func:`forensic_lr.validation_stats.compare_systems`.
+``compare`` reads two systems' LLRs on the same trials (two files paired by row order or
+by a shared trial-id column, or one file with two LLR columns; see
+:mod:`forensic_lr.paired_scores`) and prints the paired comparison of
+:func:`forensic_lr.validation_stats.compare_systems`.
 :func:`add_ci_arguments` and :func:`ci_record` give ``validate`` its bootstrap intervals.
 Wired into :mod:`forensic_lr.cli` through :func:`add_parser`.
 """
@@ -13,10 +15,9 @@ import json
 import math
 from pathlib import Path
 
-import numpy as np
-
 from .errors import InputError
-from .scores import ScoreSet, load_scores
+from .paired_scores import PairedScores, load_paired_scores
+from .scores import ScoreSet
 
 _LABELS = {
     "cllr": "Cllr (bits)", "min_cllr": "minimum Cllr (bits)", "cllr_cal": "Cllr_cal (bits)",
@@ -73,12 +74,22 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "compare",
         help="paired comparison of two systems' LLRs on the same trials",
         description="Differences in Cllr and minCllr with paired bootstrap intervals, "
-        "DeLong's test of the AUC difference and a verdict. Both files hold the same "
-        "trials in the same order (label,score columns; optional source columns).",
+        "DeLong's test of the AUC difference and a verdict. Give two labelled files of the "
+        "same trials (--a, --b: paired by row order, or by a shared trial-id column with "
+        "--id), or one labelled file with two LLR columns (--scores, --columns). Optional "
+        "source columns (source, or source_a,source_b) allow resampling by source.",
     )
-    p.add_argument("--a", required=True, metavar="FILE", help="labelled LLRs of system A")
-    p.add_argument("--b", required=True, metavar="FILE", help="labelled LLRs of system B")
-    p.add_argument("--names", default="A,B", metavar="A,B", help="names of the two systems")
+    p.add_argument("--a", metavar="FILE", help="labelled LLRs of system A (label,score)")
+    p.add_argument("--b", metavar="FILE", help="labelled LLRs of system B (label,score)")
+    p.add_argument("--id", metavar="COLUMN", dest="id_column",
+                   help="trial-id column shared by --a and --b: match rows by it, in any "
+                   "order (default: match by row order)")
+    p.add_argument("--scores", metavar="FILE",
+                   help="one labelled file with both systems' LLRs (instead of --a/--b)")
+    p.add_argument("--columns", metavar="A,B",
+                   help="the two LLR columns of --scores, e.g. llr_new,llr_old")
+    p.add_argument("--names", metavar="A,B",
+                   help="names of the two systems (default A,B, or the --columns names)")
     p.add_argument("--log-base", choices=("e", "10", "2"), default="e",
                    help="base of the input LLRs (default e, natural log)")
     add_ci_arguments(p, switch=False)
@@ -89,55 +100,51 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return p
 
 
-def _same_sources(a: ScoreSet, b: ScoreSet, args) -> tuple:
-    """Source ids shared by both files (None if neither has them)."""
-    if a.ss_sources is None and b.ss_sources is None:
-        return None, None
-    if a.ss_sources is None or b.ss_sources is None:
-        return (a.ss_sources, a.ds_sources) if b.ss_sources is None else (
-            b.ss_sources, b.ds_sources
-        )
-    same = (
-        a.ss_sources.shape == b.ss_sources.shape
-        and a.ds_sources.shape == b.ds_sources.shape
-        and np.array_equal(a.ss_sources, b.ss_sources)
-        and np.array_equal(a.ds_sources, b.ds_sources)
+def _pair_option(value: str | None, option: str) -> tuple[str, str] | None:
+    """``"x,y"`` -> ``("x", "y")``; anything but two non-empty names is an error."""
+    if value is None:
+        return None
+    parts = tuple(v.strip() for v in value.split(","))
+    if len(parts) != 2 or not all(parts):
+        raise InputError(f"{option} {value!r}: give two names separated by a comma")
+    return parts
+
+
+def _load(args: argparse.Namespace) -> PairedScores:
+    """The paired LLRs from ``--a/--b [--id]`` or ``--scores --columns``."""
+    if args.scores is None and (args.a is None or args.b is None):
+        raise InputError("give --a and --b (two files), or --scores with --columns (one file)")
+    if args.scores is not None and args.columns is None:
+        raise InputError("--scores needs --columns naming its two LLR columns, e.g. "
+                         "--columns llr_a,llr_b")
+    if args.scores is None and args.columns is not None:
+        raise InputError("--columns goes with --scores (one file with two LLR columns)")
+    return load_paired_scores(
+        a=args.a, b=args.b, scores=args.scores, id_column=args.id_column,
+        columns=_pair_option(args.columns, "--columns"),
+        names=_pair_option(args.names, "--names"), log_base=args.log_base,
     )
-    if not same:
-        raise InputError(
-            f"--a {args.a} and --b {args.b} name different sources for the same trials; "
-            "both files must list the same trials in the same order"
-        )
-    return a.ss_sources, a.ds_sources
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    """``forensic-lr compare --a A --b B``: paired comparison, as text or JSON."""
+    """``forensic-lr compare``: paired comparison, as text or JSON."""
     from .validation_stats import compare_systems  # scipy-heavy: imported when used
 
-    names = tuple(n.strip() for n in args.names.split(","))
-    if len(names) != 2 or not all(names):
-        raise InputError(f"--names {args.names!r}: give two names separated by a comma")
-    a = load_scores(scores=args.a, log_base=args.log_base)
-    b = load_scores(scores=args.b, log_base=args.log_base)
-    if (a.ss.size, a.ds.size) != (b.ss.size, b.ds.size):
-        raise InputError(
-            f"--a {args.a} has {a.ss.size} SS and {a.ds.size} DS trials but --b {args.b} has "
-            f"{b.ss.size} SS and {b.ds.size} DS; both files must list the same trials"
-        )
-    ss_sources, ds_sources = _same_sources(a, b, args)
+    data = _load(args)
     result = compare_systems(
-        a.ss, a.ds, b.ss, b.ds, names=names, by=args.by, ss_sources=ss_sources,
-        ds_sources=ds_sources, n=args.n, level=args.level, seed=args.seed,
+        data.a_ss, data.a_ds, data.b_ss, data.b_ds, names=data.names, by=args.by,
+        ss_sources=data.ss_sources, ds_sources=data.ds_sources, n=args.n, level=args.level,
+        seed=args.seed,
     )
     if args.plot:
         _write_plot(Path(args.plot), result, force=args.force)
     record = result.to_dict()
-    record["inputs"] = {**a.files, **b.files}
+    record["matched_by"] = data.matched_by
+    record["inputs"] = dict(data.files)
     if args.json:
         print(json.dumps(_json_safe(record), indent=2, allow_nan=False))
         return 0
-    _print_comparison(record, a)
+    _print_comparison(record, data)
     return 0
 
 
@@ -168,12 +175,12 @@ def _json_safe(value):
     return value
 
 
-def _print_comparison(record: dict, data: ScoreSet) -> None:
+def _print_comparison(record: dict, data: PairedScores) -> None:
     a, b = record["names"]
     pct = f"{100 * record['level']:g}%"
-    print(f"paired comparison of {a} and {b} on {data.ss.size} SS and {data.ds.size} DS "
-          f"trials (natural-log LLRs; bootstrap by {record['by']}, {record['n']} replicates, "
-          f"seed {record['seed']})")
+    print(f"paired comparison of {a} and {b} on {data.a_ss.size} SS and {data.a_ds.size} DS "
+          f"trials matched by {record['matched_by']} (natural-log LLRs; bootstrap by "
+          f"{record['by']}, {record['n']} replicates, seed {record['seed']})")
     print(f"{'metric':<22}{a:>10}{b:>10}{a + ' - ' + b:>12}  {pct} interval")
     for key, diff in (("cllr", record["cllr_diff"]), ("min_cllr", record["min_cllr_diff"])):
         print(f"{_LABELS[key]:<22}{_num(record['metrics_a'][key]):>10}"

@@ -1,0 +1,307 @@
+"""Load the LLRs of two systems on the same trials, paired trial by trial.
+
+A paired comparison (:func:`forensic_lr.validation_stats.compare_systems`) is only valid
+when trial ``i`` of system A and trial ``i`` of system B are the same comparison. Three
+layouts are accepted, each checked so that a mismatch is an error, never a silent
+mis-pairing:
+
+* **two files in the same row order** - row ``r`` of A is row ``r`` of B; both files
+  must have the same number of rows and the same label on every row;
+* **two files with a shared trial-id column** (``id_column``) - rows are matched by id,
+  in any order; ids must be unique in each file and the two files must hold the same
+  ids, with the same label for each;
+* **one file with two LLR columns** (``columns=("llr_a", "llr_b")``) - one row per trial.
+
+Files are labelled tables (CSV, TSV or whitespace text with a ``label`` column, see
+:mod:`forensic_lr.scores`) or JSON lists of objects with the same keys. Optional source
+columns (``source`` or ``source_a,source_b``) are read as for score files; when both
+files have them they must agree trial by trial.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import InputError
+from .scores import (
+    _check_class,
+    _column,
+    _existing,
+    _json_sources,
+    _json_text,
+    _labels,
+    _numbers,
+    _read_json,
+    _read_table,
+    _source_pairs,
+    sha256_file,
+    to_natural_llr,
+)
+
+__all__ = ["PairedScores", "load_paired_scores"]
+
+
+@dataclass(frozen=True, eq=False)
+class PairedScores:
+    """Natural-log LLRs of systems A and B on the same trials (index ``i`` = same trial).
+
+    Attributes
+    ----------
+    a_ss, a_ds, b_ss, b_ds : ndarray
+        SS and DS LLRs of each system, paired by position.
+    ss_sources, ds_sources : ndarray or None
+        Source ids ``(n, 2)`` of the SS and DS trials (None without source columns).
+    names : tuple of str
+        Names of the systems (the column names in the one-file layout).
+    matched_by : str
+        How the trials were paired, for the record: ``"row order"``,
+        ``"trial id column 'ID'"`` or ``"two LLR columns of one file"``.
+    files : dict
+        SHA-256 of each file read.
+    """
+
+    a_ss: np.ndarray
+    a_ds: np.ndarray
+    b_ss: np.ndarray
+    b_ds: np.ndarray
+    ss_sources: np.ndarray | None
+    ds_sources: np.ndarray | None
+    names: tuple[str, str]
+    matched_by: str
+    files: dict[str, str]
+
+
+@dataclass(frozen=True, eq=False)
+class _Trials:
+    """The rows of one labelled file: labels, score columns, sources, ids, line numbers."""
+
+    path: str
+    is_ss: np.ndarray
+    scores: dict[str, np.ndarray]
+    sources: np.ndarray | None
+    ids: np.ndarray | None
+    where: np.ndarray  # 1-based line (text) or item (JSON) of each row
+    unit: str  # "line" or "item"
+
+    def at(self, row: int) -> str:
+        return f"{self.path}, {self.unit} {int(self.where[row])}"
+
+
+def _read_trials(path, score_columns: tuple[str, ...], id_column: str | None) -> _Trials:
+    """Rows of a labelled text table or JSON list of objects (see the module docstring)."""
+    p = _existing(path)
+    if p.suffix.lower() == ".npy":
+        raise InputError(
+            "a .npy file holds one class without labels; give a labelled CSV or JSON file",
+            path=str(p),
+        )
+    if p.suffix.lower() == ".json":
+        return _json_trials(p, score_columns, id_column)
+    table = _read_table(p)
+    if table.header is None and (id_column is not None or score_columns != ("score",)):
+        wanted = ", ".join(["label", *score_columns, *([id_column] if id_column else [])])
+        raise InputError(
+            f"has no header line; add one naming the columns ({wanted})", path=str(p), line=1
+        )
+    is_ss = _labels(_column(table, p, "label", 0), table.lines, p)
+    scores = {
+        c: _numbers(_column(table, p, c, 1), table.lines, p, c) for c in score_columns
+    }
+    ids = None
+    if id_column is not None:
+        ids = np.array(_column(table, p, id_column, 0), dtype=str)
+        _check_ids(ids, table.lines, str(p), id_column, "line")
+    return _Trials(str(p), is_ss, scores, _source_pairs(table, p, is_ss), ids, table.lines, "line")
+
+
+def _json_trials(p, score_columns: tuple[str, ...], id_column: str | None) -> _Trials:
+    data = _read_json(p)
+    if not (isinstance(data, list) and data and all(isinstance(d, dict) for d in data)):
+        raise InputError(
+            "must be a list of objects with a 'label' and "
+            + " and ".join(repr(c) for c in score_columns)
+            + " key (one object per trial)",
+            path=str(p),
+        )
+    keys = ["label", *score_columns, *([id_column] if id_column else [])]
+    for i, item in enumerate(data):
+        missing = [k for k in keys if k not in item]
+        if missing:
+            raise InputError(f"item {i + 1} lacks the key(s) {', '.join(missing)}", path=str(p))
+    items = np.arange(1, len(data) + 1)
+    is_ss = _labels([_json_text(d["label"]) for d in data], items, p, unit="item")
+    scores = {
+        c: _numbers([_json_text(d[c]) for d in data], items, p, c, unit="item")
+        for c in score_columns
+    }
+    ids = None
+    if id_column is not None:
+        ids = np.array([_json_text(d[id_column]) for d in data], dtype=str)
+        _check_ids(ids, items, str(p), id_column, "item")
+    return _Trials(str(p), is_ss, scores, _json_sources(data, is_ss, p), ids, items, "item")
+
+
+def _check_ids(ids: np.ndarray, where: np.ndarray, path: str, column: str, unit: str) -> None:
+    """Trial ids must be non-empty and unique within a file."""
+    empty = np.flatnonzero(np.char.str_len(np.char.strip(ids)) == 0)
+    if empty.size:
+        raise InputError(
+            f"{unit} {int(where[empty[0]])}: the trial id is empty; give every trial an id",
+            path=path,
+            column=column,
+        )
+    order = np.argsort(ids, kind="stable")
+    repeated = np.flatnonzero(ids[order][1:] == ids[order][:-1])
+    if repeated.size:
+        first, second = order[repeated[0]], order[repeated[0] + 1]
+        raise InputError(
+            f"trial id {str(ids[first])!r} is on {unit}s {int(where[first])} and "
+            f"{int(where[second])}; ids must be unique (one row per trial)",
+            path=path,
+            column=column,
+        )
+
+
+def _match_ids(a: _Trials, b: _Trials, id_column: str) -> np.ndarray:
+    """Row of B holding each row's trial of A (both hold exactly the same ids)."""
+    order = np.argsort(b.ids)
+    sorted_b = b.ids[order]
+    pos = np.minimum(np.searchsorted(sorted_b, a.ids), sorted_b.size - 1)
+    found = sorted_b[pos] == a.ids
+    for lacking, holder, present in ((b, a, found), (a, b, np.isin(b.ids, a.ids))):
+        if not present.all():
+            missing = np.flatnonzero(~present)
+            raise InputError(
+                f"{missing.size} trial id(s) of {holder.path} are not in {lacking.path}, "
+                f"the first {str(holder.ids[missing[0]])!r} ({holder.unit} "
+                f"{int(holder.where[missing[0]])}); both files must hold the same trials",
+                column=id_column,
+            )
+    return order[pos]
+
+
+def _check_pairing(a: _Trials, b: _Trials, rows_b: np.ndarray, how: str) -> None:
+    """Same label, and the same sources when both files have them, for every pair."""
+    fix = "both files must hold the same trials"
+    if how == "row order":
+        fix += " in the same order, or a shared trial-id column to match them by (--id)"
+    diff = np.flatnonzero(a.is_ss != b.is_ss[rows_b])
+    if diff.size:
+        i = int(diff[0])
+        labels = ("ss" if a.is_ss[i] else "ds", "ss" if b.is_ss[rows_b[i]] else "ds")
+        raise InputError(
+            f"the trials paired by {how} disagree on the label: {labels[0]} at {a.at(i)} but "
+            f"{labels[1]} at {b.at(int(rows_b[i]))} ({diff.size} such trial(s)); {fix}"
+        )
+    if a.sources is not None and b.sources is not None:
+        other = b.sources[rows_b]
+        diff = np.flatnonzero(np.any(a.sources != other, axis=1))
+        if diff.size:
+            i = int(diff[0])
+            raise InputError(
+                f"the trials paired by {how} name different sources: "
+                f"{'/'.join(a.sources[i])} at {a.at(i)} but {'/'.join(other[i])} at "
+                f"{b.at(int(rows_b[i]))}; {fix}"
+            )
+
+
+def load_paired_scores(
+    *,
+    a=None,
+    b=None,
+    scores=None,
+    id_column: str | None = None,
+    columns: tuple[str, str] | None = None,
+    names: tuple[str, str] | None = None,
+    log_base: str = "e",
+) -> PairedScores:
+    """Read two systems' LLRs on the same trials (layouts in the module docstring).
+
+    Parameters
+    ----------
+    a, b : path, optional
+        Labelled LLR files of systems A and B (``label``, ``score`` columns).
+    scores : path, optional
+        One labelled file with both systems' LLRs in ``columns`` (instead of ``a``, ``b``).
+    id_column : str, optional
+        Column (JSON key) with a trial id shared by ``a`` and ``b``: rows are matched by
+        it. Without it, rows are matched by order.
+    columns : (str, str), optional
+        The two LLR columns of ``scores``.
+    names : (str, str), optional
+        Names of the systems; default ``("A", "B")``, or the column names.
+    log_base : {"e", "10", "2"}
+        Base of the LLRs in the files; returned as natural logs.
+
+    Returns
+    -------
+    PairedScores
+
+    Raises
+    ------
+    InputError
+        Naming the file, line and column: a missing column or header, an empty or
+        repeated trial id, ids present in one file only, a label or source that differs
+        between the two files for the same trial, a class with fewer than 2 trials, or an
+        invalid combination of arguments.
+    """
+    if scores is not None:
+        if a is not None or b is not None or id_column is not None:
+            raise InputError(
+                "give either one file with two LLR columns (scores, columns) or two files "
+                "(a, b), not both"
+            )
+        if columns is None or len(columns) != 2 or columns[0] == columns[1]:
+            raise InputError(
+                "name the two LLR columns of the scores file, e.g. columns=('llr_a', 'llr_b')"
+            )
+        one = _read_trials(scores, tuple(columns), None)
+        first, second = one, one
+        rows_b = np.arange(one.is_ss.size)
+        columns_ab = tuple(columns)
+        how = "two LLR columns of one file"
+        default_names = tuple(columns)
+    elif a is not None and b is not None:
+        if columns is not None:
+            raise InputError("columns name the two LLR columns of one scores file only")
+        first = _read_trials(a, ("score",), id_column)
+        second = _read_trials(b, ("score",), id_column)
+        if id_column is None:
+            how = "row order"
+            if first.is_ss.size != second.is_ss.size:
+                raise InputError(
+                    f"{first.path} has {first.is_ss.size} trials but {second.path} has "
+                    f"{second.is_ss.size}; both files must hold the same trials in the same "
+                    "order (or give a shared trial-id column)"
+                )
+            rows_b = np.arange(first.is_ss.size)
+        else:
+            how = f"trial id column {id_column!r}"
+            rows_b = _match_ids(first, second, id_column)
+        _check_pairing(first, second, rows_b, how)
+        columns_ab = ("score", "score")
+        default_names = ("A", "B")
+    else:
+        raise InputError("give two files (a and b) or one file with two LLR columns (scores)")
+    is_ss = first.is_ss
+    llr_a = to_natural_llr(first.scores[columns_ab[0]], log_base)
+    llr_b = to_natural_llr(second.scores[columns_ab[1]][rows_b], log_base)
+    _check_class(llr_a[is_ss], "same-source (ss)", first.path)
+    _check_class(llr_a[~is_ss], "different-source (ds)", first.path)
+    sources = first.sources if first.sources is not None else (
+        None if second.sources is None else second.sources[rows_b]
+    )
+    paths = dict.fromkeys([first.path, second.path])
+    return PairedScores(
+        a_ss=llr_a[is_ss],
+        a_ds=llr_a[~is_ss],
+        b_ss=llr_b[is_ss],
+        b_ds=llr_b[~is_ss],
+        ss_sources=None if sources is None else sources[is_ss],
+        ds_sources=None if sources is None else sources[~is_ss],
+        names=tuple(names) if names is not None else default_names,
+        matched_by=how,
+        files={path: sha256_file(path) for path in paths},
+    )
