@@ -33,7 +33,7 @@ from .errors import ForensicLRWarning, InputError
 from .metrics import evaluate
 from .metrics.cllr import _block_cllr
 from .metrics.pav import _fit_runs, _TieGroups
-from .metrics.roc import _auc, _crossing, _hull
+from .metrics.roc import _crossing, _hull
 
 __all__ = [
     "METRICS",
@@ -254,9 +254,14 @@ def _source_codes(ss_sources, ds_sources, n_ss: int, n_ds: int):
 
     A 1-D array gives one source per trial (both columns equal).
     """
+    arrays = [np.asarray(ss_sources), np.asarray(ds_sources)]
+    if not all(a.dtype.kind in "iu" for a in arrays):  # integer ids are coded as they are
+        arrays = [a.astype(str) for a in arrays]
     pairs = []
-    for values, size, name in ((ss_sources, n_ss, "ss_sources"), (ds_sources, n_ds, "ds_sources")):
-        arr = np.asarray(values).astype(str)
+    for arr, values, size, name in zip(
+        arrays, (ss_sources, ds_sources), (n_ss, n_ds), ("ss_sources", "ds_sources"),
+        strict=True,
+    ):
         if arr.ndim == 1:
             arr = np.column_stack([arr, arr])
         if arr.ndim != 2 or arr.shape != (size, 2):
@@ -301,9 +306,12 @@ class _Sorted:
 
     order_ss: np.ndarray  # input index of each sorted SS trial
     order_ds: np.ndarray
-    bounds_ss: np.ndarray  # [j] = number of SS trials in units 0..j-1 (j = 0..n_units)
-    bounds_ds: np.ndarray
-    supports: np.ndarray  # unit boundaries that end a PAV block of the data as given
+    corner_ss: np.ndarray  # SS trials below each possible hull vertex (see _corners)
+    corner_ds: np.ndarray  # DS trials below it
+    mixed_ss: np.ndarray  # (2, n_mixed): SS trials below the start and the end of each
+    #   mixed unit (a tie group holding both classes)
+    mixed_ds: np.ndarray
+    supports: np.ndarray  # corners that end a PAV block of the data as given
     segment: np.ndarray  # [j] = i with supports[i] <= j <= supports[i + 1]
     cost_ss: np.ndarray  # log(1 + e^-llr) in nats; the first n_inf_ss are +inf (llr -inf)
     cost_ds: np.ndarray  # log(1 + e^llr); the last n_inf_ds are +inf (llr +inf)
@@ -335,17 +343,24 @@ def _sorted(ss: np.ndarray, ds: np.ndarray) -> _Sorted:
     n_units = int(unit_of_group[-1]) + 1
     bounds_ss = _unit_bounds(unit[is_ss], n_units)
     bounds_ds = _unit_bounds(unit[~is_ss], n_units)
+    unit_kind = kind[new_unit]
+    corners = _corners(unit_kind)
     units = _TieGroups(np.arange(n_units, dtype=np.float64), np.diff(bounds_ss), np.diff(bounds_ds))
-    supports = np.append(0, _fit_runs(units).block_high.astype(np.intp) + 1)
+    ends = np.append(0, _fit_runs(units).block_high.astype(np.intp) + 1)
+    supports = np.searchsorted(corners, ends)  # block ends are corners
+    mixed = np.flatnonzero(unit_kind == 2)
     ss_sorted, ds_sorted = values[is_ss], values[~is_ss]
     return _Sorted(
         order_ss=order[is_ss],
         order_ds=order[~is_ss] - ss.size,
-        bounds_ss=bounds_ss,
-        bounds_ds=bounds_ds,
+        corner_ss=bounds_ss[corners],
+        corner_ds=bounds_ds[corners],
+        mixed_ss=np.stack([bounds_ss[mixed], bounds_ss[mixed + 1]]),
+        mixed_ds=np.stack([bounds_ds[mixed], bounds_ds[mixed + 1]]),
         supports=supports,
-        segment=np.minimum(np.searchsorted(supports, np.arange(n_units + 1), "right") - 1,
-                           supports.size - 2),
+        segment=np.minimum(
+            np.searchsorted(supports, np.arange(corners.size), "right") - 1, supports.size - 2
+        ),
         cost_ss=np.logaddexp(0.0, -ss_sorted),
         cost_ds=np.logaddexp(0.0, ds_sorted),
         n_inf_ss=int(np.searchsorted(ss_sorted, -np.inf, side="right")),
@@ -353,6 +368,21 @@ def _sorted(ss: np.ndarray, ds: np.ndarray) -> _Sorted:
         n_neg_ss=int(np.searchsorted(ss_sorted, 0.0, side="left")),
         first_pos_ds=int(np.searchsorted(ds_sorted, 0.0, side="right")),
     )
+
+
+def _corners(unit_kind: np.ndarray) -> np.ndarray:
+    """Unit boundaries that can be vertices of the lower hull, whatever the weights.
+
+    Boundary ``j`` lies between units ``j - 1`` and ``j`` (``0`` and ``n_units`` are the
+    ends). Along the cumulative curve ``(W, S)`` a pure-DS unit has slope 0, a pure-SS
+    unit slope 1 and a mixed unit a slope between; a lower-hull vertex needs the slope to
+    rise, so ``j`` qualifies only if unit ``j - 1`` is not pure SS and unit ``j`` not pure
+    DS. Units of one class alternate (equal neighbours were merged), so when empty units
+    make several boundaries coincide, one of them still qualifies. Between two corners
+    lie at most an SS unit, a mixed unit and a DS unit, in that order.
+    """
+    inner = np.flatnonzero((unit_kind[:-1] != 1) & (unit_kind[1:] != 0)) + 1
+    return np.concatenate([[0], inner, [unit_kind.size]])
 
 
 def _unit_bounds(unit: np.ndarray, n_units: int) -> np.ndarray:
@@ -387,10 +417,10 @@ def _replicate_metrics(s: _Sorted, c_ss: np.ndarray, c_ds: np.ndarray) -> np.nda
     tot_ss, tot_ds = float(cum_ss[-1]), float(cum_ds[-1])  # exact integers
     if tot_ss == 0 or tot_ds == 0:
         return np.full(len(METRICS), np.nan)
-    at_ss = cum_ss[s.bounds_ss].astype(np.int64)  # SS weight of units 0..j-1
-    at_ds = cum_ds[s.bounds_ds].astype(np.int64)
+    at_ss = cum_ss[s.corner_ss].astype(np.int64)  # SS weight below each corner
+    at_ds = cum_ds[s.corner_ds].astype(np.int64)
     minimum, eer = _hull_metrics(s, at_ss, at_ds)
-    auc = _auc(_TieGroups(np.empty(0), np.diff(at_ss), np.diff(at_ds)))
+    auc = _corner_auc(s, cum_ss, cum_ds, at_ss, at_ds)
     actual = (cost_ss / tot_ss + cost_ds / tot_ds) / (2 * _LN2)
     miss = cum_ss[s.n_neg_ss]
     false_alarm = tot_ds - cum_ds[s.first_pos_ds]
@@ -399,18 +429,35 @@ def _replicate_metrics(s: _Sorted, c_ss: np.ndarray, c_ds: np.ndarray) -> np.nda
     )
 
 
+def _corner_auc(s: _Sorted, cum_ss, cum_ds, at_ss: np.ndarray, at_ds: np.ndarray) -> float:
+    """AUC from the weights below the corners and in the mixed units.
+
+    ``AUC = sum_u S_u (D_<u + D_u / 2) / (S_tot D_tot)`` over units ``u`` (Mann-Whitney,
+    ties counted half). Between consecutive corners ``k`` and ``k + 1`` lie at most an SS,
+    a mixed and a DS unit (:func:`_corners`), and the DS weight below the SS and mixed
+    units is ``D_k``; so the sum is ``sum_k (S_{k+1} - S_k) D_k`` plus
+    ``sum_m S_m D_m / 2`` over the mixed units ``m``.
+    """
+    wins = float(np.dot(np.diff(at_ss).astype(np.float64), at_ds[:-1].astype(np.float64)))
+    if s.mixed_ss.shape[1]:
+        tied_ss = cum_ss[s.mixed_ss[1]] - cum_ss[s.mixed_ss[0]]
+        tied_ds = cum_ds[s.mixed_ds[1]] - cum_ds[s.mixed_ds[0]]
+        wins += 0.5 * float(np.dot(tied_ss.astype(np.float64), tied_ds.astype(np.float64)))
+    return wins / (float(at_ss[-1]) * float(at_ds[-1]))
+
+
 def _hull_metrics(s: _Sorted, at_ss: np.ndarray, at_ds: np.ndarray) -> tuple[float, float]:
-    """minCllr and EER from the cumulative SS and DS weights at the unit boundaries.
+    """minCllr and EER from the cumulative SS and DS weights at the corners.
 
     Both depend only on the PAV blocks, i.e. on the vertices of the lower convex hull
-    of the points ``(W_j, S_j)`` (total and SS weight below boundary ``j``). The
-    boundaries that ended a PAV block of the unweighted data (``s.supports``) are points
-    of this set, so the chain through them lies on or above the hull: a point strictly
-    above that chain is no vertex. PAV then runs on the remaining points only (their
-    counts pooled between them), which gives the same blocks, in a few percent of the
-    time. The test is exact, in integers: with ``dS, dW`` the rise of the chain segment
-    holding ``j`` and ``K = S_a dW - W_a dS`` for its first point ``a``, point ``j`` is
-    above when ``S_j dW - W_j dS > K``.
+    of the points ``(W_j, S_j)`` (total and SS weight below unit boundary ``j``); only
+    corners can be vertices (:func:`_corners`). The corners that ended a PAV block of
+    the unweighted data (``s.supports``) are points of this set, so the chain through
+    them lies on or above the hull: a point strictly above that chain is no vertex. PAV
+    then runs on the remaining points only (their counts pooled between them), which
+    gives the same blocks in a fraction of the time. The test is exact, in integers: with
+    ``dS, dW`` the rise of the chain segment holding ``j`` and ``K = S_a dW - W_a dS``
+    for its first point ``a``, point ``j`` is above when ``S_j dW - W_j dS > K``.
     """
     at_all = at_ss + at_ds
     if at_all[-1] < 2**31:  # the products below fit in int64
@@ -464,10 +511,19 @@ def _replicate_weights(by, rng, n, systems, ss_sources, ds_sources):
 
     def sources():
         for _ in range(n):
-            m = np.append(np.bincount(rng.integers(0, k, k), minlength=k), 1).astype(np.int32)
+            m = np.append(np.bincount(rng.integers(0, k, k), minlength=k), 1)
+            m = m.astype(_narrowest(int(m.max()) ** 2))  # products m_a m_b fit
             yield [(m[a_ss] * m[b_ss], m[a_ds] * m[b_ds]) for (a_ss, b_ss), (a_ds, b_ds) in pairs]
 
     return sources(), k
+
+
+def _narrowest(largest: int) -> type:
+    """The narrowest unsigned integer type holding ``largest`` (narrow weights sum fastest)."""
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if largest <= np.iinfo(dtype).max:
+            return dtype
+    return np.int64
 
 
 def _trial_counts(rng: np.random.Generator, size: int) -> np.ndarray:
