@@ -153,3 +153,31 @@ def test_cli_bad_criteria_file_names_the_file(tmp_path, scores, capsys):
     err = capsys.readouterr().err
     assert "criteria.toml" in err and "cllr_max" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_intervals_and_paired_comparisons_of_the_best_method(scores):
+    # Differences are best - other on the same trials: their estimates equal the
+    # differences of the metrics in the method table; an interval below 0 means "better".
+    ss, ds = scores
+    files = build_validation_report(
+        ss, ds, methods=METHODS, folds=FOLDS, seed=SEED,
+        intervals={"n": 300, "seed": 4}, formats=("json", "html"),
+    )
+    record = json.loads(files["validation.json"])
+    metrics = {m["method"]: m["metrics"] for m in record["methods"]}
+    best = record["best_method"]
+    others = [m for m in METHODS if m != best]
+    assert [c["names"] for c in record["comparisons"]] == [[best, o] for o in others]
+    for c in record["comparisons"]:
+        other = c["names"][1]
+        diff = c["cllr_diff"]
+        assert diff["estimate"] == pytest.approx(metrics[best]["cllr"] - metrics[other]["cllr"])
+        assert diff["estimate"] <= 0  # the best has the lowest Cllr
+        expected = ("better" if diff["high"] < 0 else "worse" if diff["low"] > 0
+                    else "not distinguishable")
+        assert diff["outcome"] == expected
+        assert c["min_cllr_diff"]["estimate"] == pytest.approx(
+            metrics[best]["min_cllr"] - metrics[other]["min_cllr"])
+    html = files["validation_report.html"].decode()
+    assert f"Is {best} better than the others?" in html
+    assert record["intervals"]["n"] == 300

@@ -21,7 +21,7 @@ from ..errors import ForensicLRError
 from ..metrics import evaluate
 from ..pipeline import check_criteria, software_versions
 from ..uncertainty import cross_validated_llr
-from ..validation_stats import bootstrap_metrics
+from ..validation_stats import bootstrap_metrics, compare_systems
 from . import METRICS, _check_rows, _safe_svg
 from .render import render, stylesheet, template_roots
 
@@ -83,7 +83,10 @@ def build_validation_report(
     ``groups = (ss_sources, ds_sources)`` the folds are by source (``folds=None``: leave
     one source out). ``intervals``: keyword arguments of
     :func:`forensic_lr.validation_stats.bootstrap_metrics` (e.g. ``{"n": 1000, "seed":
-    1}``) for bootstrap intervals of the best method's metrics (``intervals`` in the JSON).
+    1}``) for bootstrap intervals of the best method's metrics (``intervals`` in the JSON)
+    and a paired comparison of the best method with each other one on the same trials
+    (:func:`forensic_lr.validation_stats.compare_systems`; ``comparisons`` in the JSON),
+    which says whether its lead is larger than the sampling uncertainty.
     """
     ss, ds = np.asarray(ss, float), np.asarray(ds, float)
     rows, llrs = [], {}
@@ -124,6 +127,16 @@ def build_validation_report(
         record["intervals"] = bootstrap_metrics(
             *llrs[best], ss_sources=ss_src, ds_sources=ds_src, **intervals
         ).to_dict()
+        record["comparisons"] = [
+            _comparison(
+                compare_systems(
+                    *llrs[best], *llrs[other], names=(best, other), ss_sources=ss_src,
+                    ds_sources=ds_src, **intervals,
+                )
+            )
+            for other in methods
+            if other != best
+        ]
     files = {}
     if "json" in formats:
         text = json.dumps(finite_or_none(record), indent=2, sort_keys=True) + "\n"
@@ -149,6 +162,7 @@ def build_validation_report(
         "best": best,
         "metric_labels": METRICS,
         "short": SHORT,
+        "digits": {key: digits for key, _, _, digits in METRICS},
         "matrix": matrix,
         "check_rows": _check_rows(record["calibration_checks"]),
         "figures": {k: _safe_svg(v) for k, v in figures.items()},
@@ -182,6 +196,21 @@ def _matrix(rows, best, criteria):
             }
         )
     return out
+
+
+def _comparison(result) -> dict:
+    """A paired comparison for the JSON and the report, with a short outcome per metric.
+
+    ``outcome``: ``"better"`` when the interval of ``best - other`` lies below 0,
+    ``"worse"`` above 0, else ``"not distinguishable"``.
+    """
+    record = result.to_dict()
+    for key in ("cllr_diff", "min_cllr_diff"):
+        low, high = record[key]["low"], record[key]["high"]
+        record[key]["outcome"] = (
+            "better" if high < 0 else "worse" if low > 0 else "not distinguishable"
+        )
+    return record
 
 
 def _checks(ss_llr, ds_llr) -> dict | None:
