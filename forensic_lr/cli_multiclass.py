@@ -12,7 +12,6 @@ from pathlib import Path
 
 from .errors import InputError
 from .matrix_io import read_labels, read_matrix
-from .multiclass import METHODS, calibration_metrics, check_labels, reliability_diagram, softmax
 
 _SHOWN = ("accuracy", "nll", "ece", "mce", "brier", "reliability", "resolution", "uncertainty")
 
@@ -33,7 +32,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--test-labels", metavar="FILE", help="held-out labels")
     p.add_argument(
         "--method",
-        choices=sorted(METHODS),
+        choices=("ec", "ts"),  # the keys of forensic_lr.multiclass.METHODS
         default="ts",
         help="ts: minimise the NLL; ec: mean confidence = accuracy (default ts)",
     )
@@ -52,6 +51,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def _load(logits_path: str, labels_path: str, what: str):
+    from .multiclass import check_labels
+
     z = read_matrix(logits_path, what=f"{what} logits")
     y = read_labels(labels_path, what=f"{what} labels")
     if y.size != z.shape[0]:
@@ -63,6 +64,9 @@ def _load(logits_path: str, labels_path: str, what: str):
 
 
 def _cmd_multiclass(args: argparse.Namespace) -> int:
+    # scipy-heavy: imported when the command runs, not at start-up
+    from .multiclass import METHODS, calibration_metrics, reliability_diagram, softmax
+
     val_z, val_y = _load(args.val_logits, args.val_labels, "validation")
     if (args.test_logits is None) != (args.test_labels is None):
         raise InputError("give both --test-logits and --test-labels, or neither")
