@@ -273,7 +273,8 @@ def _validation_report(args: argparse.Namespace) -> int:
     groups = (data.ss_sources, data.ds_sources) if data.has_sources else None
     intervals = None
     if args.ci == "bootstrap":
-        intervals = {"by": args.by, "n": args.n, "level": args.level, "seed": args.seed}
+        intervals = {"by": args.by, "n": args.n, "level": args.level, "seed": args.seed,
+                     "interval": args.interval}
     files = build_validation_report(
         data.ss, data.ds, methods=methods,
         folds=None if groups is not None and args.folds == 0 else args.folds,

@@ -37,6 +37,8 @@ def add_ci_arguments(p: argparse.ArgumentParser, *, switch: bool = True) -> None
     g.add_argument("--n", type=int, default=1000, help="bootstrap replicates (default 1000)")
     g.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     g.add_argument("--level", type=float, default=0.95, help="interval level (default 0.95)")
+    g.add_argument("--interval", choices=("bc", "percentile"), default="bc",
+                   help="bias-corrected percentile (default) or plain percentile interval")
 
 
 def ci_record(args: argparse.Namespace, data: ScoreSet, ss_llr, ds_llr) -> dict | None:
@@ -47,14 +49,15 @@ def ci_record(args: argparse.Namespace, data: ScoreSet, ss_llr, ds_llr) -> dict 
 
     return bootstrap_metrics(
         ss_llr, ds_llr, by=args.by, ss_sources=data.ss_sources, ds_sources=data.ds_sources,
-        n=args.n, level=args.level, seed=args.seed,
+        n=args.n, level=args.level, seed=args.seed, interval=args.interval,
     ).to_dict()
 
 
 def print_ci(record: dict) -> None:
     """Text table of :func:`ci_record`."""
     pct = f"{100 * record['level']:g}%"
-    print(f"{pct} bootstrap intervals by {record['by']} ({record['n']} replicates, "
+    kind = "bias-corrected percentile" if record["interval"] == "bc" else "percentile"
+    print(f"{pct} {kind} bootstrap intervals by {record['by']} ({record['n']} replicates, "
           f"seed {record['seed']})")
     for metric, item in record["intervals"].items():
         print(f"{_LABELS[metric]:<26} {_num(item['estimate']):>10}  "
@@ -134,7 +137,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     result = compare_systems(
         data.a_ss, data.a_ds, data.b_ss, data.b_ds, names=data.names, by=args.by,
         ss_sources=data.ss_sources, ds_sources=data.ds_sources, n=args.n, level=args.level,
-        seed=args.seed,
+        seed=args.seed, interval=args.interval,
     )
     if args.plot:
         _write_plot(Path(args.plot), result, force=args.force)
@@ -156,10 +159,7 @@ def _write_plot(path: Path, result, *, force: bool) -> None:
         raise InputError("exists; choose another --plot file or use --force", path=str(path))
     if not path.parent.is_dir():
         raise InputError("folder of --plot does not exist; create it first", path=str(path))
-    svg = paired_comparison_svg(
-        result.replicates["cllr"], result.replicates["min_cllr"], level=result.level,
-        names=result.names,
-    )
+    svg = paired_comparison_svg(result)
     partial = path.with_name(path.name + ".partial")
     partial.write_text(svg, encoding="utf-8")
     partial.replace(path)

@@ -576,35 +576,31 @@ def reliability_svg(diagram, *, title: str = "Reliability diagram"):
 
 
 @_styled
-def paired_comparison_svg(
-    cllr_diff, min_cllr_diff, *, level: float = 0.95, names: tuple[str, str] = ("A", "B")
-):
+def paired_comparison_svg(comparison):
     """Bootstrap distributions of the paired differences in Cllr and minCllr (``a - b``).
 
     Parameters
     ----------
-    cllr_diff, min_cllr_diff : array_like
-        Replicate differences, e.g. ``PairedComparison.replicates["cllr"]`` and
-        ``["min_cllr"]`` from :func:`forensic_lr.validation_stats.compare_systems`
-        (NaN replicates are skipped; infinite ones are counted in the title).
-    level : float
-        Level of the percentile interval drawn as a shaded band.
-    names : (str, str)
-        Names of the two systems.
+    comparison : forensic_lr.validation_stats.PairedComparison
+        Its ``replicates`` (NaN replicates are skipped; infinite ones are counted in the
+        title), its intervals of the differences, ``level``, ``interval`` and ``names``.
 
     Notes
     -----
-    One histogram per metric, a dashed line at 0 (no difference) and the band between
-    the ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles: when the band lies left
-    of 0, system ``a`` has the lower cost.
+    One histogram per metric, a dashed line at 0 (no difference) and the reported
+    interval as a shaded band: when the band lies left of 0, system ``a`` has the lower
+    cost.
     """
-    a, b = names
+    a, b = comparison.names
+    kind = "bias-corrected percentile" if comparison.interval == "bc" else "percentile"
     fig = Figure(figsize=_SIZE, layout="constrained")
     axes = fig.subplots(1, 2, sharey=False)
     colours = (SS_COLOUR, DS_COLOUR)
-    for ax, values, label, colour in zip(
-        axes, (cllr_diff, min_cllr_diff), ("Cllr", "minCllr"), colours, strict=True
-    ):
+    panels = (
+        (comparison.replicates["cllr"], comparison.cllr_diff, "Cllr"),
+        (comparison.replicates["min_cllr"], comparison.min_cllr_diff, "minCllr"),
+    )
+    for ax, (values, diff, label), colour in zip(axes, panels, colours, strict=True):
         v = np.asarray(values, dtype=np.float64)
         v = v[~np.isnan(v)]
         finite = v[np.isfinite(v)]
@@ -613,9 +609,9 @@ def paired_comparison_svg(
             title += f"\n{v.size - finite.size} infinite replicate(s) not drawn"
         if finite.size:
             ax.hist(finite, bins=40, color=colour, alpha=0.6, label="bootstrap replicates")
-            low, high = np.quantile(finite, [(1 - level) / 2, (1 + level) / 2])
-            ax.axvspan(low, high, color=colour, alpha=0.15,
-                       label=f"{100 * level:g}% percentile interval")
+        if np.isfinite(diff.low) and np.isfinite(diff.high):
+            ax.axvspan(diff.low, diff.high, color=colour, alpha=0.15,
+                       label=f"{100 * comparison.level:g}% {kind} interval")
         ax.axvline(0.0, color=REF_COLOUR, linestyle="--", label="no difference")
         ax.set_xlabel(f"difference in {label} (bits)")
         ax.set_title(title)

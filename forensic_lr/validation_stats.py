@@ -36,6 +36,7 @@ from .metrics.pav import _fit_runs, _TieGroups
 from .metrics.roc import _crossing, _hull
 
 __all__ = [
+    "INTERVALS",
     "METRICS",
     "DeLongTest",
     "MetricInterval",
@@ -51,6 +52,8 @@ __all__ = [
 
 #: Metrics given an interval, in report order.
 METRICS = ("cllr", "min_cllr", "cllr_cal", "eer", "auc", "rmep", "rmed")
+#: Bootstrap interval methods: bias-corrected percentile (default) or plain percentile.
+INTERVALS = ("bc", "percentile")
 Progress = Callable[[int, int], None]
 #: Classes with at least this many trials get Poisson(1) bootstrap counts.
 POISSON_FROM = 50_000
@@ -132,6 +135,8 @@ class MetricIntervals:
     note : str
         Which resampling was used and why it matters (for the report).
     warnings : tuple of str
+    interval : {"bc", "percentile"}
+        How the interval was read off the replicates (see :func:`bootstrap_metrics`).
     """
 
     by: str
@@ -143,6 +148,7 @@ class MetricIntervals:
     intervals: tuple[MetricInterval, ...]
     note: str
     warnings: tuple[str, ...] = field(default=())
+    interval: str = "bc"
 
     def __getitem__(self, metric: str) -> MetricInterval:
         for item in self.intervals:
@@ -161,6 +167,7 @@ class MetricIntervals:
             "intervals": {i.metric: i.to_dict() for i in self.intervals},
             "note": self.note,
             "warnings": list(self.warnings),
+            "interval": self.interval,
         }
 
 
@@ -205,10 +212,12 @@ class PairedComparison:
     note: str
     replicates: dict[str, np.ndarray] = field(default_factory=dict)
     warnings: tuple[str, ...] = field(default=())
+    interval: str = "bc"
 
     def to_dict(self) -> dict:
         return {
             "names": list(self.names),
+            "interval": self.interval,
             "by": self.by,
             "n": int(self.n),
             "n_valid": int(self.n_valid),
@@ -240,12 +249,14 @@ class SourceSplit:
 
 
 # --------------------------------------------------------------------------- input checks
-def _check_options(n: int, level: float) -> tuple[int, float]:
+def _check_options(n: int, level: float, interval: str = "bc") -> tuple[int, float]:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise InputError(f"n must be a positive integer, got {n!r}; use e.g. n=1000")
     level = float(level)
     if not 0.0 < level < 1.0:
         raise InputError(f"level must lie strictly between 0 and 1, got {level!r}; use e.g. 0.95")
+    if interval not in INTERVALS:
+        raise InputError(f"interval must be one of {', '.join(INTERVALS)}; got {interval!r}")
     return int(n), level
 
 
@@ -574,20 +585,47 @@ def _second_or_one(codes: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return a, np.where(a == b, k, b)
 
 
-def _percentile(samples: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile interval of each column, ignoring NaN rows, safe with +-inf.
+def _bounds(
+    samples: np.ndarray, estimates, level: float, interval: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Interval of each column of the replicates, ignoring NaN rows, safe with +-inf.
 
-    Linear interpolation between order statistics (numpy's default, Hyndman & Fan type
-    7); when both neighbours are the same infinite value that value is returned
-    instead of ``inf - inf = nan``.
+    ``"percentile"``: the ``(1 - level)/2`` and ``(1 + level)/2`` quantiles. ``"bc"``:
+    the quantiles at :func:`_bc_levels` instead. Quantiles interpolate linearly between
+    order statistics (numpy's default, Hyndman & Fan type 7); when both neighbours are
+    the same infinite value that value is returned instead of ``inf - inf = nan``.
     """
     alpha = 1.0 - level
     low, high = np.full(samples.shape[1], np.nan), np.full(samples.shape[1], np.nan)
     for j in range(samples.shape[1]):
         column = np.sort(samples[~np.isnan(samples[:, j]), j])
-        if column.size:
-            low[j], high[j] = (_order_statistic(column, q) for q in (alpha / 2, 1 - alpha / 2))
+        if not column.size:
+            continue
+        levels = (alpha / 2, 1 - alpha / 2)
+        if interval == "bc" and not math.isnan(estimates[j]):
+            levels = _bc_levels(column, float(estimates[j]), alpha)
+        low[j], high[j] = (_order_statistic(column, q) for q in levels)
     return low, high
+
+
+def _bc_levels(column: np.ndarray, estimate: float, alpha: float) -> tuple[float, float]:
+    """Efron's bias-corrected percentile levels ``Phi(2 z0 -+ z_{1-alpha/2})``.
+
+    ``z0 = Phi^-1(p)`` with ``p`` the share of the (sorted) replicates below the
+    estimate, ties counted half, kept within ``[1/(2B), 1 - 1/(2B)]``; ``z0 = 0`` (half the
+    replicates below) gives the plain percentile interval [1]_.
+
+    References
+    ----------
+    .. [1] B. Efron, "Nonparametric standard errors and confidence intervals", Canadian
+       Journal of Statistics 9 (1981) 139-158; Efron & Tibshirani (1993), sec. 14.3.
+    """
+    size = column.size
+    below = np.searchsorted(column, estimate, side="left")
+    ties = np.searchsorted(column, estimate, side="right") - below
+    share = min(max((below + 0.5 * ties) / size, 0.5 / size), 1.0 - 0.5 / size)
+    z0, z = float(ndtri(share)), float(ndtri(1.0 - alpha / 2))
+    return float(ndtr(2 * z0 - z)), float(ndtr(2 * z0 + z))
 
 
 def _order_statistic(column: np.ndarray, q: float) -> float:
@@ -621,9 +659,10 @@ def bootstrap_metrics(
     n: int = 1000,
     level: float = 0.95,
     seed: int = 0,
+    interval: str = "bc",
     progress: Progress | None = None,
 ) -> MetricIntervals:
-    """Percentile bootstrap intervals of Cllr, minCllr, Cllr_cal, EER, AUC, RMEP and RMED.
+    """Bootstrap intervals of Cllr, minCllr, Cllr_cal, EER, AUC, RMEP and RMED.
 
     Parameters
     ----------
@@ -641,6 +680,8 @@ def bootstrap_metrics(
         Nominal coverage of the intervals.
     seed : int
         Seed of :func:`numpy.random.default_rng`; equal seeds give equal intervals.
+    interval : {"bc", "percentile"}
+        Bias-corrected percentile interval (default) or plain percentile interval.
     progress : callable(done, total), optional
 
     Returns
@@ -660,20 +701,26 @@ def bootstrap_metrics(
     among the sampled sources kept: the "subsets bootstrap" [2]_). The metrics of the
     replicate are those of the data set holding trial ``t`` ``w_rt`` times, e.g.
     ``Cllr_r = (sum_t w_rt log2(1 + e^-llr_t) / W_ss + sum_t w_rt log2(1 + e^llr_t) / W_ds) / 2``;
-    minCllr, EER and AUC come from a weighted PAV of the once-sorted units. The interval
-    is ``[q_{(1-level)/2}, q_{(1+level)/2}]`` of the replicate values (percentile
-    bootstrap [1]_); the estimate is the metric of the data as given.
+    minCllr, EER and AUC come from a weighted PAV of the once-sorted units. The estimate
+    is the metric of the data as given. The percentile interval is
+    ``[q_{(1-level)/2}, q_{(1+level)/2}]`` of the replicate values [1]_; the
+    bias-corrected one reads the quantiles at ``Phi(2 z0 -+ z_{1-alpha/2})`` with
+    ``z0 = Phi^-1(share of replicates below the estimate)`` (:func:`_bc_levels`). PAV
+    fits a resample with repeated trials more closely, so bootstrap minCllr sits below
+    the estimate, which itself sits below the population value; the correction moves
+    the interval back up (in the tests' simulation, the 90 % interval of minCllr covers
+    the true value in about 73 % of the data sets, against 45 % for the percentile one).
 
     References
     ----------
     .. [1] B. Efron, R. J. Tibshirani, *An Introduction to the Bootstrap*, Chapman &
-       Hall, 1993, ch. 13.
+       Hall, 1993, ch. 13-14.
     .. [2] R. M. Bolle, N. K. Ratha, S. Pankanti, "Error analysis of pattern recognition
        systems - the subsets bootstrap", Computer Vision and Image Understanding 93
        (2004) 1-33.
     """
     ss, ds = check_pair(ss_llr, ds_llr)
-    n, level = _check_options(n, level)
+    n, level = _check_options(n, level, interval)
     by = _resolve_by(by, ss_sources, ds_sources)
     system = _sorted(ss, ds)
     rng = np.random.default_rng(seed)
@@ -686,13 +733,13 @@ def bootstrap_metrics(
     n_valid = int(np.sum(~np.isnan(reps[:, 0])))
     warned = _invalid_warning(n_valid, n)
     estimate = evaluate(ss, ds).to_dict()
-    low, high = _percentile(reps, level)
+    low, high = _bounds(reps, [estimate[m] for m in METRICS], level, interval)
     intervals = tuple(
         MetricInterval(m, float(estimate[m]), float(lo), float(hi))
         for m, lo, hi in zip(METRICS, low, high, strict=True)
     )
     return MetricIntervals(
-        by, n, n_valid, level, int(seed), n_sources, intervals, _NOTES[by], warned
+        by, n, n_valid, level, int(seed), n_sources, intervals, _NOTES[by], warned, interval
     )
 
 
@@ -825,6 +872,7 @@ def compare_systems(
     n: int = 1000,
     level: float = 0.95,
     seed: int = 0,
+    interval: str = "bc",
     progress: Progress | None = None,
 ) -> PairedComparison:
     """Paired comparison of two systems' LLRs on the same trials.
@@ -835,7 +883,7 @@ def compare_systems(
         Natural-log LRs of systems A and B; index ``i`` is the same trial in both.
     names : (str, str)
         Names of the systems in the verdict.
-    by, ss_sources, ds_sources, n, level, seed, progress
+    by, ss_sources, ds_sources, n, level, seed, interval, progress
         As in :func:`bootstrap_metrics`.
 
     Returns
@@ -846,7 +894,8 @@ def compare_systems(
     -----
     Each bootstrap replicate draws one set of trial weights and applies it to both
     systems, so ``Delta_r = Cllr_a,r - Cllr_b,r`` keeps the pairing; the interval is
-    the percentile interval of ``Delta_r`` [1]_ (likewise for minCllr). A system is
+    the bias-corrected (or plain) percentile interval of ``Delta_r`` [1]_ (likewise for
+    minCllr). A system is
     declared better only when the interval excludes 0. The AUC difference is tested
     with :func:`delong_test` [2]_.
 
@@ -858,7 +907,7 @@ def compare_systems(
     a_ss, a_ds = check_pair(a_ss, a_ds, names=("a_ss", "a_ds"), min_size=2)
     b_ss, b_ds = check_pair(b_ss, b_ds, names=("b_ss", "b_ds"), min_size=2)
     _same_trials(a_ss, a_ds, b_ss, b_ds)
-    n, level = _check_options(n, level)
+    n, level = _check_options(n, level, interval)
     by = _resolve_by(by, ss_sources, ds_sources)
     systems = [_sorted(a_ss, a_ds), _sorted(b_ss, b_ds)]
     rng = np.random.default_rng(seed)
@@ -873,11 +922,10 @@ def compare_systems(
     n_valid = int(np.sum(~np.isnan(diffs[:, 0])))
     warned = _invalid_warning(n_valid, n)
     ev_a, ev_b = evaluate(a_ss, a_ds).to_dict(), evaluate(b_ss, b_ds).to_dict()
-    low, high = _percentile(diffs, level)
-    d_cllr = MetricInterval("cllr", ev_a["cllr"] - ev_b["cllr"], float(low[0]), float(high[0]))
-    d_min = MetricInterval(
-        "min_cllr", ev_a["min_cllr"] - ev_b["min_cllr"], float(low[1]), float(high[1])
-    )
+    estimates = [ev_a[m] - ev_b[m] for m in ("cllr", "min_cllr")]
+    low, high = _bounds(diffs, estimates, level, interval)
+    d_cllr = MetricInterval("cllr", estimates[0], float(low[0]), float(high[0]))
+    d_min = MetricInterval("min_cllr", estimates[1], float(low[1]), float(high[1]))
     test = delong_test(a_ss, a_ds, b_ss, b_ds, level=level)
     return PairedComparison(
         names=(str(names[0]), str(names[1])),
@@ -895,6 +943,7 @@ def compare_systems(
         note=_NOTES[by] + " DeLong's test assumes independent trials.",
         replicates={"cllr": diffs[:, 0], "min_cllr": diffs[:, 1]},
         warnings=warned,
+        interval=interval,
     )
 
 
