@@ -412,6 +412,9 @@ class MethodResult(_Record):
     calibrator: str
     options: dict[str, float | int | bool | str]
     params: dict[str, Any]
+    #: ELUB bounding applied to the reported LRs ([method] elub)
+    elub_applied: bool = False
+    #: the empirical bounds (log10 LR) the background supports, applied or not
     elub_log10_lr_low: float | None = None
     elub_log10_lr_high: float | None = None
 

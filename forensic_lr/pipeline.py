@@ -32,7 +32,7 @@ from .case import (
     ScoreSummary,
     ValidationResult,
 )
-from .errors import ForensicLRWarning, InputError
+from .errors import ForensicLRError, ForensicLRWarning, InputError
 
 __all__ = ["CaseRun", "check_criteria", "run_case", "run_case_full", "software_versions"]
 
@@ -190,7 +190,6 @@ def _fold_warnings(caught, diagnostics: bool, seen: list[str]) -> list[str]:
 def _checks(ss_cv: np.ndarray, ds_cv: np.ndarray, texts: list[str]) -> dict | None:
     """``calibration_checks(...).to_dict()`` of the out-of-fold LLRs, or None with a warning."""
     from .calibration import calibration_checks
-    from .errors import ForensicLRError
 
     try:
         return calibration_checks(ss_cv, ds_cv).to_dict()
@@ -354,6 +353,10 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
     bounds = None
     if spec.method.elub:
         bounds = tuple(float(b) * _LN10 for b in fitted.bounds_log10_)
+        supported = tuple(float(b) for b in fitted.bounds_log10_)
+    else:  # stated in the report even when not applied (REPORTING.md, "Stating the LR")
+        supported = _supported_bounds(inner, ss, ds)
+        texts += _beyond_bounds(spec, llr, supported)
     lo_hi = clipped = None
     if interval is not None:
         lo_hi = (interval.llr_low, interval.llr_high)
@@ -392,8 +395,9 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
         calibrator=spec.method.calibrator,
         options=dict(spec.method.options),
         params=_jsonable(fitted.params()),
-        elub_log10_lr_low=None if bounds is None else float(fitted.bounds_log10_[0]),
-        elub_log10_lr_high=None if bounds is None else float(fitted.bounds_log10_[1]),
+        elub_applied=bool(spec.method.elub),
+        elub_log10_lr_low=None if supported is None else supported[0],
+        elub_log10_lr_high=None if supported is None else supported[1],
     )
     unique = tuple(dict.fromkeys(texts))
     for text in unique:
@@ -452,6 +456,41 @@ def _limitations(spec: CaseSpec) -> tuple[str, ...]:
             "measure how well the mixture was identified.",
         )
     return ()
+
+
+def _supported_bounds(calibrator, ss, ds) -> tuple[float, float] | None:
+    """The ELUB bounds (log10) the background supports for an unbounded calibrator.
+
+    The same computation as :class:`~forensic_lr.calibration.ELUB` (bounds of the
+    calibrator's LLRs of its own training scores), for the report to state when ELUB is
+    off; None when they cannot be computed (e.g. infinite LLRs of both signs).
+    """
+    from .calibration.elub import elub_bounds_log10
+
+    try:
+        low, high = elub_bounds_log10(calibrator.llr(ss), calibrator.llr(ds))
+    except ForensicLRError:
+        return None
+    return float(low), float(high)
+
+
+def _beyond_bounds(spec: CaseSpec, llr: np.ndarray, supported) -> list[str]:
+    """Warnings for evidence LRs outside the ELUB bounds when bounding is off."""
+    if supported is None:
+        return []
+    texts = []
+    labels = spec.evidence.labels or tuple(f"E{i + 1}" for i in range(llr.size))
+    for label, value in zip(labels, llr / _LN10, strict=True):
+        low, high = supported
+        bound = high if value > high else low if value < low else None
+        if bound is not None:
+            texts.append(
+                f"{label}: log10 LR {value:+.2f} lies beyond the empirical bounds the "
+                f"validation data support (ELUB, {supported[0]:+.2f} to {supported[1]:+.2f}); "
+                f"ELUB bounding is off ([method] elub = false): with it the LR would be "
+                f"reported at log10 LR {bound:+.2f}"
+            )
+    return texts
 
 
 def _scale_ref(spec: CaseSpec) -> str:

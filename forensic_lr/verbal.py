@@ -54,6 +54,9 @@ class VerbalScale:
     statement_hp: str
     statement_hd: str
     bands: tuple[Band, ...]
+    #: True: the bands were checked against the published source; False: they could not
+    #: be (the report says so); None: not stated (e.g. a laboratory's own scale file).
+    confirmed: bool | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -61,6 +64,7 @@ class VerbalScale:
             "name": self.name,
             "citation": self.citation,
             "verification": self.verification,
+            "confirmed": self.confirmed,
             "neutral": self.neutral,
             "statement_hp": self.statement_hp,
             "statement_hd": self.statement_hd,
@@ -73,7 +77,7 @@ def _parse_scale(key: str, raw: object, source: str) -> VerbalScale:
     where = f"{source}: scale {key!r}"
     if not isinstance(raw, dict):
         raise InputError(f"{where} must be a table with keys {', '.join(_TEXT_KEYS)}, bands")
-    allowed = {*_TEXT_KEYS, "verification", "bands"}
+    allowed = {*_TEXT_KEYS, "verification", "confirmed", "bands"}
     unknown = sorted(set(raw) - allowed)
     if unknown:
         raise InputError(f"{where}: unknown key(s) {unknown}; allowed keys are {sorted(allowed)}")
@@ -106,6 +110,9 @@ def _parse_scale(key: str, raw: object, source: str) -> VerbalScale:
         if lower == 1 and i > 0:
             raise InputError(f"{where}: only the first band may start at LR = 1")
         bands.append(Band(float(lower), level, str(b.get("code", ""))))
+    confirmed = raw.get("confirmed")
+    if confirmed is not None and not isinstance(confirmed, bool):
+        raise InputError(f"{where}: 'confirmed' must be true or false, got {confirmed!r}")
     return VerbalScale(
         key=key,
         name=raw["name"],
@@ -115,6 +122,7 @@ def _parse_scale(key: str, raw: object, source: str) -> VerbalScale:
         statement_hp=raw["statement_hp"],
         statement_hd=raw["statement_hd"],
         bands=tuple(bands),
+        confirmed=confirmed,
     )
 
 

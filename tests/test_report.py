@@ -193,3 +193,57 @@ def test_lab_template_cannot_fetch_outside_its_folder(voice_case, tmp_path, monk
     assert sorted(fetchers[0].refused) == sorted(
         ["file:///etc/passwd", "http://example.com/logo.png", "https://e.com/x.css"]
     )
+
+
+def test_neutral_band_is_explained_next_to_the_number(voice_case, no_figures):
+    # LR 1.9 lies in the ENFSI neutral band (its first band starts at LR = 2): the report
+    # gives the number and says why the wording is neutral.
+    from forensic_lr.verbal import verbal_equivalent
+
+    run, _ = voice_case
+    e = run.result.results[0].model_copy(
+        update={"log10_lr": 0.2788, "lr_text": "1.9", "verbal": verbal_equivalent(0.2788, "enfsi")}
+    )
+    result = run.result.model_copy(update={"results": (e,)})
+    html = build_report(dataclasses.replace(run, result=result), formats=("html",))
+    text = " ".join(files_text(html["report.html"]).split())
+    assert "about 1.9 times more probable" in text
+    assert "(on this scale an LR between 1/2 and 2 counts as no support)" in text
+
+
+def test_elub_bounds_stated_when_not_applied(voice_case):
+    # The voice case has [method] elub = false: the report still states the bounds (the
+    # same as the ELUB wrapper fitted to the same data) and that its LR lies beyond them.
+    from forensic_lr.calibration import ELUB, make_calibrator
+
+    run, files = voice_case
+    result = json.loads(files["result.json"])
+    method = result["method"]
+    assert method["elub_applied"] is False
+    wrapped = ELUB(make_calibrator(run.spec.method.calibrator)).fit(run.ss, run.ds)
+    assert (method["elub_log10_lr_low"], method["elub_log10_lr_high"]) == pytest.approx(
+        wrapped.bounds_log10_
+    )
+    e = result["results"][0]
+    assert e["log10_lr"] > method["elub_log10_lr_high"]
+    assert any("ELUB bounding is off" in w for w in result["warnings"])
+    text = " ".join(pdf_text(files["report.pdf"]).split())
+    assert "Reported without ELUB bounding" in text
+    assert "The bounds were not applied" in text and "lies beyond them" in text
+    assert f"{e['verbal']['level']} for Hp" in text  # the verbal column says for which side
+    assert "could not be checked against the published source" in text  # ENFSI unconfirmed
+
+
+def test_elub_applied_case_states_it():
+    run = run_case_full(load_case(examples_dir() / "glass-distance" / "case.toml"))
+    assert run.result.method.elub_applied is True
+    assert not any("ELUB bounding is off" in w for w in run.result.warnings)
+    html = files_text(build_report(run, formats=("html",))["report.html"])
+    assert "LRs beyond are reported at the bound" in " ".join(html.split())
+
+
+def test_log10_filter_never_prints_minus_zero():
+    from forensic_lr.report.render import environment
+
+    log10 = environment().filters["log10"]
+    assert log10(-0.001) == "+0.00" and log10(-0.006) == "-0.01" and log10(0.5) == "+0.50"

@@ -223,3 +223,19 @@ def test_scales_are_symmetric_and_monotone(x, step, key):
     # a larger |log10 LR| never gets a weaker band
     far = verbal_equivalent(abs(x) + step, scale)
     assert levels.index(far.level) >= levels.index(a.level)
+
+
+def test_shipped_scales_say_whether_they_were_confirmed():
+    # NFC was checked against polisen.se; ENFSI and AFSP could not be (see their notes).
+    assert load_scale("nfc").confirmed is True
+    assert load_scale("enfsi").confirmed is False and load_scale("afsp").confirmed is False
+
+
+def test_confirmed_must_be_a_boolean(tmp_path):
+    raw = load_scale("nfc").to_dict()
+    raw.pop("key")
+    raw["confirmed"] = "yes"
+    path = tmp_path / "scale.json"
+    path.write_text(json.dumps(raw))
+    with pytest.raises(InputError, match="'confirmed' must be true or false"):
+        load_scale(path)

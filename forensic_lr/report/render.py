@@ -35,7 +35,7 @@ def environment(template_dir: str | Path | None = None) -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters.update(
-        log10=lambda v: "n/a" if v is None else f"{v:+.2f}",
+        log10=lambda v: "n/a" if v is None else f"{v:+.2f}".replace("-0.00", "+0.00"),
         metric=lambda v, digits=3: "n/a" if v is None or _nan(v) else f"{v:.{digits}f}",
         percent=lambda v: "n/a" if v is None or _nan(v) else f"{100 * v:.1f} %",
         lr=lr_markup,
