@@ -57,6 +57,9 @@ class CaseInfo(_Section):
     instructions: str = Field(default="", description="the questions the requester asked")
     conditioning: str = Field(default="", description="conditioning (case) information used")
     items: tuple[Item, ...] = ()
+    declaration: str = Field(
+        default="", description="the examiner's declaration; empty: the report's standard one"
+    )
 
     @property
     def effective_report_id(self) -> str:
@@ -173,6 +176,10 @@ class Validation(_Section):
 
     folds: int = Field(default=5, ge=2, le=50)
     criteria: Criteria = Field(default_factory=Criteria)
+    conditions: str = Field(
+        default="", description="how the validation data and conditions compare with the case's"
+    )
+    study: str = Field(default="", description="a separate validation study of the method, if any")
 
 
 class ReportOptions(_Section):
@@ -490,6 +497,8 @@ conditioning = ""             # the case information the evaluation relies on
 #   { id = "Q1", description = "questioned recording" },
 #   { id = "K1", description = "reference recording of the suspect" },
 # ]
+# declaration = ""            # the examiner's declaration; default: the report's standard
+                              #   statement (independence, duty to the court, competence)
 
 [propositions]                # required: a pair of mutually exclusive propositions
 hp = "The questioned and reference items come from the same source."
@@ -529,6 +538,9 @@ seed = 20261122               # random seed: same seed, same result
 
 [validation]
 folds = 5                     # K-fold cross-validation of the method (2 to 50)
+conditions = ""               # how the validation data (speakers, devices, durations,
+                              #   conditions) compare with this case's; printed in the report
+study = ""                    # reference to a separate validation study of the method, if any
 
 [validation.criteria]         # optional laboratory criteria on the cross-validated metrics
 # cllr_max = 0.5              # Cllr (bits) at most

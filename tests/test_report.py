@@ -247,3 +247,28 @@ def test_log10_filter_never_prints_minus_zero():
 
     log10 = environment().filters["log10"]
     assert log10(-0.001) == "+0.00" and log10(-0.006) == "-0.01" and log10(0.5) == "+0.50"
+
+
+def test_validation_conditions_and_declaration(voice_case, no_figures):
+    # The voice case describes its validation conditions; without them the report says
+    # that the comparison with the case conditions is missing. The declaration section is
+    # the standard one unless the case file gives its own (escaped like all user text).
+    run, files = voice_case
+    text = " ".join(pdf_text(files["report.pdf"]).split())
+    conditions = " ".join(run.spec.validation.conditions.split())
+    assert conditions[:60] in text
+    assert "9 Declaration" in text and "my duty in giving evidence is to the court" in text
+    spec = run.spec.model_copy(update={
+        "validation": run.spec.validation.model_copy(update={"conditions": ""}),
+        "case": run.spec.case.model_copy(update={"declaration": "I declare <b>this</b>."}),
+    })
+    config = spec.model_dump(mode="json")
+    result = run.result.model_copy(update={
+        "case": spec.case,
+        "provenance": run.result.provenance.model_copy(update={"configuration": config}),
+    })
+    html = build_report(dataclasses.replace(run, spec=spec, result=result), formats=("html",))
+    page = html["report.html"].decode()
+    assert "does not say how the validation data and conditions compare" in page
+    assert "I declare &lt;b&gt;this&lt;/b&gt;." in page
+    assert "my duty in giving evidence" not in page
