@@ -103,6 +103,14 @@ def _add_validate_parser(sub) -> None:
                    help="raw scores: write a validation-study report (PDF, HTML, JSON) here")
     p.add_argument("--criteria", metavar="FILE",
                    help="lab criteria for --report (TOML/JSON, keys as [validation.criteria])")
+    about = p.add_argument_group("validation report identity (--report)")
+    about.add_argument("--title", help="title of the study")
+    about.add_argument("--laboratory", help="laboratory that ran the study")
+    about.add_argument("--analyst", help="who ran the study")
+    about.add_argument("--date", help="date of the study (printed as given)")
+    about.add_argument("--data-description", metavar="TEXT",
+                       help="the data: population, conditions, the system that produced the "
+                       "scores")
     p.add_argument("--force", action="store_true", help="overwrite existing output files")
     add_ci_arguments(p)
     p.set_defaults(func=_cmd_validate)
@@ -280,6 +288,8 @@ def _validation_report(args: argparse.Namespace) -> int:
         folds=None if groups is not None and args.folds == 0 else args.folds,
         seed=args.fold_seed, criteria=criteria, inputs=data.files, groups=groups,
         intervals=intervals,
+        about={"title": args.title, "laboratory": args.laboratory, "analyst": args.analyst,
+               "date": args.date, "data": args.data_description},
     )
     written = write_outputs(out, files, force=args.force)
     if not args.quiet:

@@ -587,25 +587,46 @@ def _second_or_one(codes: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _bounds(
     samples: np.ndarray, estimates, level: float, interval: str
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, list[int]]:
     """Interval of each column of the replicates, ignoring NaN rows, safe with +-inf.
 
     ``"percentile"``: the ``(1 - level)/2`` and ``(1 + level)/2`` quantiles. ``"bc"``:
-    the quantiles at :func:`_bc_levels` instead. Quantiles interpolate linearly between
-    order statistics (numpy's default, Hyndman & Fan type 7); when both neighbours are
-    the same infinite value that value is returned instead of ``inf - inf = nan``.
+    the quantiles at :func:`_bc_levels` instead, unless both levels fall below ``1/B``
+    or both above ``1 - 1/B`` (the estimate lies so far beyond the ``B`` replicates that
+    the corrected interval would shrink to the extreme replicate): then the percentile
+    interval is kept and the column is listed in the third return value. Quantiles
+    interpolate linearly between order statistics (numpy's default, Hyndman & Fan type
+    7); when both neighbours are the same infinite value that value is returned instead
+    of ``inf - inf = nan``.
     """
     alpha = 1.0 - level
     low, high = np.full(samples.shape[1], np.nan), np.full(samples.shape[1], np.nan)
+    kept_percentile = []
     for j in range(samples.shape[1]):
         column = np.sort(samples[~np.isnan(samples[:, j]), j])
         if not column.size:
             continue
         levels = (alpha / 2, 1 - alpha / 2)
         if interval == "bc" and not math.isnan(estimates[j]):
-            levels = _bc_levels(column, float(estimates[j]), alpha)
+            corrected = _bc_levels(column, float(estimates[j]), alpha)
+            if corrected[1] >= 1 / column.size and corrected[0] <= 1 - 1 / column.size:
+                levels = corrected
+            else:
+                kept_percentile.append(j)
         low[j], high[j] = (_order_statistic(column, q) for q in levels)
-    return low, high
+    return low, high, kept_percentile
+
+
+def _percentile_kept(names, kept: list[int]) -> tuple[str, ...]:
+    """Warning text for the metrics whose bias-corrected interval could not be read."""
+    if not kept:
+        return ()
+    which = ", ".join(names[j] for j in kept)
+    return (
+        f"{which}: the estimate lies beyond nearly all bootstrap replicates, so the "
+        "bias-corrected interval cannot be read off them; the percentile interval is given "
+        "(it need not contain the estimate)",
+    )
 
 
 def _bc_levels(column: np.ndarray, estimate: float, alpha: float) -> tuple[float, float]:
@@ -733,7 +754,8 @@ def bootstrap_metrics(
     n_valid = int(np.sum(~np.isnan(reps[:, 0])))
     warned = _invalid_warning(n_valid, n)
     estimate = evaluate(ss, ds).to_dict()
-    low, high = _bounds(reps, [estimate[m] for m in METRICS], level, interval)
+    low, high, kept = _bounds(reps, [estimate[m] for m in METRICS], level, interval)
+    warned += _percentile_kept(METRICS, kept)
     intervals = tuple(
         MetricInterval(m, float(estimate[m]), float(lo), float(hi))
         for m, lo, hi in zip(METRICS, low, high, strict=True)
@@ -923,7 +945,8 @@ def compare_systems(
     warned = _invalid_warning(n_valid, n)
     ev_a, ev_b = evaluate(a_ss, a_ds).to_dict(), evaluate(b_ss, b_ds).to_dict()
     estimates = [ev_a[m] - ev_b[m] for m in ("cllr", "min_cllr")]
-    low, high = _bounds(diffs, estimates, level, interval)
+    low, high, kept = _bounds(diffs, estimates, level, interval)
+    warned += _percentile_kept(("cllr difference", "min_cllr difference"), kept)
     d_cllr = MetricInterval("cllr", estimates[0], float(low[0]), float(high[0]))
     d_min = MetricInterval("min_cllr", estimates[1], float(low[1]), float(high[1]))
     test = delong_test(a_ss, a_ds, b_ss, b_ds, level=level)

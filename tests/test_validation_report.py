@@ -181,3 +181,36 @@ def test_intervals_and_paired_comparisons_of_the_best_method(scores):
     html = files["validation_report.html"].decode()
     assert f"Is {best} better than the others?" in html
     assert record["intervals"]["n"] == 300
+
+
+def test_cli_report_identity_matrix_and_limitations(tmp_path, scores, monkeypatch):
+    monkeypatch.setattr(pdf, "html_to_pdf", lambda html, roots: b"%PDF-stub")
+    ss, ds = scores
+    np.savetxt(tmp_path / "ss.csv", ss)
+    np.savetxt(tmp_path / "ds.csv", ds)
+    (tmp_path / "criteria.toml").write_text("eer_max = 0.25\n")
+    out = tmp_path / "study"
+    assert main([
+        "--quiet", "validate", "--ss", str(tmp_path / "ss.csv"), "--ds", str(tmp_path / "ds.csv"),
+        "--report", str(out), "--compare", "gaussian", "--folds", "3",
+        "--criteria", str(tmp_path / "criteria.toml"), "--title", "Study <X>",
+        "--laboratory", "Lab L", "--analyst", "B. Analyst", "--date", "2026-11-23",
+        "--data-description", "200 comparisons of synthetic scores",
+    ]) == 0
+    record = json.loads((out / "validation.json").read_text())
+    assert record["about"] == {"title": "Study <X>", "laboratory": "Lab L",
+                               "analyst": "B. Analyst", "date": "2026-11-23",
+                               "data": "200 comparisons of synthetic scores"}
+    rows = {(r["characteristic"], r["metric"]): r for r in record["validation_matrix"]}
+    eer = record["methods"][0]["metrics"]["eer"]
+    assert rows[("discriminating power", "eer")]["criterion"] == "<= 25 %"
+    assert rows[("discriminating power", "eer")]["decision"] == ("met" if eer <= 0.25
+                                                                 else "not met")
+    assert rows[("accuracy", "cllr")]["decision"] == "no criterion"
+    for characteristic in ("robustness", "coherence", "generalisation"):
+        assert rows[(characteristic, None)]["decision"] == "not assessed"
+    html = (out / "validation_report.html").read_text()
+    assert "<h1>Study &lt;X&gt;</h1>" in html
+    assert "200 comparisons of synthetic scores" in html
+    assert f"{100 * eer:.1f} %" in html  # the matrix result in the report's unit
+    assert "3 Limitations" in html and "Sign-off" in html

@@ -24,6 +24,7 @@ from forensic_lr.validation_stats import (
     METRICS,
     POISSON_FROM,
     _bc_levels,
+    _bounds,
     _poisson_counts,
     _replicate_metrics,
     _replicate_weights,
@@ -186,6 +187,18 @@ def test_bc_levels_by_hand():
     assert _bc_levels(column, 3.0, 0.1) == pytest.approx(tied)  # 2 below, 1 tie: p = 0.25
     low, _ = _bc_levels(column, 0.0, 0.1)  # all above: p kept at 1 / (2 B)
     assert low == pytest.approx(stats.norm.cdf(2 * stats.norm.ppf(0.05) - z))
+
+
+def test_bc_falls_back_to_percentile_when_the_estimate_is_beyond_the_replicates():
+    # Replicates 1..100 and an estimate of 0: the corrected levels Phi(2 z0 -+ z) are far
+    # below 1/B, so the percentile interval is kept (type-7 quantiles by hand:
+    # 1 + 0.025 * 99 = 3.475 and 1 + 0.975 * 99 = 97.525).
+    samples = np.arange(1.0, 101.0)[:, None]
+    low, high, kept = _bounds(samples, [0.0], 0.95, "bc")
+    assert kept == [0]
+    assert (low[0], high[0]) == pytest.approx((3.475, 97.525))
+    low, high, kept = _bounds(samples, [50.5], 0.95, "bc")  # z0 = 0: the same interval
+    assert kept == [] and (low[0], high[0]) == pytest.approx((3.475, 97.525))
 
 
 def test_pav_metric_intervals_cover_better_with_bias_correction():

@@ -25,16 +25,25 @@ from ..validation_stats import bootstrap_metrics, compare_systems
 from . import METRICS, _check_rows, _safe_svg
 from .render import render, stylesheet, template_roots
 
-#: The validation matrix rows (Meuwly et al. 2017, table 1): characteristic, metric, graphic.
+#: The validation matrix rows after Meuwly et al. (2017, table 1): characteristic,
+#: metric, graphic. devPAV and the rates of misleading evidence are additions of
+#: forensic-lr; metric None marks a characteristic this study cannot assess.
 MATRIX = (
     ("accuracy", "cllr", "ECE plot"),
-    ("discriminating power", "min_cllr", "DET plot"),
+    ("discriminating power", "min_cllr", "ECE plot (after PAV), DET plot"),
     ("discriminating power", "eer", "DET plot"),
-    ("calibration", "cllr_cal", "Tippett plot"),
+    ("calibration", "cllr_cal", "ECE plot, Tippett plot"),
     ("calibration", "devpav", "PAV plot"),
     ("misleading evidence", "rmep", "Tippett plot"),
     ("misleading evidence", "rmed", "Tippett plot"),
+    ("robustness", None, "ECE, DET and Tippett plots"),
+    ("coherence", None, "ECE and DET plots"),
+    ("generalisation", None, "ECE, DET and Tippett plots"),
 )
+#: Metrics shown as percentages (their criteria too).
+PERCENT = frozenset({"eer", "rmep", "rmed"})
+#: ``about`` keys: the study's identity and data description (all optional text).
+ABOUT_KEYS = ("title", "laboratory", "analyst", "date", "data")
 
 
 #: Short metric names for table headers (the definitions follow the table).
@@ -74,6 +83,7 @@ def build_validation_report(
     template_dir=None,
     groups=None,
     intervals: dict | None = None,
+    about: dict[str, str] | None = None,
 ) -> dict[str, bytes]:
     """Cross-validate each method on raw scores and render the study.
 
@@ -86,8 +96,15 @@ def build_validation_report(
     1}``) for bootstrap intervals of the best method's metrics (``intervals`` in the JSON)
     and a paired comparison of the best method with each other one on the same trials
     (:func:`forensic_lr.validation_stats.compare_systems`; ``comparisons`` in the JSON),
-    which says whether its lead is larger than the sampling uncertainty.
+    which says whether its lead is larger than the sampling uncertainty. ``about``: the
+    study's ``title``, ``laboratory``, ``analyst``, ``date`` and a description of its
+    ``data`` (population, conditions, the system that produced the scores), printed in
+    the report and kept in the JSON.
     """
+    about = {k: str(v) for k, v in (about or {}).items() if v}
+    unknown = sorted(set(about) - set(ABOUT_KEYS))
+    if unknown:
+        raise ForensicLRError(f"unknown 'about' key(s) {unknown}; use {', '.join(ABOUT_KEYS)}")
     ss, ds = np.asarray(ss, float), np.asarray(ds, float)
     rows, llrs = [], {}
     for method in methods:
@@ -101,6 +118,7 @@ def build_validation_report(
     best = min(rows, key=lambda r: r.metrics["cllr"]).method
     matrix = _matrix(rows, best, criteria)
     record = {
+        "about": about,
         "n_ss": int(ss.size),
         "n_ds": int(ds.size),
         "folds": folds,
@@ -179,20 +197,31 @@ def build_validation_report(
 
 
 def _matrix(rows, best, criteria):
-    """Validation matrix rows for the best method (criterion and decision if the lab set one)."""
+    """Validation matrix rows for the best method (criterion and decision if the lab set one).
+
+    Characteristics without a metric (robustness, coherence, generalisation) need data
+    under other conditions than the one score set of this study: marked "not assessed".
+    """
     row = next(r for r in rows if r.method == best)
     by_metric = {c.metric: c for c in row.criteria}
     out = []
     for characteristic, metric, graphic in MATRIX:
+        if metric is None:
+            out.append({"characteristic": characteristic, "metric": None, "graphic": graphic,
+                        "criterion": "", "result": None, "decision": "not assessed"})
+            continue
         c = by_metric.get(metric)
+        threshold = "" if c is None else (
+            f"{100 * c.threshold:g} %" if metric in PERCENT else f"{c.threshold:g}"
+        )
         out.append(
             {
                 "characteristic": characteristic,
                 "metric": metric,
                 "graphic": graphic,
-                "criterion": f"{c.comparison} {c.threshold:g}" if c else "not set",
+                "criterion": f"{c.comparison} {threshold}" if c else "not set",
                 "result": row.metrics[metric],
-                "decision": ("met" if c.met else "not met") if c else "",
+                "decision": ("met" if c.met else "not met") if c else "no criterion",
             }
         )
     return out
