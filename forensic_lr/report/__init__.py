@@ -129,6 +129,7 @@ def case_context(run, figures: dict[str, str], template_dir=None) -> dict:
             for key, label, meaning, digits in METRICS
         ],
         "labels": {key: label for key, label, _, _ in METRICS},
+        "digits": {key: digits for key, _, _, digits in METRICS},
         "check_rows": _check_rows(result.validation.calibration_checks),
         "method_rows": _method_rows(result.method),
         "prior_rows": prior_rows,
