@@ -40,6 +40,8 @@ class Item(_Section):
 
     id: str = Field(min_length=1)
     description: str = ""
+    received: str = Field(default="", description="when and how it was received")
+    examined: str = Field(default="", description="what was examined, e.g. '2 min 40 s of speech'")
 
 
 class CaseInfo(_Section):
@@ -496,7 +498,8 @@ conditioning = ""             # the case information the evaluation relies on
 # items = [                   # the items received and examined
 #   { id = "Q1", description = "questioned recording" },
 #   { id = "K1", description = "reference recording of the suspect" },
-# ]
+# ]                           # optional per item: received = "2026-02-28, sealed bag 1"
+                              #   and examined = "2 min 40 s of net speech"
 # declaration = ""            # the examiner's declaration; default: the report's standard
                               #   statement (independence, duty to the court, competence)
 

@@ -272,3 +272,12 @@ def test_validation_conditions_and_declaration(voice_case, no_figures):
     assert "does not say how the validation data and conditions compare" in page
     assert "I declare &lt;b&gt;this&lt;/b&gt;." in page
     assert "my duty in giving evidence" not in page
+
+
+def test_items_received_and_examined(voice_case):
+    # The voice case gives both fields for each item: section 4 shows them as columns.
+    run, files = voice_case
+    html = files["report.html"].decode()
+    assert "<th>Received</th>" in html and "<th>Examined</th>" in html
+    for item in run.spec.case.items:
+        assert f"<td>{item.received}</td>" in html and f"<td>{item.examined}</td>" in html
