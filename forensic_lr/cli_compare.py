@@ -181,7 +181,8 @@ def _print_comparison(record: dict, data: PairedScores) -> None:
     print(f"paired comparison of {a} and {b} on {data.a_ss.size} SS and {data.a_ds.size} DS "
           f"trials matched by {record['matched_by']} (natural-log LLRs; bootstrap by "
           f"{record['by']}, {record['n']} replicates, seed {record['seed']})")
-    print(f"{'metric':<22}{a:>10}{b:>10}{a + ' - ' + b:>12}  {pct} interval")
+    kind = "BC" if record["interval"] == "bc" else "percentile"
+    print(f"{'metric':<22}{a:>10}{b:>10}{a + ' - ' + b:>12}  {pct} interval ({kind})")
     for key, diff in (("cllr", record["cllr_diff"]), ("min_cllr", record["min_cllr_diff"])):
         print(f"{_LABELS[key]:<22}{_num(record['metrics_a'][key]):>10}"
               f"{_num(record['metrics_b'][key]):>10}{_num(diff['estimate']):>12}  "
