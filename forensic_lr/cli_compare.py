@@ -176,6 +176,8 @@ def _json_safe(value):
 
 
 def _print_comparison(record: dict, data: PairedScores) -> None:
+    from .validation_stats import p_text
+
     a, b = record["names"]
     pct = f"{100 * record['level']:g}%"
     print(f"paired comparison of {a} and {b} on {data.a_ss.size} SS and {data.a_ds.size} DS "
@@ -190,7 +192,7 @@ def _print_comparison(record: dict, data: PairedScores) -> None:
     d = record["delong"]
     print(f"{'AUC (DeLong)':<22}{_num(d['auc_a']):>10}{_num(d['auc_b']):>10}"
           f"{_num(d['difference']):>12}  [{_num(d['low'])}, {_num(d['high'])}]  "
-          f"z = {d['z']:.3g}, p = {d['p_value']:.3g}")
+          f"z = {d['z']:.3g}, p {p_text(d['p_value'])}")
     print(record["verdict"])
     print(record["note"])
     for text in record["warnings"]:

@@ -860,6 +860,11 @@ def _same_trials(a_ss, a_ds, b_ss, b_ds) -> None:
         )
 
 
+def p_text(p: float) -> str:
+    """``"= 0.0123"``, or ``"< 1e-300"`` when the p-value underflows to 0 in double precision."""
+    return "< 1e-300" if p == 0.0 else f"= {p:.3g}"
+
+
 def _verdict(names, d_cllr: MetricInterval, d_min: MetricInterval, test: DeLongTest, level) -> str:
     a, b = names
     pct = f"{100 * level:g}%"
@@ -877,7 +882,7 @@ def _verdict(names, d_cllr: MetricInterval, d_min: MetricInterval, test: DeLongT
     return (
         f"On these trials {clause('Cllr', d_cllr)}; for discrimination, "
         f"{clause('minCllr', d_min)}. AUC {test.auc_a:.3f} ({a}) vs {test.auc_b:.3f} ({b}), "
-        f"DeLong p = {test.p_value:.3g}."
+        f"DeLong p {p_text(test.p_value)}."
     )
 
 

@@ -458,3 +458,16 @@ def test_sources_in_one_class_file_only_is_an_error(tmp_path):
     (tmp_path / "ds.csv").write_text("score\n-1\n0\n")
     with pytest.raises(InputError, match=r"ds.csv: has no source column"):
         load_scores(ss=tmp_path / "ss.csv", ds=tmp_path / "ds.csv")
+
+
+def test_p_value_text_never_prints_zero():
+    from forensic_lr.validation_stats import p_text
+
+    assert p_text(0.0) == "< 1e-300"
+    assert p_text(0.012345) == "= 0.0123"
+    # two systems with a huge AUC difference: Phi(-z) underflows, the verdict says so
+    rng = np.random.default_rng(3)
+    ss, ds = rng.normal(3, 1, 4000), rng.normal(-3, 1, 4000)
+    poor_ss, poor_ds = ss + rng.normal(0, 6, ss.size), ds + rng.normal(0, 6, ds.size)
+    res = compare_systems(ss, ds, poor_ss, poor_ds, n=20)
+    assert res.delong.p_value == 0.0 and "DeLong p < 1e-300" in res.verdict
