@@ -201,3 +201,16 @@ def test_two_systems_example_as_its_readme_says(capsys):
         assert cllr["estimate"] == pytest.approx(0.1873, abs=5e-5)
         widths[by] = cllr["high"] - cllr["low"]
     assert widths["source"] > 1.5 * widths["trial"]
+
+
+def test_headerless_files_pair_by_row_order(trials, tmp_path):
+    # label,score rows without a header line (as score files may be): row order pairs them
+    _, labels, _, llr_a, llr_b = trials
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("".join(f"{lab},{float(v)!r}\n" for lab, v in zip(labels, llr_a, strict=True)))
+    b.write_text("".join(f"{lab},{float(v)!r}\n" for lab, v in zip(labels, llr_b, strict=True)))
+    got = load_paired_scores(a=a, b=b)
+    is_ss = labels == "ss"
+    np.testing.assert_array_equal(got.a_ds, llr_a[~is_ss])
+    np.testing.assert_array_equal(got.b_ss, llr_b[is_ss])
+    assert got.matched_by == "row order" and got.ss_sources is None
