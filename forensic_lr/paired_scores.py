@@ -27,15 +27,12 @@ import numpy as np
 from .errors import InputError
 from .scores import (
     _check_class,
-    _column,
     _existing,
-    _json_sources,
-    _json_text,
-    _labels,
-    _numbers,
+    _json_rows,
     _read_json,
     _read_table,
-    _source_pairs,
+    _Rows,
+    _table_rows,
     sha256_file,
     to_natural_llr,
 )
@@ -73,23 +70,7 @@ class PairedScores:
     files: dict[str, str]
 
 
-@dataclass(frozen=True, eq=False)
-class _Trials:
-    """The rows of one labelled file: labels, score columns, sources, ids, line numbers."""
-
-    path: str
-    is_ss: np.ndarray
-    scores: dict[str, np.ndarray]
-    sources: np.ndarray | None
-    ids: np.ndarray | None
-    where: np.ndarray  # 1-based line (text) or item (JSON) of each row
-    unit: str  # "line" or "item"
-
-    def at(self, row: int) -> str:
-        return f"{self.path}, {self.unit} {int(self.where[row])}"
-
-
-def _read_trials(path, score_columns: tuple[str, ...], id_column: str | None) -> _Trials:
+def _read_trials(path, score_columns: tuple[str, ...], id_column: str | None) -> _Rows:
     """Rows of a labelled text table or JSON list of objects (see the module docstring)."""
     p = _existing(path)
     if p.suffix.lower() == ".npy":
@@ -98,73 +79,19 @@ def _read_trials(path, score_columns: tuple[str, ...], id_column: str | None) ->
             path=str(p),
         )
     if p.suffix.lower() == ".json":
-        return _json_trials(p, score_columns, id_column)
-    table = _read_table(p)
-    if table.header is None and (id_column is not None or score_columns != ("score",)):
-        wanted = ", ".join(["label", *score_columns, *([id_column] if id_column else [])])
-        raise InputError(
-            f"has no header line; add one naming the columns ({wanted})", path=str(p), line=1
-        )
-    is_ss = _labels(_column(table, p, "label", 0), table.lines, p)
-    scores = {
-        c: _numbers(_column(table, p, c, 1), table.lines, p, c) for c in score_columns
-    }
-    ids = None
-    if id_column is not None:
-        ids = np.array(_column(table, p, id_column, 0), dtype=str)
-        _check_ids(ids, table.lines, str(p), id_column, "line")
-    return _Trials(str(p), is_ss, scores, _source_pairs(table, p, is_ss), ids, table.lines, "line")
+        data = _read_json(p)
+        if not (isinstance(data, list) and data and all(isinstance(d, dict) for d in data)):
+            raise InputError(
+                "must be a list of objects with a 'label' and "
+                + " and ".join(repr(c) for c in score_columns)
+                + " key (one object per trial)",
+                path=str(p),
+            )
+        return _json_rows(data, p, score_columns, id_column)
+    return _table_rows(_read_table(p), p, score_columns, id_column)
 
 
-def _json_trials(p, score_columns: tuple[str, ...], id_column: str | None) -> _Trials:
-    data = _read_json(p)
-    if not (isinstance(data, list) and data and all(isinstance(d, dict) for d in data)):
-        raise InputError(
-            "must be a list of objects with a 'label' and "
-            + " and ".join(repr(c) for c in score_columns)
-            + " key (one object per trial)",
-            path=str(p),
-        )
-    keys = ["label", *score_columns, *([id_column] if id_column else [])]
-    for i, item in enumerate(data):
-        missing = [k for k in keys if k not in item]
-        if missing:
-            raise InputError(f"item {i + 1} lacks the key(s) {', '.join(missing)}", path=str(p))
-    items = np.arange(1, len(data) + 1)
-    is_ss = _labels([_json_text(d["label"]) for d in data], items, p, unit="item")
-    scores = {
-        c: _numbers([_json_text(d[c]) for d in data], items, p, c, unit="item")
-        for c in score_columns
-    }
-    ids = None
-    if id_column is not None:
-        ids = np.array([_json_text(d[id_column]) for d in data], dtype=str)
-        _check_ids(ids, items, str(p), id_column, "item")
-    return _Trials(str(p), is_ss, scores, _json_sources(data, is_ss, p), ids, items, "item")
-
-
-def _check_ids(ids: np.ndarray, where: np.ndarray, path: str, column: str, unit: str) -> None:
-    """Trial ids must be non-empty and unique within a file."""
-    empty = np.flatnonzero(np.char.str_len(np.char.strip(ids)) == 0)
-    if empty.size:
-        raise InputError(
-            f"{unit} {int(where[empty[0]])}: the trial id is empty; give every trial an id",
-            path=path,
-            column=column,
-        )
-    order = np.argsort(ids, kind="stable")
-    repeated = np.flatnonzero(ids[order][1:] == ids[order][:-1])
-    if repeated.size:
-        first, second = order[repeated[0]], order[repeated[0] + 1]
-        raise InputError(
-            f"trial id {str(ids[first])!r} is on {unit}s {int(where[first])} and "
-            f"{int(where[second])}; ids must be unique (one row per trial)",
-            path=path,
-            column=column,
-        )
-
-
-def _match_ids(a: _Trials, b: _Trials, id_column: str) -> np.ndarray:
+def _match_ids(a: _Rows, b: _Rows, id_column: str) -> np.ndarray:
     """Row of B holding each row's trial of A (both hold exactly the same ids)."""
     order = np.argsort(b.ids)
     sorted_b = b.ids[order]
@@ -182,7 +109,7 @@ def _match_ids(a: _Trials, b: _Trials, id_column: str) -> np.ndarray:
     return order[pos]
 
 
-def _check_pairing(a: _Trials, b: _Trials, rows_b: np.ndarray, how: str) -> None:
+def _check_pairing(a: _Rows, b: _Rows, rows_b: np.ndarray, how: str) -> None:
     """Same label, and the same sources when both files have them, for every pair."""
     fix = "both files must hold the same trials"
     if how == "row order":

@@ -423,6 +423,95 @@ def _check_source_labels(
         )
 
 
+# --------------------------------------------------------------------------- labelled rows
+@dataclass(frozen=True, eq=False)
+class _Rows:
+    """The rows of one labelled file in file order: labels, score columns, sources, ids."""
+
+    path: str
+    is_ss: np.ndarray
+    scores: dict[str, np.ndarray]
+    sources: np.ndarray | None
+    ids: np.ndarray | None
+    where: np.ndarray  # 1-based line (text) or item (JSON) of each row
+    unit: str  # "line" or "item"
+
+    def at(self, row: int) -> str:
+        return f"{self.path}, {self.unit} {int(self.where[row])}"
+
+
+def _table_rows(
+    table: _Table, path: Path, score_columns: tuple[str, ...] = ("score",),
+    id_column: str | None = None,
+) -> _Rows:
+    """Labels, score columns, sources and ids of a text table.
+
+    Without a header the label is column 1 and the score column 2; other score columns
+    or an id column need a header naming them.
+    """
+    if table.header is None and (id_column is not None or score_columns != ("score",)):
+        wanted = ", ".join(["label", *score_columns, *([id_column] if id_column else [])])
+        raise InputError(
+            f"has no header line; add one naming the columns ({wanted})", path=str(path), line=1
+        )
+    is_ss = _labels(_column(table, path, "label", 0), table.lines, path)
+    scores = {
+        c: _numbers(_column(table, path, c, 1), table.lines, path, c) for c in score_columns
+    }
+    ids = None
+    if id_column is not None:
+        ids = np.array(_column(table, path, id_column, 0), dtype=str)
+        _check_ids(ids, table.lines, str(path), id_column, "line")
+    sources = _source_pairs(table, path, is_ss)
+    return _Rows(str(path), is_ss, scores, sources, ids, table.lines, "line")
+
+
+def _json_rows(
+    data: list[dict], path: Path, score_columns: tuple[str, ...] = ("score",),
+    id_column: str | None = None,
+) -> _Rows:
+    """Labels, score columns, sources and ids of a JSON list of objects (one per trial)."""
+    keys = ["label", *score_columns, *([id_column] if id_column else [])]
+    for i, item in enumerate(data):
+        missing = [k for k in keys if k not in item]
+        if missing:
+            raise InputError(
+                f"item {i + 1} lacks the key(s) {', '.join(map(repr, missing))}", path=str(path)
+            )
+    items = np.arange(1, len(data) + 1)
+    is_ss = _labels([_json_text(d["label"]) for d in data], items, path, unit="item")
+    scores = {
+        c: _numbers([_json_text(d[c]) for d in data], items, path, c, unit="item")
+        for c in score_columns
+    }
+    ids = None
+    if id_column is not None:
+        ids = np.array([_json_text(d[id_column]) for d in data], dtype=str)
+        _check_ids(ids, items, str(path), id_column, "item")
+    return _Rows(str(path), is_ss, scores, _json_sources(data, is_ss, path), ids, items, "item")
+
+
+def _check_ids(ids: np.ndarray, where: np.ndarray, path: str, column: str, unit: str) -> None:
+    """Trial ids must be non-empty and unique within a file."""
+    empty = np.flatnonzero(np.char.str_len(np.char.strip(ids)) == 0)
+    if empty.size:
+        raise InputError(
+            f"{unit} {int(where[empty[0]])}: the trial id is empty; give every trial an id",
+            path=path,
+            column=column,
+        )
+    order = np.argsort(ids, kind="stable")
+    repeated = np.flatnonzero(ids[order][1:] == ids[order][:-1])
+    if repeated.size:
+        first, second = order[repeated[0]], order[repeated[0] + 1]
+        raise InputError(
+            f"trial id {str(ids[first])!r} is on {unit}s {int(where[first])} and "
+            f"{int(where[second])}; ids must be unique (one row per trial)",
+            path=path,
+            column=column,
+        )
+
+
 # --------------------------------------------------------------------------- readers
 def _existing(path) -> Path:
     p = Path(path)
@@ -537,8 +626,9 @@ def _json_sources(data: list[dict], is_ss: np.ndarray, path: Path) -> np.ndarray
     return pairs
 
 
-def _split(scores, labels, pairs):
-    """``(ss, ds, ss_sources, ds_sources)`` from labelled trials."""
+def _split(rows: _Rows):
+    """``(ss, ds, ss_sources, ds_sources)`` from labelled rows (the ``score`` column)."""
+    scores, labels, pairs = rows.scores["score"], rows.is_ss, rows.sources
     if pairs is None:
         return scores[labels], scores[~labels], None, None
     return scores[labels], scores[~labels], pairs[labels], pairs[~labels]
@@ -564,16 +654,7 @@ def _read_labelled(path) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.
             )
             return ss, ds, None, None
         if isinstance(data, list) and all(isinstance(d, dict) for d in data):
-            missing = [i for i, d in enumerate(data) if not {"label", "score"} <= set(d)]
-            if missing:
-                raise InputError(
-                    f"item {missing[0] + 1} lacks a 'label' or 'score' key", path=str(p)
-                )
-            items = np.arange(1, len(data) + 1)
-            labels = _labels([_json_text(d["label"]) for d in data], items, p, unit="item")
-            texts = [_json_text(d["score"]) for d in data]
-            scores = _numbers(texts, items, p, "score", unit="item")
-            return _split(scores, labels, _json_sources(data, labels, p))
+            return _split(_json_rows(data, p))
         raise InputError(
             'must be {"ss": [...], "ds": [...]} or a list of {"label": .., "score": ..}',
             path=str(p),
@@ -588,10 +669,7 @@ def _read_labelled(path) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.
     if fast is not None:
         is_ss, scores = fast
         return scores[is_ss], scores[~is_ss], None, None
-    table = _read_table(p)
-    labels = _labels(_column(table, p, "label", 0), table.lines, p)
-    scores = _numbers(_column(table, p, "score", 1), table.lines, p, "score")
-    return _split(scores, labels, _source_pairs(table, p, labels))
+    return _split(_table_rows(_read_table(p), p))
 
 
 def _check_class(values: np.ndarray, name: str, where: str) -> None:
