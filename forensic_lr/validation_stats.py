@@ -225,8 +225,10 @@ class PairedComparison:
             "seed": int(self.seed),
             "metrics_a": {k: float(v) for k, v in self.metrics_a.items()},
             "metrics_b": {k: float(v) for k, v in self.metrics_b.items()},
-            "cllr_diff": self.cllr_diff.to_dict(),
-            "min_cllr_diff": self.min_cllr_diff.to_dict(),
+            "cllr_diff": {**self.cllr_diff.to_dict(), "outcome": outcome(self.cllr_diff)},
+            "min_cllr_diff": {
+                **self.min_cllr_diff.to_dict(), "outcome": outcome(self.min_cllr_diff)
+            },
             "delong": self.delong.to_dict(),
             "verdict": self.verdict,
             "note": self.note,
@@ -865,6 +867,16 @@ def p_text(p: float) -> str:
     return "< 1e-300" if p == 0.0 else f"= {p:.3g}"
 
 
+def outcome(diff: MetricInterval) -> str:
+    """For a cost difference ``a - b``: ``"better"`` when its whole interval lies below 0
+    (``a`` has the lower cost), ``"worse"`` above 0, else ``"not distinguishable"``."""
+    if diff.high < 0:
+        return "better"
+    if diff.low > 0:
+        return "worse"
+    return "not distinguishable"
+
+
 def _verdict(names, d_cllr: MetricInterval, d_min: MetricInterval, test: DeLongTest, level) -> str:
     a, b = names
     pct = f"{100 * level:g}%"
@@ -873,9 +885,10 @@ def _verdict(names, d_cllr: MetricInterval, d_min: MetricInterval, test: DeLongT
         ci = (
             f"difference {a} - {b} = {d.estimate:+.3f} bits, {pct} CI {d.low:+.3f} to {d.high:+.3f}"
         )
-        if d.high < 0:
+        found = outcome(d)
+        if found == "better":
             return f"{a} has the lower {what} ({ci}): {a} performs better"
-        if d.low > 0:
+        if found == "worse":
             return f"{b} has the lower {what} ({ci}): {b} performs better"
         return f"the {what} of {a} and {b} cannot be told apart ({ci})"
 

@@ -56,7 +56,7 @@ def test_compare_json(two_systems, capsys):
     assert out["by"] == "source"  # source columns present
     assert out["metrics_a"]["cllr"] == pytest.approx(ev_a.cllr)
     assert out["cllr_diff"]["estimate"] == pytest.approx(ev_a.cllr - ev_b.cllr)
-    assert out["cllr_diff"]["high"] < 0
+    assert out["cllr_diff"]["high"] < 0 and out["cllr_diff"]["outcome"] == "better"
     y = is_ss.astype(int)
     assert out["delong"]["auc_a"] == pytest.approx(roc_auc_score(y, good))
     assert out["delong"]["auc_b"] == pytest.approx(roc_auc_score(y, poor))

@@ -146,12 +146,10 @@ def build_validation_report(
             *llrs[best], ss_sources=ss_src, ds_sources=ds_src, **intervals
         ).to_dict()
         record["comparisons"] = [
-            _comparison(
-                compare_systems(
-                    *llrs[best], *llrs[other], names=(best, other), ss_sources=ss_src,
-                    ds_sources=ds_src, **intervals,
-                )
-            )
+            compare_systems(
+                *llrs[best], *llrs[other], names=(best, other), ss_sources=ss_src,
+                ds_sources=ds_src, **intervals,
+            ).to_dict()
             for other in methods
             if other != best
         ]
@@ -225,21 +223,6 @@ def _matrix(rows, best, criteria):
             }
         )
     return out
-
-
-def _comparison(result) -> dict:
-    """A paired comparison for the JSON and the report, with a short outcome per metric.
-
-    ``outcome``: ``"better"`` when the interval of ``best - other`` lies below 0,
-    ``"worse"`` above 0, else ``"not distinguishable"``.
-    """
-    record = result.to_dict()
-    for key in ("cllr_diff", "min_cllr_diff"):
-        low, high = record[key]["low"], record[key]["high"]
-        record[key]["outcome"] = (
-            "better" if high < 0 else "worse" if low > 0 else "not distinguishable"
-        )
-    return record
 
 
 def _checks(ss_llr, ds_llr) -> dict | None:
