@@ -356,7 +356,6 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
         supported = tuple(float(b) for b in fitted.bounds_log10_)
     else:  # stated in the report even when not applied (REPORTING.md, "Stating the LR")
         supported = _supported_bounds(inner, ss, ds)
-        texts += _beyond_bounds(spec, llr, supported)
     lo_hi = clipped = None
     if interval is not None:
         lo_hi = (interval.llr_low, interval.llr_high)
@@ -369,6 +368,8 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
         spec, x, llr, llr_unbounded, lo_hi, clipped, interval, scale,
         float(both.min()), float(both.max()),
     )
+    if not spec.method.elub:
+        texts += _beyond_bounds(results, supported)
 
     metrics = evaluation.to_dict()
     criteria = check_criteria(spec.validation.criteria, metrics)
@@ -474,19 +475,18 @@ def _supported_bounds(calibrator, ss, ds) -> tuple[float, float] | None:
     return float(low), float(high)
 
 
-def _beyond_bounds(spec: CaseSpec, llr: np.ndarray, supported) -> list[str]:
+def _beyond_bounds(results, supported) -> list[str]:
     """Warnings for evidence LRs outside the ELUB bounds when bounding is off."""
     if supported is None:
         return []
+    low, high = supported
     texts = []
-    labels = spec.evidence.labels or tuple(f"E{i + 1}" for i in range(llr.size))
-    for label, value in zip(labels, llr / _LN10, strict=True):
-        low, high = supported
-        bound = high if value > high else low if value < low else None
+    for e in results:
+        bound = high if e.log10_lr > high else low if e.log10_lr < low else None
         if bound is not None:
             texts.append(
-                f"{label}: log10 LR {value:+.2f} lies beyond the empirical bounds the "
-                f"validation data support (ELUB, {supported[0]:+.2f} to {supported[1]:+.2f}); "
+                f"{e.label}: log10 LR {e.log10_lr:+.2f} lies beyond the empirical bounds the "
+                f"validation data support (ELUB, {low:+.2f} to {high:+.2f}); "
                 f"ELUB bounding is off ([method] elub = false): with it the LR would be "
                 f"reported at log10 LR {bound:+.2f}"
             )
