@@ -16,7 +16,7 @@ import platform
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -33,6 +33,9 @@ from .case import (
     ValidationResult,
 )
 from .errors import ForensicLRError, ForensicLRWarning, InputError
+
+if TYPE_CHECKING:
+    from .verbal import VerbalScale
 
 __all__ = ["CaseRun", "check_criteria", "run_case", "run_case_full", "software_versions"]
 
@@ -72,6 +75,8 @@ class CaseRun:
         The calibrator fitted on all background scores (an ELUB wrapper if enabled).
     evidence_scores : numpy.ndarray
         The evidence scores as used (score direction applied).
+    scale : VerbalScale
+        The verbal scale of ``[report] verbal_scale``.
     """
 
     spec: CaseSpec
@@ -82,6 +87,7 @@ class CaseRun:
     ds_llr_cv: np.ndarray
     calibrator: object
     evidence_scores: np.ndarray
+    scale: VerbalScale
 
 
 def _summary(values: np.ndarray, file: str, sha256: str) -> ScoreSummary:
@@ -430,7 +436,7 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
     )
     return CaseRun(
         spec=spec, result=result, ss=ss, ds=ds, ss_llr_cv=ss_cv, ds_llr_cv=ds_cv,
-        calibrator=fitted, evidence_scores=x,
+        calibrator=fitted, evidence_scores=x, scale=scale,
     )
 
 

@@ -115,12 +115,9 @@ def case_context(run, figures: dict[str, str], template_dir=None) -> dict:
         }
         for p in PRIOR_ODDS_LOG10
     ]
-    from ..pipeline import _scale_ref
-    from ..verbal import load_scale
-
     return {
         "r": result,
-        "scale": load_scale(_scale_ref(run.spec)),
+        "scale": run.scale,
         "figures": {name: _safe_svg(svg) for name, svg in figures.items()},
         "css": Markup(stylesheet(template_dir)),
         "metrics": [
