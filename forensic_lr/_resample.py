@@ -1,4 +1,5 @@
-"""Bootstrap index draws shared by the vectorised calibrator hooks and the generic loop."""
+"""Bootstrap helpers: index draws shared by the calibrator hooks and the generic loop, and
+the inf-safe quantiles of replicates shared by the LR and the validation-metric intervals."""
 
 from __future__ import annotations
 
@@ -29,3 +30,23 @@ def bootstrap_index_chunks(
     for start in range(0, n, rows):
         k = min(rows, n - start)
         yield rng_ss.integers(0, n_ss, (k, n_ss)), rng.integers(0, n_ds, (k, n_ds))
+
+
+def _quantile_rows(samples: np.ndarray, q: float) -> np.ndarray:
+    """Quantile ``q`` of each column of ``samples`` (rows = draws), safe with +-inf.
+
+    Linear interpolation between order statistics (numpy's default "linear" method,
+    Hyndman & Fan type 7); when both neighbours are the same infinite value that
+    value is returned instead of ``inf - inf = nan``.
+    """
+    s = np.sort(samples, axis=0)
+    pos = q * (s.shape[0] - 1)
+    lo = int(np.floor(pos))
+    hi = min(lo + 1, s.shape[0] - 1)
+    frac = pos - lo
+    a, b = s[lo], s[hi]
+    if frac == 0.0:
+        return a
+    with np.errstate(invalid="ignore"):
+        out = a + frac * (b - a)
+    return np.where(a == b, a, out)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._checks import as_score_array, check_pair
-from ._resample import bootstrap_index_chunks
+from ._resample import _quantile_rows, bootstrap_index_chunks
 from .errors import ForensicLRError, ForensicLRWarning, InputError
 from .validation_stats import source_folds
 
@@ -72,26 +72,6 @@ def _check_options(n: int, level: float, *, what: str = "n") -> tuple[int, float
     if not 0.0 < level < 1.0:
         raise InputError(f"level must lie strictly between 0 and 1, got {level!r}; use e.g. 0.95")
     return int(n), level
-
-
-def _quantile_rows(samples: np.ndarray, q: float) -> np.ndarray:
-    """Quantile ``q`` of each column of ``samples`` (rows = draws), safe with +-inf.
-
-    Linear interpolation between order statistics (numpy's default "linear" method,
-    Hyndman & Fan type 7); when both neighbours are the same infinite value that
-    value is returned instead of ``inf - inf = nan``.
-    """
-    s = np.sort(samples, axis=0)
-    pos = q * (s.shape[0] - 1)
-    lo = int(np.floor(pos))
-    hi = min(lo + 1, s.shape[0] - 1)
-    frac = pos - lo
-    a, b = s[lo], s[hi]
-    if frac == 0.0:
-        return a
-    with np.errstate(invalid="ignore"):
-        out = a + frac * (b - a)
-    return np.where(a == b, a, out)
 
 
 def _percentile_interval(samples: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:

@@ -29,6 +29,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from ._checks import check_pair
+from ._resample import _quantile_rows
 from .errors import ForensicLRWarning, InputError
 from .metrics import evaluate
 from .metrics.cllr import _block_cllr
@@ -596,10 +597,9 @@ def _bounds(
     the quantiles at :func:`_bc_levels` instead, unless both levels fall below ``1/B``
     or both above ``1 - 1/B`` (the estimate lies so far beyond the ``B`` replicates that
     the corrected interval would shrink to the extreme replicate): then the percentile
-    interval is kept and the column is listed in the third return value. Quantiles
-    interpolate linearly between order statistics (numpy's default, Hyndman & Fan type
-    7); when both neighbours are the same infinite value that value is returned instead
-    of ``inf - inf = nan``.
+    interval is kept and the column is listed in the third return value. Quantiles are
+    those of the LR intervals (``_resample._quantile_rows``: Hyndman & Fan type 7, safe
+    with +-inf).
     """
     alpha = 1.0 - level
     low, high = np.full(samples.shape[1], np.nan), np.full(samples.shape[1], np.nan)
@@ -615,7 +615,7 @@ def _bounds(
                 levels = corrected
             else:
                 kept_percentile.append(j)
-        low[j], high[j] = (_order_statistic(column, q) for q in levels)
+        low[j], high[j] = (float(_quantile_rows(column, q)) for q in levels)
     return low, high, kept_percentile
 
 
@@ -649,15 +649,6 @@ def _bc_levels(column: np.ndarray, estimate: float, alpha: float) -> tuple[float
     share = min(max((below + 0.5 * ties) / size, 0.5 / size), 1.0 - 0.5 / size)
     z0, z = float(ndtri(share)), float(ndtri(1.0 - alpha / 2))
     return float(ndtr(2 * z0 - z)), float(ndtr(2 * z0 + z))
-
-
-def _order_statistic(column: np.ndarray, q: float) -> float:
-    pos = q * (column.size - 1)
-    lo = int(np.floor(pos))
-    a, b = column[lo], column[min(lo + 1, column.size - 1)]
-    if a == b:
-        return float(a)
-    return float(a + (pos - lo) * (b - a))
 
 
 def _invalid_warning(n_valid: int, n: int) -> tuple[str, ...]:
