@@ -37,6 +37,7 @@ def add_ci_arguments(p: argparse.ArgumentParser, *, switch: bool = True) -> None
     g.add_argument("--n", type=int, default=1000, help="bootstrap replicates (default 1000)")
     g.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     g.add_argument("--level", type=float, default=0.95, help="interval level (default 0.95)")
+    # the keys of validation_stats.INTERVALS, which is not imported at start-up
     g.add_argument("--interval", choices=("bc", "percentile"), default="bc",
                    help="bias-corrected percentile (default) or plain percentile interval")
 
@@ -56,7 +57,9 @@ def ci_record(args: argparse.Namespace, data: ScoreSet, ss_llr, ds_llr) -> dict 
 def print_ci(record: dict) -> None:
     """Text table of :func:`ci_record`."""
     pct = f"{100 * record['level']:g}%"
-    kind = "bias-corrected percentile" if record["interval"] == "bc" else "percentile"
+    from .validation_stats import INTERVALS
+
+    kind = INTERVALS[record["interval"]]
     print(f"{pct} {kind} bootstrap intervals by {record['by']} ({record['n']} replicates, "
           f"seed {record['seed']})")
     for metric, item in record["intervals"].items():

@@ -592,7 +592,9 @@ def paired_comparison_svg(comparison):
     cost.
     """
     a, b = comparison.names
-    kind = "bias-corrected percentile" if comparison.interval == "bc" else "percentile"
+    from .validation_stats import INTERVALS
+
+    kind = INTERVALS[comparison.interval]
     fig = Figure(figsize=_SIZE, layout="constrained")
     axes = fig.subplots(1, 2, sharey=False)
     colours = (SS_COLOUR, DS_COLOUR)

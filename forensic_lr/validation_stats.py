@@ -53,8 +53,8 @@ __all__ = [
 
 #: Metrics given an interval, in report order.
 METRICS = ("cllr", "min_cllr", "cllr_cal", "eer", "auc", "rmep", "rmed")
-#: Bootstrap interval methods: bias-corrected percentile (default) or plain percentile.
-INTERVALS = ("bc", "percentile")
+#: Bootstrap interval methods (default first) and their names in reports.
+INTERVALS = {"bc": "bias-corrected percentile", "percentile": "percentile"}
 Progress = Callable[[int, int], None]
 #: Classes with at least this many trials get Poisson(1) bootstrap counts.
 POISSON_FROM = 50_000

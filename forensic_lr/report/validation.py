@@ -40,8 +40,8 @@ MATRIX = (
     ("coherence", None, "ECE and DET plots"),
     ("generalisation", None, "ECE, DET and Tippett plots"),
 )
-#: Metrics shown as percentages (their criteria too).
-PERCENT = frozenset({"eer", "rmep", "rmed"})
+#: Metrics shown as percentages (their criteria too), as in the report's metric table.
+PERCENT = frozenset(key for key, _, _, digits in METRICS if digits == "percent")
 #: ``about`` keys: the study's identity and data description (all optional text).
 ABOUT_KEYS = ("title", "laboratory", "analyst", "date", "data")
 
