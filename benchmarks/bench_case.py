@@ -2,7 +2,7 @@
 
 Usage: ``python benchmarks/bench_case.py [--calibrator bayes] [--n-ss 10000] [--n-ds 100000]``
 
-Times each stage of :func:`forensic_lr.pipeline.run_case_full` separately (with the same
+Times each stage of :func:`forensic_lr.casework.pipeline.run_case_full` separately (with the same
 library calls it makes), then the whole ``forensic-lr run`` path (run + report + files),
 and prints each stage's share. Target: the whole report in under 10 s on 2 cores.
 """
@@ -55,11 +55,11 @@ def main() -> None:
     args = parser.parse_args()
 
     from forensic_lr.calibration import make_calibrator
-    from forensic_lr.case import load_case
+    from forensic_lr.casework.pipeline import run_case_full
+    from forensic_lr.casework.spec import load_case
+    from forensic_lr.io.scores import load_scores
     from forensic_lr.metrics import evaluate
     from forensic_lr.output import write_outputs
-    from forensic_lr.pipeline import run_case_full
-    from forensic_lr.scores import load_scores
     from forensic_lr.uncertainty import bootstrap_interval, cross_validated_llr
 
     warnings.simplefilter("ignore")

@@ -1,6 +1,6 @@
 """Benchmark: EM estimation of assessor error rates from 10^6 items x 3 duplicate judgements.
 
-The time of :func:`forensic_lr.label_noise.estimate_error_rates` (input checks, one pass to
+The time of :func:`forensic_lr.studies.label_noise.estimate_error_rates` (input checks, one pass to
 count judgement patterns, then EM iterations on the pattern counts) is reported as a ratio
 to a floor: one ``np.bincount`` pass over 10^6 integer codes, the least any method that
 looks at every item must do. Target: ratio <= 25 (the validation, NaN handling and row sums
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from timing import best_of
 
-from forensic_lr.label_noise import estimate_error_rates
+from forensic_lr.studies.label_noise import estimate_error_rates
 
 
 def main() -> None:

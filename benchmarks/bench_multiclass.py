@@ -11,7 +11,7 @@ import numpy as np
 from scipy.special import softmax
 from timing import best_of
 
-from forensic_lr.multiclass import ExpectationConsistentTemperature, TemperatureScaling
+from forensic_lr.studies.multiclass import ExpectationConsistentTemperature, TemperatureScaling
 
 
 def main() -> None:

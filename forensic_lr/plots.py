@@ -543,7 +543,7 @@ def score_density_svg(ss, ds, calibrator=None, *, case_score=None):
 
 @_styled
 def reliability_svg(diagram, *, title: str = "Reliability diagram"):
-    """Top-label reliability diagram from :func:`forensic_lr.multiclass.reliability_diagram`."""
+    """Top-label reliability diagram (see ``studies.multiclass.reliability_diagram``)."""
     fig, ax = _figure()
     used = diagram.count > 0
     edges = diagram.bin_edges
@@ -581,7 +581,7 @@ def paired_comparison_svg(comparison):
 
     Parameters
     ----------
-    comparison : forensic_lr.validation_stats.PairedComparison
+    comparison : forensic_lr.validation.bootstrap.PairedComparison
         Its ``replicates`` (NaN replicates are skipped; infinite ones are counted in the
         title), its intervals of the differences, ``level``, ``interval`` and ``names``.
 
@@ -592,7 +592,7 @@ def paired_comparison_svg(comparison):
     cost.
     """
     a, b = comparison.names
-    from .validation_stats import INTERVALS
+    from .validation.bootstrap import INTERVALS
 
     kind = INTERVALS[comparison.interval]
     fig = Figure(figsize=_SIZE, layout="constrained")

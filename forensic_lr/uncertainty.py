@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._checks import as_score_array, check_pair
-from ._resample import _quantile_rows, bootstrap_index_chunks
 from .errors import ForensicLRError, ForensicLRWarning, InputError
-from .validation_stats import source_folds
+from .resampling import _quantile_rows, bootstrap_index_chunks
+from .validation.bootstrap import source_folds
 
 __all__ = ["LRInterval", "bayes_interval", "bootstrap_interval", "cross_validated_llr"]
 
@@ -284,7 +284,7 @@ def cross_validated_llr(
     groups : (ss_sources, ds_sources), optional
         Source ids per trial (shape ``(n,)`` or ``(n, 2)``): folds by source, so that no
         source is in both the training and the test trials
-        (:func:`forensic_lr.validation_stats.source_folds`).
+        (:func:`forensic_lr.validation.bootstrap.source_folds`).
 
     Returns
     -------

@@ -10,7 +10,6 @@ from scipy import optimize, stats
 from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
 
-from forensic_lr._resample import bootstrap_index_chunks
 from forensic_lr.calibration import (
     CALIBRATORS,
     ELUB,
@@ -29,6 +28,7 @@ from forensic_lr.errors import (
     NotFittedError,
     SmallSampleWarning,
 )
+from forensic_lr.resampling import bootstrap_index_chunks
 
 
 def background(seed=0, n_ss=60, n_ds=200):
@@ -264,7 +264,7 @@ def test_vectorised_bootstrap_equals_looped_fits(cal):
 
 
 def test_index_chunks_equal_one_shot_draws(monkeypatch):
-    import forensic_lr._resample as resample
+    import forensic_lr.resampling as resample
 
     monkeypatch.setattr(resample, "CHUNK_DRAWS", 70)  # force several blocks
     one_ss = np.random.default_rng(5).integers(0, 7, (9, 7))

@@ -14,7 +14,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, optimize, stats
 
-from forensic_lr._resample import bootstrap_index_chunks
 from forensic_lr.calibration import (
     BayesianCalibrator,
     GaussianCalibrator,
@@ -23,6 +22,7 @@ from forensic_lr.calibration import (
 )
 from forensic_lr.calibration import kde as kde_module
 from forensic_lr.errors import InputError, NotFittedError
+from forensic_lr.resampling import bootstrap_index_chunks
 
 
 def background(seed=0, n_ss=60, n_ds=200):

@@ -15,9 +15,9 @@ from scipy import optimize
 from sklearn.linear_model import LogisticRegression
 
 import forensic_lr.calibration.logistic as logistic_module
-from forensic_lr._resample import bootstrap_index_chunks
 from forensic_lr.calibration import LogisticCalibrator, make_calibrator
 from forensic_lr.errors import ConvergenceError, ForensicLRError, InputError, NotFittedError
+from forensic_lr.resampling import bootstrap_index_chunks
 
 
 def background(seed=0, n_ss=60, n_ds=200, shift=3.0):

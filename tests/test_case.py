@@ -8,7 +8,7 @@ import tomllib
 
 import pytest
 
-from forensic_lr.case import case_from_dict, case_template, load_case
+from forensic_lr.casework.spec import case_from_dict, case_template, load_case
 from forensic_lr.errors import InputError
 
 MINIMAL = """\
@@ -187,7 +187,7 @@ def test_case_from_dict_without_file(folder):
 
 
 def test_to_json_writes_standard_json():
-    from forensic_lr.case import finite_or_none
+    from forensic_lr.casework.spec import finite_or_none
 
     data = {"a": [math.inf, 1.5, {"b": math.nan}], "c": -math.inf, "d": "x"}
     assert finite_or_none(data) == {"a": [None, 1.5, {"b": None}], "c": None, "d": "x"}

@@ -22,10 +22,10 @@ from scipy import stats
 
 from forensic_lr._resources import examples_dir
 from forensic_lr.calibration import calibration_checks, make_calibrator
-from forensic_lr.case import load_case
+from forensic_lr.casework.pipeline import run_case_full
+from forensic_lr.casework.spec import load_case
 from forensic_lr.cli import main
 from forensic_lr.errors import ForensicLRWarning, InputError
-from forensic_lr.pipeline import run_case_full
 
 LN10 = math.log(10.0)
 CASE = examples_dir() / "suspect-adapted"

@@ -48,7 +48,7 @@ def _calibrate_json(capsys, ss_path, ds_path, *extra):
 
 
 def test_calibrate_json_structure_and_values(capsys, files):
-    _need("forensic_lr.calibration", "forensic_lr.scores")
+    _need("forensic_lr.calibration", "forensic_lr.io.scores")
     from scipy.stats import norm
 
     from forensic_lr.calibration import make_calibrator
@@ -92,7 +92,7 @@ def test_calibrate_json_structure_and_values(capsys, files):
 
 
 def test_calibrate_deterministic_and_no_interval(capsys, files):
-    _need("forensic_lr.calibration", "forensic_lr.scores")
+    _need("forensic_lr.calibration", "forensic_lr.io.scores")
     ss_path, ds_path, _, _ = files
     args = ("--method", "logistic", "--score", "0.3", "--n", "50", "--seed", "3")
     assert _calibrate_json(capsys, ss_path, ds_path, *args) == _calibrate_json(
@@ -105,7 +105,7 @@ def test_calibrate_deterministic_and_no_interval(capsys, files):
 
 
 def test_calibrate_lower_is_similar_negates_scores(capsys, tmp_path, files):
-    _need("forensic_lr.calibration", "forensic_lr.scores")
+    _need("forensic_lr.calibration", "forensic_lr.io.scores")
     ss_path, ds_path, ss, ds = files
     np.save(tmp_path / "dss.npy", -ss)  # distances: lower = more similar
     np.save(tmp_path / "dds.npy", -ds)
@@ -126,7 +126,7 @@ def test_calibrate_lower_is_similar_negates_scores(capsys, tmp_path, files):
 
 
 def test_calibrate_elub_bounds_llr_and_interval(capsys, files):
-    _need("forensic_lr.calibration", "forensic_lr.scores")
+    _need("forensic_lr.calibration", "forensic_lr.io.scores")
     ss_path, ds_path, _, _ = files
     out = _calibrate_json(
         capsys,
@@ -154,7 +154,7 @@ def test_calibrate_elub_bounds_llr_and_interval(capsys, files):
 
 
 def test_calibrate_bayes_interval(capsys, files):
-    _need("forensic_lr.calibration", "forensic_lr.scores")
+    _need("forensic_lr.calibration", "forensic_lr.io.scores")
     from forensic_lr.calibration import make_calibrator
     from forensic_lr.uncertainty import bayes_interval
 
@@ -177,7 +177,7 @@ def test_calibrate_bayes_interval(capsys, files):
 
 
 def test_calibrate_text_output(capsys, files):
-    _need("forensic_lr.calibration", "forensic_lr.scores")
+    _need("forensic_lr.calibration", "forensic_lr.io.scores")
     ss_path, ds_path, _, _ = files
     code, out, _ = _run(
         capsys,
@@ -230,7 +230,7 @@ def test_parse_options():
     ],
 )
 def test_calibrate_bad_input_exit_2(capsys, files, extra):
-    _need("forensic_lr.calibration", "forensic_lr.scores")
+    _need("forensic_lr.calibration", "forensic_lr.io.scores")
     ss_path, ds_path, _, _ = files
     code, _, err = _run(capsys, ["calibrate", "--ss", ss_path, "--ds", ds_path, *extra])
     assert code == 2
@@ -238,7 +238,7 @@ def test_calibrate_bad_input_exit_2(capsys, files, extra):
 
 
 def test_calibrate_bad_file_exit_2(capsys, tmp_path, files):
-    _need("forensic_lr.calibration", "forensic_lr.scores")
+    _need("forensic_lr.calibration", "forensic_lr.io.scores")
     _, ds_path, _, _ = files
     bad = tmp_path / "bad.csv"
     bad.write_text("1.0\n2.0\nabc\n")
@@ -267,7 +267,7 @@ def _validate_args(*argv):
 
 
 def test_validate_calibrate_matches_library(capsys, files):
-    _need("forensic_lr.calibration", "forensic_lr.scores", "forensic_lr.metrics")
+    _need("forensic_lr.calibration", "forensic_lr.io.scores", "forensic_lr.metrics")
     from forensic_lr.calibration import make_calibrator
     from forensic_lr.metrics import evaluate
     from forensic_lr.uncertainty import cross_validated_llr
@@ -295,7 +295,7 @@ def test_validate_calibrate_matches_library(capsys, files):
 
 
 def test_validate_compare_rows(capsys, files):
-    _need("forensic_lr.calibration", "forensic_lr.scores", "forensic_lr.metrics")
+    _need("forensic_lr.calibration", "forensic_lr.io.scores", "forensic_lr.metrics")
     ss_path, ds_path, _, _ = files
     args = _validate_args("--ss", ss_path, "--ds", ds_path, "--compare", "gaussian,pav,kde")
     assert cli._validate_raw_scores(args) == 0
@@ -305,7 +305,7 @@ def test_validate_compare_rows(capsys, files):
 
 
 def test_validate_compare_text(capsys, files):
-    _need("forensic_lr.calibration", "forensic_lr.scores", "forensic_lr.metrics")
+    _need("forensic_lr.calibration", "forensic_lr.io.scores", "forensic_lr.metrics")
     ss_path, ds_path, _, _ = files
     args = _validate_args("--ss", ss_path, "--ds", ds_path, "--compare", "gaussian,logistic")
     args.json = False
@@ -323,7 +323,7 @@ def test_validate_compare_text(capsys, files):
     ],
 )
 def test_validate_raw_bad_input(files, extra):
-    _need("forensic_lr.calibration", "forensic_lr.scores", "forensic_lr.metrics")
+    _need("forensic_lr.calibration", "forensic_lr.io.scores", "forensic_lr.metrics")
     from forensic_lr.errors import InputError
 
     ss_path, ds_path, _, _ = files
@@ -332,7 +332,7 @@ def test_validate_raw_bad_input(files, extra):
 
 
 def test_calibrate_lr_overflow_is_inf_but_llr_finite(capsys, files):
-    _need("forensic_lr.calibration", "forensic_lr.scores")
+    _need("forensic_lr.calibration", "forensic_lr.io.scores")
     ss_path, ds_path, ss, ds = files
     out = _calibrate_json(
         capsys,

@@ -1,4 +1,4 @@
-"""Tests of the ``fusion worst-case`` command (forensic_lr.cli_fusion).
+"""Tests of the ``fusion worst-case`` command (forensic_lr.cli.fusion).
 
 Until the command is wired into forensic_lr.cli, the tests build a parser with
 ``cli_fusion.add_parser`` and call the handler. Expected numbers are hand computed
@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from forensic_lr import cli_fusion
+from forensic_lr.cli import fusion as cli_fusion
 from forensic_lr.errors import InputError
 
 

@@ -11,7 +11,7 @@ import json
 import numpy as np
 import pytest
 
-from forensic_lr.cli_label_noise import _cmd_label_noise, add_parser
+from forensic_lr.cli.label_noise import _cmd_label_noise, add_parser
 from forensic_lr.errors import InputError
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from forensic_lr._resources import examples_dir
 from forensic_lr.cli import main
-from forensic_lr.multiclass import (
+from forensic_lr.studies.multiclass import (
     ExpectationConsistentTemperature,
     calibration_metrics,
 )

@@ -6,11 +6,11 @@ import warnings
 
 import pytest
 
-from forensic_lr.case import load_case
+from forensic_lr.casework.pipeline import run_case
+from forensic_lr.casework.spec import load_case
 from forensic_lr.cli import main
 from forensic_lr.errors import ForensicLRWarning, InputError
 from forensic_lr.output import write_outputs
-from forensic_lr.pipeline import run_case
 
 # ---------------------------------------------------------------- write_outputs
 

@@ -1,4 +1,4 @@
-"""Tests of forensic_lr.fusion (worst-case evaluation of a fused component, seed 001).
+"""Tests of forensic_lr.studies.fusion (worst-case evaluation of a fused component, seed 001).
 
 Expected values come from (i) brute-force enumeration of every model with the given
 confusion counts over the instances (an independent algorithm: the seed's adversary played
@@ -16,9 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from forensic_lr import fusion
 from forensic_lr.errors import InputError
-from forensic_lr.fusion import Confusion, TruthTable
+from forensic_lr.studies import fusion
+from forensic_lr.studies.fusion import Confusion, TruthTable
 
 
 # --------------------------------------------------------------------------- helpers

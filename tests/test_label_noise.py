@@ -1,4 +1,4 @@
-"""Tests of forensic_lr.label_noise against independent values.
+"""Tests of forensic_lr.studies.label_noise against independent values.
 
 Sources of expected values: hand computation (written out in each test), a forward model
 that builds the observed 2x2 table from a true table by explicit enumeration of
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize
 
 from forensic_lr.errors import ForensicLRWarning, InputError
-from forensic_lr.label_noise import (
+from forensic_lr.studies.label_noise import (
     correct_metrics,
     corrected_precision,
     corrected_recall,

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from forensic_lr.errors import InputError
-from forensic_lr.matrix_io import read_labels, read_matrix
+from forensic_lr.io.matrix import read_labels, read_matrix
 
 
 @pytest.mark.parametrize("sep", [",", "\t", " "])

@@ -8,7 +8,7 @@ from scipy.optimize import minimize_scalar
 from scipy.special import softmax as scipy_softmax
 
 from forensic_lr.errors import ConvergenceError, InputError, NotFittedError
-from forensic_lr.multiclass import (
+from forensic_lr.studies.multiclass import (
     ExpectationConsistentTemperature,
     TemperatureScaling,
     brier_decomposition,

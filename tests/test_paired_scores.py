@@ -1,4 +1,4 @@
-"""Pairing two systems' LLRs trial by trial (forensic_lr.paired_scores, `compare` layouts).
+"""Pairing two systems' LLRs trial by trial (forensic_lr.io.paired, `compare` layouts).
 
 The expected arrays are built by the test from the generated trials themselves (the
 pairing is known by construction), and the metrics are checked with
@@ -13,8 +13,8 @@ from sklearn.metrics import roc_auc_score
 
 from forensic_lr.cli import main
 from forensic_lr.errors import InputError
+from forensic_lr.io.paired import load_paired_scores
 from forensic_lr.metrics import evaluate
-from forensic_lr.paired_scores import load_paired_scores
 
 
 @pytest.fixture
@@ -138,7 +138,7 @@ def test_bad_layouts(trials, tmp_path):
         load_paired_scores(a=a, b=short)
 
 
-@pytest.mark.filterwarnings("ignore::forensic_lr.validation_stats.ResamplingWarning")
+@pytest.mark.filterwarnings("ignore::forensic_lr.validation.bootstrap.ResamplingWarning")
 def test_cli_compare_by_id_and_by_columns(trials, tmp_path, capsys):
     ids, labels, sources, llr_a, llr_b = trials
     n = ids.size

@@ -13,10 +13,10 @@ import pytest
 from scipy import stats
 
 from forensic_lr._resources import examples_dir
-from forensic_lr.case import load_case
+from forensic_lr.casework.pipeline import run_case, run_case_full
+from forensic_lr.casework.spec import load_case
+from forensic_lr.casework.verbal import format_lr, verbal_equivalent
 from forensic_lr.errors import ForensicLRWarning, InputError
-from forensic_lr.pipeline import run_case, run_case_full
-from forensic_lr.verbal import format_lr, verbal_equivalent
 
 LN10 = math.log(10.0)
 EXAMPLES = ("voice", "small-background", "glass-distance")

@@ -8,7 +8,7 @@ import pytest
 
 from forensic_lr import plots
 from forensic_lr.calibration import make_calibrator
-from forensic_lr.multiclass import reliability_diagram, softmax
+from forensic_lr.studies.multiclass import reliability_diagram, softmax
 
 RNG = np.random.default_rng(0)
 SS, DS = RNG.normal(2, 1.5, 80), RNG.normal(-2, 1.5, 200)

@@ -11,8 +11,8 @@ from pypdf import PdfReader
 
 from forensic_lr import report
 from forensic_lr._resources import examples_dir
-from forensic_lr.case import load_case
-from forensic_lr.pipeline import run_case_full
+from forensic_lr.casework.pipeline import run_case_full
+from forensic_lr.casework.spec import load_case
 from forensic_lr.report import build_report, pdf
 from forensic_lr.report.pdf import SafeFetcher, html_to_pdf
 from forensic_lr.report.render import odds_markup
@@ -198,7 +198,7 @@ def test_lab_template_cannot_fetch_outside_its_folder(voice_case, tmp_path, monk
 def test_neutral_band_is_explained_next_to_the_number(voice_case, no_figures):
     # LR 1.9 lies in the ENFSI neutral band (its first band starts at LR = 2): the report
     # gives the number and says why the wording is neutral.
-    from forensic_lr.verbal import verbal_equivalent
+    from forensic_lr.casework.verbal import verbal_equivalent
 
     run, _ = voice_case
     e = run.result.results[0].model_copy(

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from forensic_lr import scores as scores_module
 from forensic_lr.errors import InputError
-from forensic_lr.scores import load_scores, read_score_file, sha256_file, to_natural_llr
+from forensic_lr.io import scores as scores_module
+from forensic_lr.io.scores import load_scores, read_score_file, sha256_file, to_natural_llr
 
 SS = [1.5, 2.25, 3.0]
 DS = [-1.0, 0.5, -2.75, 0.0]

@@ -121,7 +121,7 @@ def test_loop_equals_contract_draws():
 
 
 def test_loop_equals_contract_draws_when_chunked(monkeypatch):
-    import forensic_lr._resample as resample
+    import forensic_lr.resampling as resample
 
     monkeypatch.setattr(resample, "CHUNK_DRAWS", 250)  # 3 rows of 80 DS draws per chunk
     ss, ds = _data()

@@ -8,7 +8,7 @@ import pytest
 from pypdf import PdfReader
 
 from forensic_lr.calibration import make_calibrator
-from forensic_lr.case import Criteria
+from forensic_lr.casework.spec import Criteria
 from forensic_lr.cli import main
 from forensic_lr.report import pdf
 from forensic_lr.report.validation import build_validation_report

@@ -17,10 +17,10 @@ from sklearn.metrics import roc_auc_score
 
 from forensic_lr.calibration import make_calibrator
 from forensic_lr.errors import InputError
+from forensic_lr.io.scores import load_scores
 from forensic_lr.metrics import evaluate
-from forensic_lr.scores import load_scores
 from forensic_lr.uncertainty import cross_validated_llr
-from forensic_lr.validation_stats import (
+from forensic_lr.validation.bootstrap import (
     METRICS,
     POISSON_FROM,
     _bc_levels,
@@ -461,7 +461,7 @@ def test_sources_in_one_class_file_only_is_an_error(tmp_path):
 
 
 def test_p_value_text_never_prints_zero():
-    from forensic_lr.validation_stats import p_text
+    from forensic_lr.validation.bootstrap import p_text
 
     assert p_text(0.0) == "< 1e-300"
     assert p_text(0.012345) == "= 0.0123"

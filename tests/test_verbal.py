@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from forensic_lr.casework.verbal import format_lr, list_scales, load_scale, verbal_equivalent
 from forensic_lr.errors import InputError
-from forensic_lr.verbal import format_lr, list_scales, load_scale, verbal_equivalent
 
 L = math.log10
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm, t
 
-from .._resample import bootstrap_index_chunks
 from ..errors import InputError
+from ..resampling import bootstrap_index_chunks
 from .base import BaseCalibrator
 from .gaussian import _row_moments
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import norm
 
-from .._resample import bootstrap_index_chunks
 from ..errors import InputError
+from ..resampling import bootstrap_index_chunks
 from .base import BaseCalibrator
 
 
@@ -101,7 +101,7 @@ class GaussianCalibrator(TwoNormalsCalibrator):
         """LLRs at ``scores`` for ``n`` bootstrap refits, from per-replicate moments only.
 
         Replicate-by-replicate equal to refitting on the resamples drawn by
-        :func:`forensic_lr._resample.bootstrap_index_chunks`. Constant resamples give NaN.
+        :func:`forensic_lr.resampling.bootstrap_index_chunks`. Constant resamples give NaN.
         """
         ss, ds = self._validate(ss, ds)
         self._check_options()

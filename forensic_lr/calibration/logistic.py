@@ -7,8 +7,8 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 from .._checks import as_score_array
-from .._resample import bootstrap_index_chunks
 from ..errors import ConvergenceError, InputError
+from ..resampling import bootstrap_index_chunks
 from .base import BaseCalibrator
 
 _MAX_ITER = 100
@@ -251,7 +251,7 @@ class LogisticCalibrator(BaseCalibrator):
         n : int
             Number of replicates.
         rng : numpy.random.Generator
-            Source of the resampling draws (:func:`forensic_lr._resample.bootstrap_index_chunks`).
+            Source of the resampling draws (:func:`forensic_lr.resampling.bootstrap_index_chunks`).
         progress : callable, optional
             Called as ``progress(done, n)`` after each block of replicates.
 

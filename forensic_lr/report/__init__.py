@@ -140,7 +140,7 @@ def build_report(run, formats=("pdf", "html", "json"), template_dir=None) -> dic
 
     Parameters
     ----------
-    run : forensic_lr.pipeline.CaseRun
+    run : forensic_lr.casework.pipeline.CaseRun
     formats : sequence of {"pdf", "html", "json"}
     template_dir : path, optional
         A lab's template folder, searched before the shipped templates (default: the

@@ -10,7 +10,7 @@ _LN10 = math.log(10.0)
 
 
 def case_figures(run) -> dict[str, str]:
-    """Figure name -> SVG for a :class:`forensic_lr.pipeline.CaseRun`.
+    """Figure name -> SVG for a :class:`forensic_lr.casework.pipeline.CaseRun`.
 
     Validation figures use the cross-validated LLRs of the background (what the
     metrics table reports); the density figure uses the model fitted on all of it.

@@ -10,7 +10,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from .._resources import templates_dir
-from ..verbal import format_lr
+from ..casework.verbal import format_lr
 
 #: Illustrative prior odds for the annex (seed 000: how an LR updates prior odds).
 PRIOR_ODDS_LOG10 = (-6, -4, -2, 0, 2)
@@ -51,7 +51,7 @@ def _nan(value) -> bool:
 
 
 def lr_markup(text: str) -> Markup:
-    """An LR text from :func:`forensic_lr.verbal.format_lr` with ``10^k`` as a superscript."""
+    """An LR text (:func:`forensic_lr.casework.verbal.format_lr`) with ``10^k`` as a superscript."""
     return Markup(re.sub(r"10\^(-?\d+)", r"10<sup>\1</sup>", str(escape(text))))
 
 

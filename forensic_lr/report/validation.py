@@ -16,12 +16,12 @@ from markupsafe import Markup
 from .. import plots
 from ..calibration import make_calibrator
 from ..calibration.checks import calibration_checks
-from ..case import Criteria, finite_or_none
+from ..casework.pipeline import check_criteria, software_versions
+from ..casework.spec import Criteria, finite_or_none
 from ..errors import ForensicLRError
 from ..metrics import evaluate
-from ..pipeline import check_criteria, software_versions
 from ..uncertainty import cross_validated_llr
-from ..validation_stats import bootstrap_metrics, compare_systems
+from ..validation.bootstrap import bootstrap_metrics, compare_systems
 from . import METRICS, _check_rows, _safe_svg
 from .render import render, stylesheet, template_roots
 
@@ -92,10 +92,10 @@ def build_validation_report(
     ``validation.json`` holds the validation matrix (``validation_matrix``). With
     ``groups = (ss_sources, ds_sources)`` the folds are by source (``folds=None``: leave
     one source out). ``intervals``: keyword arguments of
-    :func:`forensic_lr.validation_stats.bootstrap_metrics` (e.g. ``{"n": 1000, "seed":
+    :func:`forensic_lr.validation.bootstrap.bootstrap_metrics` (e.g. ``{"n": 1000, "seed":
     1}``) for bootstrap intervals of the best method's metrics (``intervals`` in the JSON)
     and a paired comparison of the best method with each other one on the same trials
-    (:func:`forensic_lr.validation_stats.compare_systems`; ``comparisons`` in the JSON),
+    (:func:`forensic_lr.validation.bootstrap.compare_systems`; ``comparisons`` in the JSON),
     which says whether its lead is larger than the sampling uncertainty. ``about``: the
     study's ``title``, ``laboratory``, ``analyst``, ``date`` and a description of its
     ``data`` (population, conditions, the system that produced the scores), printed in

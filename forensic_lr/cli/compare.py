@@ -2,8 +2,8 @@
 
 ``compare`` reads two systems' LLRs on the same trials (two files paired by row order or
 by a shared trial-id column, or one file with two LLR columns; see
-:mod:`forensic_lr.paired_scores`) and prints the paired comparison of
-:func:`forensic_lr.validation_stats.compare_systems`.
+:mod:`forensic_lr.io.paired`) and prints the paired comparison of
+:func:`forensic_lr.validation.bootstrap.compare_systems`.
 :func:`add_ci_arguments` and :func:`ci_record` give ``validate`` its bootstrap intervals.
 Wired into :mod:`forensic_lr.cli` through :func:`add_parser`.
 """
@@ -15,9 +15,9 @@ import json
 import math
 from pathlib import Path
 
-from .errors import InputError
-from .paired_scores import PairedScores, load_paired_scores
-from .scores import ScoreSet
+from ..errors import InputError
+from ..io.paired import PairedScores, load_paired_scores
+from ..io.scores import ScoreSet
 
 _LABELS = {
     "cllr": "Cllr (bits)", "min_cllr": "minimum Cllr (bits)", "cllr_cal": "Cllr_cal (bits)",
@@ -46,7 +46,7 @@ def ci_record(args: argparse.Namespace, data: ScoreSet, ss_llr, ds_llr) -> dict 
     """``validate --ci bootstrap``: the intervals as a JSON-able dict (None without --ci)."""
     if getattr(args, "ci", "none") != "bootstrap":
         return None
-    from .validation_stats import bootstrap_metrics  # scipy-heavy: imported when used
+    from ..validation.bootstrap import bootstrap_metrics  # scipy-heavy: imported when used
 
     return bootstrap_metrics(
         ss_llr, ds_llr, by=args.by, ss_sources=data.ss_sources, ds_sources=data.ds_sources,
@@ -57,7 +57,7 @@ def ci_record(args: argparse.Namespace, data: ScoreSet, ss_llr, ds_llr) -> dict 
 def print_ci(record: dict) -> None:
     """Text table of :func:`ci_record`."""
     pct = f"{100 * record['level']:g}%"
-    from .validation_stats import INTERVALS
+    from ..validation.bootstrap import INTERVALS
 
     kind = INTERVALS[record["interval"]]
     print(f"{pct} {kind} bootstrap intervals by {record['by']} ({record['n']} replicates, "
@@ -134,7 +134,7 @@ def _load(args: argparse.Namespace) -> PairedScores:
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     """``forensic-lr compare``: paired comparison, as text or JSON."""
-    from .validation_stats import compare_systems  # scipy-heavy: imported when used
+    from ..validation.bootstrap import compare_systems  # scipy-heavy: imported when used
 
     data = _load(args)
     result = compare_systems(
@@ -156,7 +156,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 def _write_plot(path: Path, result, *, force: bool) -> None:
     """Write the SVG atomically; an existing file is kept unless ``force``."""
-    from .plots import paired_comparison_svg
+    from ..plots import paired_comparison_svg
 
     if path.exists() and not force:
         raise InputError("exists; choose another --plot file or use --force", path=str(path))
@@ -179,7 +179,7 @@ def _json_safe(value):
 
 
 def _print_comparison(record: dict, data: PairedScores) -> None:
-    from .validation_stats import p_text
+    from ..validation.bootstrap import p_text
 
     a, b = record["names"]
     pct = f"{100 * record['level']:g}%"

@@ -1,6 +1,6 @@
 """Read numeric matrices (e.g. classifier logits) and label columns from .npy or text files.
 
-Text files are read with the score files' reader (:mod:`forensic_lr.scores`): comma-,
+Text files are read with the score files' reader (:mod:`forensic_lr.io.scores`): comma-,
 tab-, semicolon- or whitespace-separated values, one row per line, an optional header line
 (recognised because it is not numeric), blank lines and ``#`` comments ignored. Errors
 name the file, the 1-based line as an editor shows it, and the value.
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError
+from ..errors import InputError
 from .scores import _is_number, _read_table
 
 

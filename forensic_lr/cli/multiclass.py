@@ -10,8 +10,8 @@ import argparse
 import json
 from pathlib import Path
 
-from .errors import InputError
-from .matrix_io import read_labels, read_matrix
+from ..errors import InputError
+from ..io.matrix import read_labels, read_matrix
 
 _SHOWN = ("accuracy", "nll", "ece", "mce", "brier", "reliability", "resolution", "uncertainty")
 
@@ -32,7 +32,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--test-labels", metavar="FILE", help="held-out labels")
     p.add_argument(
         "--method",
-        choices=("ec", "ts"),  # the keys of forensic_lr.multiclass.METHODS
+        choices=("ec", "ts"),  # the keys of forensic_lr.studies.multiclass.METHODS
         default="ts",
         help="ts: minimise the NLL; ec: mean confidence = accuracy (default ts)",
     )
@@ -51,7 +51,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def _load(logits_path: str, labels_path: str, what: str):
-    from .multiclass import check_labels
+    from ..studies.multiclass import check_labels
 
     z = read_matrix(logits_path, what=f"{what} logits")
     y = read_labels(labels_path, what=f"{what} labels")
@@ -65,7 +65,7 @@ def _load(logits_path: str, labels_path: str, what: str):
 
 def _cmd_multiclass(args: argparse.Namespace) -> int:
     # scipy-heavy: imported when the command runs, not at start-up
-    from .multiclass import METHODS, calibration_metrics, reliability_diagram, softmax
+    from ..studies.multiclass import METHODS, calibration_metrics, reliability_diagram, softmax
 
     val_z, val_y = _load(args.val_logits, args.val_labels, "validation")
     if (args.test_logits is None) != (args.test_labels is None):
@@ -85,8 +85,8 @@ def _cmd_multiclass(args: argparse.Namespace) -> int:
     before = calibration_metrics(z, y, **options)
     after = calibration_metrics(z, y, temperature=temperature, **options)
     if args.plots:
-        from . import plots
-        from .output import write_outputs
+        from .. import plots
+        from ..output import write_outputs
 
         figures = {
             f"reliability_{name}.svg": plots.reliability_svg(

@@ -4,9 +4,9 @@ Subcommands:
 
 * ``correct``  -- true precision and recall from the observed ones and the expert error
   rates (``--eps`` for the independent model, ``--alpha`` and ``--beta`` for the
-  conditional one); see :func:`forensic_lr.label_noise.correct_metrics`.
+  conditional one); see :func:`forensic_lr.studies.label_noise.correct_metrics`.
 * ``estimate`` -- EM estimates of ``alpha``, ``beta`` and the prevalence from a CSV of
-  duplicate judgements; see :func:`forensic_lr.label_noise.estimate_error_rates`.
+  duplicate judgements; see :func:`forensic_lr.studies.label_noise.estimate_error_rates`.
 
 :func:`add_parser` adds the subcommand to the main parser; :func:`_cmd_label_noise` runs
 it. User mistakes raise :class:`forensic_lr.errors.InputError`, which the main program
@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from .errors import InputError
+from ..errors import InputError
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -116,7 +116,7 @@ def _pct(x: float | None) -> str:
 
 def _cmd_label_noise(args: argparse.Namespace) -> int:
     """Run ``label-noise correct`` or ``label-noise estimate``; return the exit status."""
-    from .label_noise import correct_metrics, estimate_error_rates, read_judgements
+    from ..studies.label_noise import correct_metrics, estimate_error_rates, read_judgements
 
     if args.label_noise_command == "correct":
         if args.eps is not None and (args.alpha is not None or args.beta is not None):

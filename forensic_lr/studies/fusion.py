@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError
+from ..errors import InputError
 
 _TRUE = frozenset({"1", "p", "pos", "positive", "true", "yes"})
 _FALSE = frozenset({"0", "n", "neg", "negative", "false", "no"})

@@ -39,7 +39,7 @@ from typing import Literal
 import numpy as np
 from scipy.special import logsumexp
 
-from .errors import ConvergenceError, InputError, NotFittedError
+from ..errors import ConvergenceError, InputError, NotFittedError
 
 Binning = Literal["width", "mass"]
 

@@ -61,7 +61,7 @@ import numpy as np
 from scipy.special import expit, xlog1py, xlogy
 from scipy.stats import norm
 
-from .errors import ForensicLRWarning, InputError
+from ..errors import ForensicLRWarning, InputError
 
 __all__ = [
     "CorrectedMetrics",

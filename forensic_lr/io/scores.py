@@ -17,7 +17,7 @@ columns (JSON items: the same keys). A same-source trial must have ``source_a ==
 source_b``, a different-source trial two different ids; ids may not be empty. They are
 kept as :attr:`ScoreSet.ss_sources` / :attr:`ScoreSet.ds_sources`, shape ``(n, 2)``
 (with one ``source`` column both entries are that id), for resampling and
-cross-validation by source (:mod:`forensic_lr.validation_stats`).
+cross-validation by source (:mod:`forensic_lr.validation.bootstrap`).
 
 Labels (case-insensitive): SS = ``1, ss, same, same-source, target, true, hp``;
 DS = ``0, ds, different, different-source, nontarget, non-target, false, hd``.
@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError
+from ..errors import InputError
 
 SS_LABELS = frozenset({"1", "ss", "same", "same-source", "same_source", "target", "true", "hp"})
 DS_LABELS = frozenset(

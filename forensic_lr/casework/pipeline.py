@@ -1,7 +1,7 @@
 """Run a case: load the background, fit, evaluate the evidence, validate, record provenance.
 
-:func:`run_case_full` does the whole evaluation of a :class:`~forensic_lr.case.CaseSpec`
-and returns a :class:`CaseRun` (the :class:`~forensic_lr.case.CaseResult` plus the arrays
+:func:`run_case_full` does the whole evaluation of a :class:`~forensic_lr.casework.spec.CaseSpec`
+and returns a :class:`CaseRun` (the :class:`~forensic_lr.casework.spec.CaseResult` plus the arrays
 the plots need); :func:`run_case` returns only the result. Nothing here writes files,
 prints or reads the clock: the same inputs and seed give the same result, byte for byte.
 """
@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .case import (
+from ..errors import ForensicLRError, ForensicLRWarning, InputError
+from .spec import (
     CaseResult,
     CaseSpec,
     Criteria,
@@ -32,7 +33,6 @@ from .case import (
     ScoreSummary,
     ValidationResult,
 )
-from .errors import ForensicLRError, ForensicLRWarning, InputError
 
 if TYPE_CHECKING:
     from .verbal import VerbalScale
@@ -133,7 +133,7 @@ def check_criteria(criteria: Criteria, metrics: dict[str, Any]) -> tuple[Criteri
 
 def _load_background(spec: CaseSpec):
     """Scores as used, with a summary of each class on the scale of the files."""
-    from .scores import load_scores, sha256_file
+    from ..io.scores import load_scores, sha256_file
 
     bg = spec.background
     direction = spec.evidence.score_direction
@@ -156,7 +156,7 @@ def _load_extra(spec: CaseSpec, hashes: dict[str, str]):
 
     Adds each file's SHA-256 to ``hashes``; returns the options and a summary per file.
     """
-    from .scores import read_score_file, sha256_file
+    from ..io.scores import read_score_file, sha256_file
 
     sign = -1.0 if spec.evidence.score_direction == "lower_is_similar" else 1.0
     extra, summaries = {}, {}
@@ -195,7 +195,7 @@ def _fold_warnings(caught, diagnostics: bool, seen: list[str]) -> list[str]:
 
 def _checks(ss_cv: np.ndarray, ds_cv: np.ndarray, texts: list[str]) -> dict | None:
     """``calibration_checks(...).to_dict()`` of the out-of-fold LLRs, or None with a warning."""
-    from .calibration import calibration_checks
+    from ..calibration import calibration_checks
 
     try:
         return calibration_checks(ss_cv, ds_cv).to_dict()
@@ -206,7 +206,7 @@ def _checks(ss_cv: np.ndarray, ds_cv: np.ndarray, texts: list[str]) -> dict | No
 
 def _interval(spec: CaseSpec, base, fitted, ss, ds, x, progress):
     """The interval record per evidence score (natural-log bounds) and its warnings."""
-    from .uncertainty import bayes_interval, bootstrap_interval
+    from ..uncertainty import bayes_interval, bootstrap_interval
 
     unc = spec.uncertainty
     if unc.method == "none":
@@ -272,7 +272,7 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
     Parameters
     ----------
     spec : CaseSpec
-        A validated case file (:func:`forensic_lr.case.load_case`).
+        A validated case file (:func:`forensic_lr.casework.spec.load_case`).
     progress : callable(done, total), optional
         Called during the bootstrap (the long step).
 
@@ -314,9 +314,9 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
     .. [2] D. A. van Leeuwen, N. Brummer, The distribution of calibrated likelihood-ratios
        in speaker recognition, Interspeech 2013.
     """
-    from .calibration import ELUB, elub_bounds, fit_warnings, make_calibrator
-    from .metrics import evaluate
-    from .uncertainty import cross_validated_llr
+    from ..calibration import ELUB, elub_bounds, fit_warnings, make_calibrator
+    from ..metrics import evaluate
+    from ..uncertainty import cross_validated_llr
     from .verbal import load_scale
 
     if spec.uncertainty.method == "bayes" and spec.method.calibrator != "bayes":
@@ -441,7 +441,7 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
 
 
 def run_case(spec: CaseSpec, progress: Progress | None = None) -> CaseResult:
-    """The :class:`~forensic_lr.case.CaseResult` of :func:`run_case_full`."""
+    """The :class:`~forensic_lr.casework.spec.CaseResult` of :func:`run_case_full`."""
     return run_case_full(spec, progress).result
 
 
@@ -472,7 +472,7 @@ def _supported_bounds(calibrator, ss, ds) -> tuple[float, float] | None:
     calibrator's LLRs of its own training scores), for the report to state when ELUB is
     off; None when they cannot be computed (e.g. infinite LLRs of both signs).
     """
-    from .calibration.elub import elub_bounds_log10
+    from ..calibration.elub import elub_bounds_log10
 
     try:
         low, high = elub_bounds_log10(calibrator.llr(ss), calibrator.llr(ds))

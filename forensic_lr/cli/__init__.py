@@ -12,13 +12,13 @@ import math
 import sys
 from collections.abc import Sequence
 
-from . import __version__
-from .cli_compare import add_ci_arguments, ci_record, print_ci
-from .cli_compare import add_parser as add_compare_parser
-from .cli_fusion import add_parser as add_fusion_parser
-from .cli_label_noise import add_parser as add_label_noise_parser
-from .cli_multiclass import add_parser as add_multiclass_parser
-from .errors import ForensicLRError
+from .. import __version__
+from ..errors import ForensicLRError
+from .compare import add_ci_arguments, ci_record, print_ci
+from .compare import add_parser as add_compare_parser
+from .fusion import add_parser as add_fusion_parser
+from .label_noise import add_parser as add_label_noise_parser
+from .multiclass import add_parser as add_multiclass_parser
 
 EXIT_OK = 0
 EXIT_USER_ERROR = 2
@@ -125,10 +125,10 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
 
-    from . import plots
-    from .metrics import dcf, evaluate, min_dcf
-    from .output import write_outputs
-    from .scores import load_scores
+    from .. import plots
+    from ..io.scores import load_scores
+    from ..metrics import dcf, evaluate, min_dcf
+    from ..output import write_outputs
 
     _check_validate_args(args)
     data = load_scores(ss=args.ss, ds=args.ds, scores=args.scores, log_base=args.log_base)
@@ -171,7 +171,7 @@ def _check_validate_args(args: argparse.Namespace) -> None:
     """Input and option mistakes of ``validate``, named by their command-line flags."""
     from pathlib import Path
 
-    from .errors import InputError
+    from ..errors import InputError
 
     if args.scores is not None and (args.ss is not None or args.ds is not None):
         raise InputError("give either --scores FILE or --ss FILE --ds FILE, not both")
@@ -245,11 +245,11 @@ def _validation_report(args: argparse.Namespace) -> int:
 
     from pydantic import ValidationError
 
-    from .case import Criteria
-    from .errors import InputError
-    from .output import write_outputs
-    from .report.validation import build_validation_report
-    from .scores import load_scores
+    from ..casework.spec import Criteria
+    from ..errors import InputError
+    from ..io.scores import load_scores
+    from ..output import write_outputs
+    from ..report.validation import build_validation_report
 
     out = Path(args.report)
     if out.is_dir() and any(out.iterdir()) and not args.force:
@@ -373,7 +373,7 @@ def _parse_options(items: Sequence[str]) -> dict:
     """``["k=v", ...]`` -> dict; values read as JSON (true, 3, 0.5, "x") or kept as text."""
     import json
 
-    from .errors import InputError
+    from ..errors import InputError
 
     options: dict = {}
     for item in items:
@@ -407,8 +407,8 @@ def _extra_scores(args: argparse.Namespace) -> dict:
     Same rules as the case file: each only with its method; ``unsupervised`` needs
     ``--unlabelled``.
     """
-    from .errors import InputError
-    from .scores import read_score_file
+    from ..errors import InputError
+    from ..io.scores import read_score_file
 
     extra = {}
     for key, (flag, method) in _EXTRA_SCORE_OPTIONS.items():
@@ -437,11 +437,11 @@ def _calibrate_result(args: argparse.Namespace) -> dict:
 
     import numpy as np
 
-    from ._checks import as_score_array
-    from .calibration import ELUB, fit_warnings, make_calibrator
-    from .errors import ForensicLRWarning, InputError
-    from .scores import load_scores
-    from .uncertainty import bayes_interval, bootstrap_interval
+    from .._checks import as_score_array
+    from ..calibration import ELUB, fit_warnings, make_calibrator
+    from ..errors import ForensicLRWarning, InputError
+    from ..io.scores import load_scores
+    from ..uncertainty import bayes_interval, bootstrap_interval
 
     options = _parse_options(args.option)
     data = load_scores(ss=args.ss, ds=args.ds, direction=args.direction)
@@ -514,7 +514,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     """``forensic-lr calibrate``: LR(s) of the evidence score(s), as text or JSON."""
     import json
 
-    from .verbal import format_lr
+    from ..casework.verbal import format_lr
 
     out = _calibrate_result(args)
     if args.json:
@@ -550,11 +550,11 @@ def _validate_raw_scores(args: argparse.Namespace) -> int:
     """
     import json
 
-    from .calibration import make_calibrator
-    from .errors import InputError
-    from .metrics import evaluate
-    from .scores import load_scores
-    from .uncertainty import cross_validated_llr
+    from ..calibration import make_calibrator
+    from ..errors import InputError
+    from ..io.scores import load_scores
+    from ..metrics import evaluate
+    from ..uncertainty import cross_validated_llr
 
     if args.calibrate and args.compare:
         raise InputError("give either --calibrate METHOD or --compare M1,M2,..., not both")
@@ -635,7 +635,7 @@ def _add_case_parsers(sub) -> None:
 
 
 def _parse_formats(text: str | None, default: Sequence[str]) -> tuple[str, ...]:
-    from .errors import InputError
+    from ..errors import InputError
 
     if text is None:
         return tuple(default)
@@ -651,11 +651,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     import warnings
     from pathlib import Path
 
-    from .case import load_case
-    from .errors import ForensicLRWarning, InputError
-    from .output import write_outputs
-    from .pipeline import run_case_full
-    from .report import build_report
+    from ..casework.pipeline import run_case_full
+    from ..casework.spec import load_case
+    from ..errors import ForensicLRWarning, InputError
+    from ..output import write_outputs
+    from ..report import build_report
 
     spec = load_case(args.case)
     formats = _parse_formats(args.format, spec.report.formats)
@@ -688,7 +688,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _example_cases() -> dict[str, tuple[str, object]]:
     """Worked cases: name -> (one-line summary from its README, folder)."""
-    from ._resources import examples_dir
+    from .._resources import examples_dir
 
     cases = {}
     root = examples_dir()
@@ -706,8 +706,8 @@ def _cmd_examples(args: argparse.Namespace) -> int:
     """``forensic-lr examples [copy NAME DIR]``: list the worked cases or copy one."""
     from pathlib import Path
 
-    from .errors import InputError
-    from .output import write_outputs
+    from ..errors import InputError
+    from ..output import write_outputs
 
     cases = _example_cases()
     if args.examples_command != "copy":
@@ -735,9 +735,9 @@ def _cmd_init(args: argparse.Namespace) -> int:
     """``forensic-lr init DIR``: write a commented case-file template and say what next."""
     from pathlib import Path
 
-    from .case import case_template
-    from .errors import InputError
-    from .output import write_outputs
+    from ..casework.spec import case_template
+    from ..errors import InputError
+    from ..output import write_outputs
 
     target = Path(args.dir) / "case.toml"
     if target.exists() and not args.force:

@@ -14,8 +14,8 @@ import argparse
 import json
 from pathlib import Path
 
-from .errors import InputError
-from .fusion import (
+from ..errors import InputError
+from ..studies.fusion import (
     FUSERS,
     Confusion,
     WorstCase,

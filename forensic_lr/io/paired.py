@@ -1,6 +1,6 @@
 """Load the LLRs of two systems on the same trials, paired trial by trial.
 
-A paired comparison (:func:`forensic_lr.validation_stats.compare_systems`) is only valid
+A paired comparison (:func:`forensic_lr.validation.bootstrap.compare_systems`) is only valid
 when trial ``i`` of system A and trial ``i`` of system B are the same comparison. Three
 layouts are accepted, each checked so that a mismatch is an error, never a silent
 mis-pairing:
@@ -13,7 +13,7 @@ mis-pairing:
 * **one file with two LLR columns** (``columns=("llr_a", "llr_b")``) - one row per trial.
 
 Files are labelled tables (CSV, TSV or whitespace text with a ``label`` column, see
-:mod:`forensic_lr.scores`) or JSON lists of objects with the same keys. Optional source
+:mod:`forensic_lr.io.scores`) or JSON lists of objects with the same keys. Optional source
 columns (``source`` or ``source_a,source_b``) are read as for score files; when both
 files have them they must agree trial by trial.
 """
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InputError
+from ..errors import InputError
 from .scores import (
     _check_class,
     _existing,

@@ -28,13 +28,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from ._checks import check_pair
-from ._resample import _quantile_rows
-from .errors import ForensicLRWarning, InputError
-from .metrics import evaluate
-from .metrics.cllr import _block_cllr
-from .metrics.pav import _fit_runs, _TieGroups
-from .metrics.roc import _crossing, _hull
+from .._checks import check_pair
+from ..errors import ForensicLRWarning, InputError
+from ..metrics import evaluate
+from ..metrics.cllr import _block_cllr
+from ..metrics.pav import _fit_runs, _TieGroups
+from ..metrics.roc import _crossing, _hull
+from ..resampling import _quantile_rows
 
 __all__ = [
     "INTERVALS",
@@ -687,7 +687,7 @@ def bootstrap_metrics(
         sources when source ids are given, else trials.
     ss_sources, ds_sources : array_like, optional
         Source ids per trial: shape ``(n,)`` (one source) or ``(n, 2)`` (the sources of
-        the two items compared), e.g. :attr:`forensic_lr.scores.ScoreSet.ss_sources`.
+        the two items compared), e.g. :attr:`forensic_lr.io.scores.ScoreSet.ss_sources`.
     n : int
         Number of bootstrap replicates.
     level : float

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from .case import VerbalEquivalent
-from .errors import InputError
+from ..errors import InputError
+from .spec import VerbalEquivalent
 
 DEFAULT_SCALE = "enfsi"
-_DATA = Path(__file__).resolve().parent / "data" / "verbal_scales.json"
+_DATA = Path(__file__).resolve().parent.parent / "data" / "verbal_scales.json"
 _TEXT_KEYS = ("name", "citation", "neutral", "statement_hp", "statement_hd")
 
 

@@ -6,7 +6,7 @@ and ``[report]``. :func:`load_case` reads it into a frozen, validated
 :class:`CaseSpec`; unknown keys and bad values raise
 :class:`~forensic_lr.errors.InputError` naming the file, the key and the fix.
 
-:class:`CaseResult` is what :func:`forensic_lr.pipeline.run_case` returns and what
+:class:`CaseResult` is what :func:`forensic_lr.casework.pipeline.run_case` returns and what
 ``result.json`` holds; the report templates read it.
 """
 
@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .errors import InputError
+from ..errors import InputError
 
 ScoreDirection = Literal["higher_is_similar", "lower_is_similar"]
 ReportFormat = Literal["pdf", "html", "json"]
@@ -144,7 +144,7 @@ class Method(_Section):
     @field_validator("calibrator")
     @classmethod
     def _known_calibrator(cls, value: str) -> str:
-        from .calibration import CALIBRATORS
+        from ..calibration import CALIBRATORS
 
         if value not in CALIBRATORS:
             raise ValueError(f"unknown calibrator {value!r}; choose one of {sorted(CALIBRATORS)}")
