@@ -20,7 +20,7 @@ import numpy as np
 from timing import best_of
 
 from forensic_lr.metrics import evaluate
-from forensic_lr.validation.bootstrap import bootstrap_metrics, compare_systems
+from forensic_lr.validation import bootstrap_metrics, compare_systems
 
 
 def data(n_trials: int, n_sources: int, seed: int = 0):

@@ -1,13 +1,41 @@
-"""Bootstrap helpers: index draws shared by the calibrator hooks and the generic loop, and
-the inf-safe quantiles of replicates shared by the LR and the validation-metric intervals."""
+"""Resampling: bootstrap draws, inf-safe quantiles of replicates, cross-validation folds.
+
+One home for the random parts every uncertainty computation shares:
+
+* :func:`bootstrap_index_chunks` - index draws of the LR bootstrap, in memory-bounded blocks;
+* :func:`trial_counts` / :func:`poisson_counts` - replicate weights of the metric bootstrap;
+* :func:`quantile_rows` - type-7 quantiles of replicates, safe with infinite values;
+* :func:`fold_ids` and :func:`source_folds` - cross-validation splits by trial or by source.
+"""
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
+from .errors import InputError
+
+__all__ = [
+    "POISSON_FROM",
+    "Progress",
+    "SourceSplit",
+    "bootstrap_index_chunks",
+    "fold_ids",
+    "narrowest_uint",
+    "poisson_counts",
+    "quantile_rows",
+    "source_codes",
+    "source_folds",
+    "trial_counts",
+]
+
+#: A progress callback ``progress(done, total)``: the library reports long work through it
+#: and never prints; the command line turns it into a bar.
+Progress = Callable[[int, int], None]
 #: Largest number of index draws held in memory at once.
 CHUNK_DRAWS = 4_000_000
 
@@ -32,7 +60,7 @@ def bootstrap_index_chunks(
         yield rng_ss.integers(0, n_ss, (k, n_ss)), rng.integers(0, n_ds, (k, n_ds))
 
 
-def _quantile_rows(samples: np.ndarray, q: float) -> np.ndarray:
+def quantile_rows(samples: np.ndarray, q: float) -> np.ndarray:
     """Quantile ``q`` of each column of ``samples`` (rows = draws), safe with +-inf.
 
     Linear interpolation between order statistics (numpy's default "linear" method,
@@ -50,3 +78,186 @@ def _quantile_rows(samples: np.ndarray, q: float) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         out = a + frac * (b - a)
     return np.where(a == b, a, out)
+
+
+#: Classes with at least this many trials get Poisson(1) bootstrap counts.
+POISSON_FROM = 50_000
+
+
+def _poisson_tables() -> tuple[list[int], np.ndarray]:
+    """Step tables for Poisson(1) counts from 32 random bits, read one byte first.
+
+    Count ``k`` (k = 0..4) owns ``floor(256 pmf(k))`` consecutive values of the first
+    byte ``u``: ``count = #{k : u >= byte_steps[k]}`` (4 steps). The byte values from
+    ``byte_steps[4]`` up (3 of 256) carry what remains of every count's probability;
+    there 24 more bits make ``v``, uniform below ``3 * 2**24``, and
+    ``count = #{k : v >= top_steps[k]}``, the steps being the cumulative remainders
+    ``pmf(k) - floor(256 pmf(k)) / 256`` in units of ``2**-32``. Each count thus gets
+    its Poisson(1) probability ``e^-1 / k!`` to within ``2**-32``.
+    """
+    pmf = np.array([math.exp(-1.0) / math.factorial(k) for k in range(24)])
+    in_byte = np.zeros(pmf.size)
+    in_byte[:5] = np.floor(256 * pmf[:5])
+    byte_steps = [int(x) for x in np.cumsum(in_byte[:5])]
+    top_steps = np.round(2.0**32 * np.cumsum(pmf - in_byte / 256))
+    top_steps = top_steps[top_steps < (256 - byte_steps[-1]) * 2.0**24]
+    return byte_steps, top_steps.astype(np.int64)
+
+
+_BYTE_STEPS, _TOP_STEPS = _poisson_tables()
+
+
+def narrowest_uint(largest: int) -> type:
+    """The narrowest unsigned integer type holding ``largest`` (narrow weights sum fastest)."""
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if largest <= np.iinfo(dtype).max:
+            return dtype
+    return np.int64
+
+
+def trial_counts(rng: np.random.Generator, size: int) -> np.ndarray:
+    """How often each of ``size`` trials is drawn in one bootstrap replicate.
+
+    Below :data:`POISSON_FROM` trials: ``size`` draws with replacement (multinomial
+    counts). From there on: independent Poisson(1) counts, the Poisson bootstrap [1]_;
+    the class size then varies by about ``sqrt(size)`` (under 0.5 %), which changes
+    nothing measurable in the intervals while sparing a scatter over ``size`` counters.
+
+    References
+    ----------
+    .. [1] J. A. Hanley, B. MacGibbon, "Creating non-parametric bootstrap samples using
+       Poisson frequencies", Computer Methods and Programs in Biomedicine 83 (2006) 57-62.
+    """
+    if size < POISSON_FROM:
+        return np.bincount(rng.integers(0, size, size), minlength=size)
+    return poisson_counts(rng, size)
+
+
+def poisson_counts(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Poisson(1) variates (uint8), probabilities exact to ``2**-32`` (:func:`_poisson_tables`).
+
+    One random byte per trial and four vectorised comparisons settle 98.8 % of the
+    counts; the rest (first byte among the top 3 values) draw 24 more bits.
+    """
+    u = rng.bit_generator.random_raw(-(-size // 8)).view(np.uint8)[:size]
+    step0, step1, step2, step3, top = _BYTE_STEPS
+    counts = (u >= step0).view(np.uint8) + (u >= step1).view(np.uint8)
+    counts += (u >= step2).view(np.uint8)
+    counts += (u >= step3).view(np.uint8)
+    rare = np.flatnonzero(u >= top)
+    v = (u[rare].astype(np.int64) - top) << 24 | rng.integers(0, 2**24, rare.size)
+    counts[rare] = np.searchsorted(_TOP_STEPS, v, side="right")
+    return counts
+
+
+@dataclass(frozen=True, eq=False)
+class SourceSplit:
+    """One cross-validation split: indices into the SS and DS arrays."""
+
+    train_ss: np.ndarray
+    train_ds: np.ndarray
+    test_ss: np.ndarray
+    test_ds: np.ndarray
+
+    def to_dict(self) -> dict:
+        names = ("train_ss", "train_ds", "test_ss", "test_ds")
+        return {k: getattr(self, k).tolist() for k in names}
+
+
+def source_codes(ss_sources, ds_sources, n_ss: int, n_ds: int):
+    """Integer codes ``(n, 2)`` of each trial's two sources, and the number of sources.
+
+    A 1-D array gives one source per trial (both columns equal).
+    """
+    arrays = [np.asarray(ss_sources), np.asarray(ds_sources)]
+    if not all(a.dtype.kind in "iu" for a in arrays):  # integer ids are coded as they are
+        arrays = [a.astype(str) for a in arrays]
+    pairs = []
+    for arr, values, size, name in zip(
+        arrays, (ss_sources, ds_sources), (n_ss, n_ds), ("ss_sources", "ds_sources"),
+        strict=True,
+    ):
+        if arr.ndim == 1:
+            arr = np.column_stack([arr, arr])
+        if arr.ndim != 2 or arr.shape != (size, 2):
+            raise InputError(
+                f"{name} must have one id (shape (n,)) or two ids (shape (n, 2)) per trial "
+                f"for the {size} trials; got shape {np.shape(values)}"
+            )
+        pairs.append(arr)
+    ids, codes = np.unique(np.concatenate(pairs), return_inverse=True)
+    codes = codes.reshape(-1, 2)
+    return codes[:n_ss], codes[n_ss:], int(ids.size)
+
+
+def source_folds(
+    ss_sources, ds_sources, *, folds: int | None = 5, seed: int = 0
+) -> tuple[SourceSplit, ...]:
+    """Cross-validation splits in which no source is in both the training and test trials.
+
+    Parameters
+    ----------
+    ss_sources, ds_sources : array_like
+        Source ids per SS and DS trial, shape ``(n,)`` or ``(n, 2)``.
+    folds : int or None
+        Number of source folds K (2 <= K <= number of sources); None: one fold per
+        source (leave-one-source-out).
+    seed : int
+        Seed of the random assignment of sources to folds.
+
+    Returns
+    -------
+    tuple of SourceSplit
+        Every trial is in exactly one test set.
+
+    Notes
+    -----
+    Sources are shuffled and dealt round-robin into K folds. A trial whose sources lie
+    in folds ``f`` and ``g`` (``f = g`` for a trial within one fold) is tested in split
+    ``{f, g}``, whose training trials are those with no source in fold ``f`` or ``g``.
+    So a different-source trial across two folds is scored by a model that saw neither
+    of its sources; there is one split per fold pair that occurs, at most
+    ``K (K + 1) / 2`` [1]_.
+
+    References
+    ----------
+    .. [1] T. Hastie, R. Tibshirani, J. Friedman, *The Elements of Statistical Learning*,
+       2nd ed., Springer, 2009, sec. 7.10.
+    """
+    n_ss, n_ds = len(np.asarray(ss_sources)), len(np.asarray(ds_sources))
+    codes_ss, codes_ds, k = source_codes(ss_sources, ds_sources, n_ss, n_ds)
+    if folds is None:
+        fold_of = np.arange(k)
+    else:
+        if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2:
+            raise InputError(f"folds must be an integer >= 2 or None, got {folds!r}")
+        if folds > k:
+            raise InputError(
+                f"folds={folds} is more than the {k} distinct sources; use folds <= {k}, "
+                "or leave-one-source-out"
+            )
+        fold_of = np.empty(k, dtype=np.intp)
+        fold_of[np.random.default_rng(seed).permutation(k)] = np.arange(k) % int(folds)
+    f_ss, f_ds = np.sort(fold_of[codes_ss], axis=1), np.sort(fold_of[codes_ds], axis=1)
+    keys = np.unique(np.concatenate([f_ss, f_ds]), axis=0)
+    splits = []
+    for f, g in keys:
+        test_ss = np.flatnonzero((f_ss[:, 0] == f) & (f_ss[:, 1] == g))
+        test_ds = np.flatnonzero((f_ds[:, 0] == f) & (f_ds[:, 1] == g))
+        train_ss = np.flatnonzero(~np.isin(f_ss, (f, g)).any(axis=1))
+        train_ds = np.flatnonzero(~np.isin(f_ds, (f, g)).any(axis=1))
+        if train_ss.size < 2 or train_ds.size < 2:
+            raise InputError(
+                f"leaving out source fold(s) {sorted({int(f), int(g)})} leaves "
+                f"{train_ss.size} SS and {train_ds.size} DS training trials (at least 2 of "
+                "each needed); use fewer folds or add sources"
+            )
+        splits.append(SourceSplit(train_ss, train_ds, test_ss, test_ds))
+    return tuple(splits)
+
+
+def fold_ids(size: int, folds: int, rng: np.random.Generator) -> np.ndarray:
+    """Fold number of each item: a random permutation dealt round-robin into ``folds`` parts."""
+    ids = np.empty(size, dtype=np.intp)
+    ids[rng.permutation(size)] = np.arange(size) % folds
+    return ids

@@ -7,20 +7,17 @@ from __future__ import annotations
 
 import copy
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ._checks import as_score_array, check_pair
 from .errors import ForensicLRError, ForensicLRWarning, InputError
-from .resampling import _quantile_rows, bootstrap_index_chunks
-from .validation.bootstrap import source_folds
+from .resampling import Progress, bootstrap_index_chunks, fold_ids, quantile_rows, source_folds
 
 __all__ = ["LRInterval", "bayes_interval", "bootstrap_interval", "cross_validated_llr"]
 
 _LN10 = float(np.log(10.0))
-Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,7 +73,7 @@ def _check_options(n: int, level: float, *, what: str = "n") -> tuple[int, float
 
 def _percentile_interval(samples: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
     alpha = 1.0 - level
-    return _quantile_rows(samples, alpha / 2.0), _quantile_rows(samples, 1.0 - alpha / 2.0)
+    return quantile_rows(samples, alpha / 2.0), quantile_rows(samples, 1.0 - alpha / 2.0)
 
 
 def _bootstrap_llr_loop(
@@ -258,13 +255,6 @@ def bayes_interval(
     return LRInterval("bayes", level, low, high, n)
 
 
-def _fold_ids(size: int, folds: int, rng: np.random.Generator) -> np.ndarray:
-    """Fold number of each item: a random permutation dealt round-robin into ``folds`` parts."""
-    ids = np.empty(size, dtype=np.intp)
-    ids[rng.permutation(size)] = np.arange(size) % folds
-    return ids
-
-
 def cross_validated_llr(
     ss, ds, calibrator, folds: int | None = 5, seed: int = 0, *, groups=None
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -316,8 +306,8 @@ def cross_validated_llr(
             f"({which}); use folds <= {smallest}"
         )
     rng = np.random.default_rng(seed)
-    fold_ss = _fold_ids(ss.size, int(folds), rng)
-    fold_ds = _fold_ids(ds.size, int(folds), rng)
+    fold_ss = fold_ids(ss.size, int(folds), rng)
+    fold_ds = fold_ids(ds.size, int(folds), rng)
     out_ss = np.empty(ss.size)
     out_ds = np.empty(ds.size)
     for k in range(int(folds)):

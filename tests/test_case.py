@@ -186,8 +186,12 @@ def test_case_from_dict_without_file(folder):
     assert spec.source_sha256 is None
 
 
-def test_to_json_writes_standard_json():
-    from forensic_lr.casework.spec import finite_or_none
+def test_jsonable_writes_non_finite_numbers_as_null():
+    import numpy as np
 
-    data = {"a": [math.inf, 1.5, {"b": math.nan}], "c": -math.inf, "d": "x"}
-    assert finite_or_none(data) == {"a": [None, 1.5, {"b": None}], "c": None, "d": "x"}
+    from forensic_lr.records import jsonable
+
+    data = {"a": [math.inf, 1.5, {"b": math.nan}], "c": -math.inf, "d": "x",
+            "e": np.array([1.0, np.inf]), "f": np.float64(-np.inf), "g": (np.int64(3),)}
+    assert jsonable(data) == {"a": [None, 1.5, {"b": None}], "c": None, "d": "x",
+                              "e": [1.0, None], "f": None, "g": [3]}

@@ -18,10 +18,10 @@ from forensic_lr.errors import ForensicLRWarning, InputError
 from forensic_lr.uncertainty import (
     LRInterval,
     _bootstrap_llr_loop,
-    _quantile_rows,
     bayes_interval,
     bootstrap_interval,
     cross_validated_llr,
+    quantile_rows,
 )
 
 
@@ -82,15 +82,15 @@ def _real(name, **options):
 def test_quantile_matches_numpy(values, q):
     # independent value: numpy.quantile, default "linear" method (Hyndman-Fan type 7)
     a = np.array(values)[:, None]
-    assert _quantile_rows(a, q)[0] == pytest.approx(np.quantile(a[:, 0], q), rel=1e-12, abs=1e-9)
+    assert quantile_rows(a, q)[0] == pytest.approx(np.quantile(a[:, 0], q), rel=1e-12, abs=1e-9)
 
 
 def test_quantile_with_infinities():
     a = np.array([[-np.inf], [-np.inf], [1.0], [np.inf], [np.inf]])
     # type-7 positions: q=0.1 -> 0.4 (between -inf, -inf); q=0.9 -> 3.6 (inf, inf)
-    assert _quantile_rows(a, 0.1)[0] == -np.inf
-    assert _quantile_rows(a, 0.9)[0] == np.inf
-    assert _quantile_rows(a, 0.5)[0] == 1.0
+    assert quantile_rows(a, 0.1)[0] == -np.inf
+    assert quantile_rows(a, 0.9)[0] == np.inf
+    assert quantile_rows(a, 0.5)[0] == 1.0
 
 
 def test_to_dict_is_base10_and_plain():

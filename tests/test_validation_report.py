@@ -13,6 +13,7 @@ from forensic_lr.cli import main
 from forensic_lr.report import pdf
 from forensic_lr.report.validation import build_validation_report
 from forensic_lr.uncertainty import cross_validated_llr
+from forensic_lr.validation import run_validation_study
 
 METHODS = ("gaussian", "logistic", "pav")
 FOLDS, SEED = 3, 7
@@ -28,10 +29,10 @@ def scores():
 def study(scores):
     ss, ds = scores
     criteria = Criteria(cllr_max=0.6, eer_max=0.01, auc_min=0.8)
-    files = build_validation_report(
+    files = build_validation_report(run_validation_study(
         ss, ds, methods=METHODS, folds=FOLDS, seed=SEED, criteria=criteria,
         inputs={"ss.csv": "ab" * 32, "ds.csv": "cd" * 32},
-    )
+    ))
     return files, json.loads(files["validation.json"])
 
 
@@ -110,11 +111,11 @@ def test_files_and_figures(study):
 def test_render_is_deterministic(scores, study):
     ss, ds = scores
     files, _ = study
-    again = build_validation_report(
+    again = build_validation_report(run_validation_study(
         ss, ds, methods=METHODS, folds=FOLDS, seed=SEED,
         criteria=Criteria(cllr_max=0.6, eer_max=0.01, auc_min=0.8),
-        inputs={"ss.csv": "ab" * 32, "ds.csv": "cd" * 32}, formats=("html", "json"),
-    )
+        inputs={"ss.csv": "ab" * 32, "ds.csv": "cd" * 32},
+    ), formats=("html", "json"))
     assert again["validation.json"] == files["validation.json"]
     assert again["validation_report.html"] == files["validation_report.html"]
 
@@ -159,10 +160,9 @@ def test_intervals_and_paired_comparisons_of_the_best_method(scores):
     # Differences are best - other on the same trials: their estimates equal the
     # differences of the metrics in the method table; an interval below 0 means "better".
     ss, ds = scores
-    files = build_validation_report(
-        ss, ds, methods=METHODS, folds=FOLDS, seed=SEED,
-        intervals={"n": 300, "seed": 4}, formats=("json", "html"),
-    )
+    files = build_validation_report(run_validation_study(
+        ss, ds, methods=METHODS, folds=FOLDS, seed=SEED, intervals={"n": 300, "seed": 4},
+    ), formats=("json", "html"))
     record = json.loads(files["validation.json"])
     metrics = {m["method"]: m["metrics"] for m in record["methods"]}
     best = record["best_method"]

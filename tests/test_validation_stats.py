@@ -19,21 +19,21 @@ from forensic_lr.calibration import make_calibrator
 from forensic_lr.errors import InputError
 from forensic_lr.io.scores import load_scores
 from forensic_lr.metrics import evaluate
+from forensic_lr.resampling import POISSON_FROM, poisson_counts, source_folds
 from forensic_lr.uncertainty import cross_validated_llr
-from forensic_lr.validation.bootstrap import (
+from forensic_lr.validation import (
     METRICS,
-    POISSON_FROM,
-    _bc_levels,
-    _bounds,
-    _poisson_counts,
-    _replicate_metrics,
-    _replicate_weights,
-    _sorted,
     bootstrap_metrics,
     compare_systems,
     delong_test,
     placement_values,
-    source_folds,
+)
+from forensic_lr.validation.bootstrap import (
+    _bc_levels,
+    _bounds,
+    _replicate_metrics,
+    _replicate_weights,
+    _sorted,
 )
 
 llr_values = st.sampled_from([-np.inf, -3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, np.inf])
@@ -100,7 +100,7 @@ def test_weighted_metrics_beyond_int32_totals_take_the_full_pav():
 
 def test_poisson_counts_follow_poisson_one():
     # Independent value: the Poisson(1) pmf e^-1 / k! (scipy.stats.poisson).
-    counts = _poisson_counts(np.random.default_rng(0), 1_000_000)
+    counts = poisson_counts(np.random.default_rng(0), 1_000_000)
     freq = np.bincount(counts, minlength=8)[:8] / counts.size
     pmf = stats.poisson.pmf(np.arange(8), 1.0)
     se = np.sqrt(pmf * (1 - pmf) / counts.size)
@@ -461,7 +461,7 @@ def test_sources_in_one_class_file_only_is_an_error(tmp_path):
 
 
 def test_p_value_text_never_prints_zero():
-    from forensic_lr.validation.bootstrap import p_text
+    from forensic_lr.validation import p_text
 
     assert p_text(0.0) == "< 1e-300"
     assert p_text(0.012345) == "= 0.0123"

@@ -1,59 +1,101 @@
 """Score-to-LLR calibrators with one interface: ``fit(ss, ds)``, ``llr(scores)``, ``params()``.
 
-Methods are picked by name from :data:`CALIBRATORS` (a closed table, never a dotted
-path from a configuration file).
+Methods are picked by name from the registry :data:`CALIBRATORS` (a closed table in this
+file, never a dotted path from a configuration file). What each method needs and says -
+its extra score inputs, limitations, report rows and description - is declared on its
+class (:class:`~forensic_lr.calibration.base.BaseCalibrator`), so adding a calibrator
+touches its own module and the table below only. Modules are imported on first use, so
+that listing the method names (e.g. for ``--help``) stays fast.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
-from .base import BaseCalibrator, Calibrator, fit_warnings
-from .bayesian import BayesianCalibrator
-from .checks import calibration_checks, eer_linear_calibration
-from .elub import ELUB, elub_bounds
-from .gaussian import GaussianCalibrator
-from .kde import KDECalibrator
-from .logistic import LogisticCalibrator
-from .pav import PAVCalibrator
-from .scal import SCalCalibrator
-from .student_t import StudentTCalibrator
-from .suspect_map import SuspectMAPCalibrator
-from .unsupervised import UnsupervisedCalibrator
 
-CALIBRATORS: dict[str, type[BaseCalibrator]] = {
-    "gaussian": GaussianCalibrator,
-    "bayes": BayesianCalibrator,
-    "logistic": LogisticCalibrator,
-    "pav": PAVCalibrator,
-    "kde": KDECalibrator,
-    "suspect_map": SuspectMAPCalibrator,
-    "unsupervised": UnsupervisedCalibrator,
-    "scal": SCalCalibrator,
-    "student_t": StudentTCalibrator,
+if TYPE_CHECKING:
+    from .base import BaseCalibrator, Calibrator, ExtraInput
+
+#: The registry: method name (case files, command line) -> (module, class).
+_REGISTRY: dict[str, tuple[str, str]] = {
+    "gaussian": ("gaussian", "GaussianCalibrator"),
+    "bayes": ("bayesian", "BayesianCalibrator"),
+    "logistic": ("logistic", "LogisticCalibrator"),
+    "pav": ("pav", "PAVCalibrator"),
+    "kde": ("kde", "KDECalibrator"),
+    "suspect_map": ("suspect_map", "SuspectMAPCalibrator"),
+    "unsupervised": ("unsupervised", "UnsupervisedCalibrator"),
+    "scal": ("scal", "SCalCalibrator"),
+    "student_t": ("student_t", "StudentTCalibrator"),
 }
+#: Other public names of this package -> their module.
+_EXPORTS = {
+    "BaseCalibrator": "base",
+    "Calibrator": "base",
+    "ExtraInput": "base",
+    "fit_warnings": "base",
+    "ELUB": "elub",
+    "elub_bounds": "elub",
+    "calibration_checks": "checks",
+    "eer_linear_calibration": "checks",
+    **{cls: module for module, cls in _REGISTRY.values()},
+}
+
+
+def _load(module: str, attribute: str) -> Any:
+    return getattr(importlib.import_module(f".{module}", __name__), attribute)
+
+
+class _Registry(Mapping):
+    """Method name -> calibrator class, importing each module when first asked for."""
+
+    def __getitem__(self, name: str) -> type[BaseCalibrator]:
+        return _load(*_REGISTRY[name])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_REGISTRY)
+
+    def __len__(self) -> int:
+        return len(_REGISTRY)
+
+    def __contains__(self, name: object) -> bool:
+        return name in _REGISTRY
+
+    def __repr__(self) -> str:
+        return f"CALIBRATORS({', '.join(_REGISTRY)})"
+
+
+CALIBRATORS: Mapping[str, type[BaseCalibrator]] = _Registry()
 
 __all__ = [
     "CALIBRATORS",
-    "ELUB",
-    "BayesianCalibrator",
-    "Calibrator",
-    "GaussianCalibrator",
-    "KDECalibrator",
-    "LogisticCalibrator",
-    "PAVCalibrator",
-    "SCalCalibrator",
-    "StudentTCalibrator",
-    "SuspectMAPCalibrator",
-    "UnsupervisedCalibrator",
-    "calibration_checks",
-    "eer_linear_calibration",
-    "elub_bounds",
-    "fit_warnings",
+    "background_only_methods",
+    "default_study_methods",
+    "extra_inputs",
     "make_calibrator",
+    "method_names",
     "options_of",
+    *sorted(_EXPORTS),
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return _load(_EXPORTS[name], name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+def method_names() -> tuple[str, ...]:
+    """Every calibration method's name, without importing any of them."""
+    return tuple(_REGISTRY)
 
 
 def options_of(name: str) -> dict[str, object]:
@@ -86,3 +128,18 @@ def make_calibrator(name: str, **options) -> Calibrator:
             f"unknown option(s) {', '.join(unknown)} for method {name!r}; valid options: {listed}"
         )
     return CALIBRATORS[name](**options)
+
+
+def default_study_methods() -> tuple[str, ...]:
+    """The methods a validation study compares when none are named."""
+    return tuple(name for name, cls in CALIBRATORS.items() if cls.in_default_study)
+
+
+def background_only_methods() -> tuple[str, ...]:
+    """The methods that need nothing but the SS and DS background (cross-validatable alone)."""
+    return tuple(name for name, cls in CALIBRATORS.items() if not cls.extra_inputs)
+
+
+def extra_inputs() -> dict[str, tuple[ExtraInput, str]]:
+    """Every extra score input, by key: ``(its declaration, the method that uses it)``."""
+    return {e.key: (e, name) for name, cls in CALIBRATORS.items() for e in cls.extra_inputs}

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import warnings
-from typing import Protocol, Self, runtime_checkable
+from dataclasses import dataclass
+from typing import Any, Protocol, Self, runtime_checkable
 
 import numpy as np
 
 from .._checks import as_score_array, check_pair
 from ..errors import ExtrapolationWarning, InputError, NotFittedError, SmallSampleWarning
+from ..records import MethodDescription, ParamRow
 
 #: A background class with fewer scores than this gets a small-sample warning.
 SMALL_CLASS = 20
@@ -49,10 +51,55 @@ def check_background(ss, ds) -> tuple[np.ndarray, np.ndarray]:
     return ss, ds
 
 
+@dataclass(frozen=True)
+class ExtraInput:
+    """A score input a calibrator needs besides the SS and DS background.
+
+    ``key`` is at once the calibrator option, the case file's ``[background]`` key and
+    the JSON name; ``flag`` the command-line option of ``forensic-lr calibrate``.
+    """
+
+    key: str
+    flag: str
+    help: str
+    required: bool
+
+
 class BaseCalibrator:
-    """Input validation and the fitted check, shared by the calibrators in this package."""
+    """Input validation, the fitted check and what a method declares about itself.
+
+    What a calibrator *says* lives on its class, so that the command line, the case
+    file, the pipeline and the report templates read it from one place: ``title``,
+    ``summary``, ``equation`` and ``reference`` (:meth:`describe`), ``extra_inputs``
+    (score inputs beyond the background), ``in_default_study`` (one of the methods a
+    validation study compares by default), ``posterior`` (offers posterior samples for a
+    Bayesian credible interval), :meth:`limitations` and :meth:`param_rows`.
+    """
 
     name = "base"
+    title = ""
+    summary = ""
+    equation = ""
+    reference = ""
+    extra_inputs: tuple[ExtraInput, ...] = ()
+    in_default_study = False
+    posterior = False
+
+    @classmethod
+    def describe(cls) -> MethodDescription:
+        """The method in words, for reports and ``--help``."""
+        return MethodDescription(
+            name=cls.name, title=cls.title, summary=cls.summary, equation=cls.equation,
+            reference=cls.reference,
+        )
+
+    def limitations(self) -> tuple[str, ...]:
+        """Limits of the method a report states whenever it is used (not warnings)."""
+        return ()
+
+    def param_rows(self) -> tuple[ParamRow, ...]:
+        """Fitted model quantities worth showing a reader, beyond ``params()``'s raw form."""
+        return ()
 
     def _validate(self, ss, ds) -> tuple[np.ndarray, np.ndarray]:
         """Finite raw scores, at least 2 per class, and neither class constant."""
@@ -113,3 +160,8 @@ def fit_warnings(ss, ds, scores) -> tuple[str, ...]:
     for text, category in found:
         warnings.warn(text, category, stacklevel=2)
     return tuple(text for text, _ in found)
+
+
+def param_row(label: str, value: Any, fmt: str | int = 3) -> ParamRow:
+    """One :class:`~forensic_lr.records.ParamRow` (a shorthand for ``param_rows``)."""
+    return ParamRow(label=label, value=value, fmt=fmt)

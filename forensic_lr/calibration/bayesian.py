@@ -105,6 +105,22 @@ class BayesianCalibrator(BaseCalibrator):
     """
 
     name = "bayes"
+    title = "Bayesian calibration (normal model with unknown mean and variance)"
+    summary = (
+        "Each class of background scores is modelled as normal with unknown mean and "
+        "variance, with a weak conjugate (normal-inverse-gamma) prior that is the same for "
+        "both classes and so favours neither proposition. In the default predictive mode the "
+        "LR is the ratio of the two Student-t posterior predictive densities: it carries the "
+        "uncertainty of the fitted model and pulls the LR towards 1 when the background is "
+        "small. In map mode it is the ratio of normal densities at the posterior mode."
+    )
+    equation = "LR(s) = p(s | same-source scores) / p(s | different-source scores), Student-t"
+    reference = (
+        "N. Brummer, A. Swart, Bayesian calibration for forensic evidence reporting, "
+        "Interspeech 2014, 388-392."
+    )
+    in_default_study = True
+    posterior = True
 
     def __init__(
         self,

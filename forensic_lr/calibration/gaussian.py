@@ -62,6 +62,19 @@ class GaussianCalibrator(TwoNormalsCalibrator):
     """
 
     name = "gaussian"
+    title = "Gaussian calibration (two normal densities)"
+    summary = (
+        "A normal density is fitted by maximum likelihood to the same-source background "
+        "scores and another to the different-source scores; the LR of a score is the ratio "
+        "of the two densities at that score. With equal_variance = true the two densities "
+        "share one variance and the log LR is a straight line in the score."
+    )
+    equation = "LR(s) = N(s; mean_ss, sd_ss^2) / N(s; mean_ds, sd_ds^2)"
+    reference = (
+        "D. Ramos, J. Gonzalez-Rodriguez, Reliable support: measuring calibration of "
+        "likelihood ratios, Forensic Science International 230 (2013) 156-169."
+    )
+    in_default_study = True
 
     def __init__(self, *, equal_variance: bool = False) -> None:
         self.equal_variance = equal_variance

@@ -141,6 +141,19 @@ class KDECalibrator(BaseCalibrator):
     """
 
     name = "kde"
+    title = "Kernel density calibration"
+    summary = (
+        "A Gaussian kernel density estimate is fitted to each class of background scores "
+        "(bandwidth by Silverman's rule unless set), and the LR is the ratio of the two "
+        "densities at the score. The LR need not increase with the score, and far from the "
+        "data it follows the nearest kernels."
+    )
+    equation = "LR(s) = KDE_ss(s) / KDE_ds(s)"
+    reference = (
+        "B. W. Silverman, Density Estimation for Statistics and Data Analysis, Chapman & "
+        "Hall, 1986."
+    )
+    in_default_study = True
 
     def __init__(self, *, bandwidth: str | float = "silverman") -> None:
         self.bandwidth = bandwidth

@@ -177,6 +177,19 @@ class LogisticCalibrator(BaseCalibrator):
     """
 
     name = "logistic"
+    title = "Logistic regression calibration"
+    summary = (
+        "The natural-log LR is a straight line in the score, a + b s, with a and b chosen "
+        "to minimise the log-likelihood-ratio cost (Cllr) of the background scores, the two "
+        "classes weighted equally (prior-weighted logistic regression). Options add a "
+        "quadratic term or a ridge penalty."
+    )
+    equation = "ln LR(s) = a + b s"
+    reference = (
+        "N. Brummer, J. du Preez, Application-independent evaluation of speaker detection, "
+        "Computer Speech and Language 20 (2006) 230-275."
+    )
+    in_default_study = True
 
     def __init__(self, *, quadratic: bool = False, l2: float = 0.0) -> None:
         self.quadratic = quadratic

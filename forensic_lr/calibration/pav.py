@@ -34,6 +34,21 @@ class PAVCalibrator(BaseCalibrator):
     """
 
     name = "pav"
+    title = "Pool-adjacent-violators (isotonic) calibration"
+    summary = (
+        "The background scores are sorted and pooled into blocks by the pool-adjacent-"
+        "violators algorithm, so that the LR never decreases as the score increases; the LR "
+        "of a block is its share of the same-source scores over its share of the "
+        "different-source scores. Between blocks the log LR is interpolated linearly; a "
+        "block without counter-examples gets the finite limit log(N_ds + 1) or "
+        "-log(N_ss + 1)."
+    )
+    equation = "ln LR(block) = ln(n_ss,block / N_ss) - ln(n_ds,block / N_ds)"
+    reference = (
+        "N. Brummer, J. du Preez, Application-independent evaluation of speaker detection, "
+        "Computer Speech and Language 20 (2006) 230-275."
+    )
+    in_default_study = True
 
     def fit(self, ss, ds) -> PAVCalibrator:
         ss, ds = self._validate(ss, ds)

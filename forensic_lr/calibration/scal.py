@@ -9,7 +9,8 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 from ..errors import ConvergenceError, ForensicLRWarning, InputError
-from .base import BaseCalibrator
+from ..records import ParamRow
+from .base import BaseCalibrator, param_row
 from .logistic import LogisticCalibrator
 
 
@@ -83,9 +84,28 @@ class SCalCalibrator(BaseCalibrator):
     """
 
     name = "scal"
+    title = "Saturating logistic calibration (S-cal)"
+    summary = (
+        "As logistic calibration, but the LR levels off at a lower and an upper limit "
+        "learned from the background data, so that no score, however extreme, gives a "
+        "larger LR."
+    )
+    equation = "ln LR(s) = lo + (hi - lo) / (1 + exp(-(a + b s)))"
+    reference = (
+        "N. Brummer, Measuring, refining and calibrating speaker and language information "
+        "extracted from speech, PhD thesis, Stellenbosch University, 2010."
+    )
 
     def __init__(self, *, max_abs_llr: float = 23.0) -> None:
         self.max_abs_llr = max_abs_llr
+
+
+    def param_rows(self) -> tuple[ParamRow, ...]:
+        p = self.params()
+        return (
+            param_row("lower limit of log10 LR", p["lower_log10_lr"], "log10"),
+            param_row("upper limit of log10 LR", p["upper_log10_lr"], "log10"),
+        )
 
     def fit(self, ss, ds) -> SCalCalibrator:
         ss, ds = self._validate(ss, ds)

@@ -137,6 +137,18 @@ class StudentTCalibrator(BaseCalibrator):
     """
 
     name = "student_t"
+    title = "Student-t calibration"
+    summary = (
+        "A Student-t density (location, scale and degrees of freedom by maximum likelihood) "
+        "is fitted to each class of background scores, and the LR is the ratio of the two "
+        "densities. Its heavier tails make the LR of an outlying score grow more slowly "
+        "than under normal densities."
+    )
+    equation = "LR(s) = t(s; same-source fit) / t(s; different-source fit)"
+    reference = (
+        "N. Brummer, A. Swart, D. van Leeuwen, A comparison of linear and non-linear "
+        "calibrations for speaker recognition, Odyssey 2014, 14-18."
+    )
 
     def __init__(self, *, df: float | None = None) -> None:
         self.df = df

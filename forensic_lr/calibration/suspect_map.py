@@ -6,6 +6,8 @@ import numpy as np
 
 from .._checks import as_score_array
 from ..errors import InputError
+from ..records import ParamRow
+from .base import ExtraInput, param_row
 from .gaussian import TwoNormalsCalibrator, _row_moments
 
 
@@ -100,10 +102,54 @@ class SuspectMAPCalibrator(TwoNormalsCalibrator):
     """
 
     name = "suspect_map"
+    title = "Suspect-adapted Gaussian calibration (MAP)"
+    summary = (
+        "The same-source model was adapted to the suspect's own same-source scores by "
+        "maximum a posteriori estimation: the population model counts as relevance suspect "
+        "scores, so the more suspect scores, the further the model moves towards them. The "
+        "different-source model is the population model."
+    )
+    equation = (
+        "LR(s) = N(s; adapted same-source model) / N(s; population different-source model)"
+    )
+    reference = (
+        "D. Ramos-Castro, J. Gonzalez-Rodriguez, A. Montero-Asenjo, J. Ortega-Garcia, "
+        "Suspect-adapted MAP estimation of within-source distributions in generative "
+        "likelihood ratio estimation, IEEE Odyssey 2006."
+    )
+    extra_inputs = (
+        ExtraInput("suspect_ss", "--suspect-ss",
+                   "the suspect's own same-source scores (one score per line)", required=False),
+    )
 
     def __init__(self, *, suspect_ss=None, relevance: float = 16.0) -> None:
         self.suspect_ss = suspect_ss
         self.relevance = relevance
+
+
+    def limitations(self) -> tuple[str, ...]:
+        if self.suspect_ss is None:
+            return ()
+        return (
+            "The cross-validation validates only the population part of the suspect-adapted "
+            "model: the suspect's own same-source scores are the same in every fold, so how "
+            "much the adaptation to them helps or harms is not measured by the validation.",
+        )
+
+    def param_rows(self) -> tuple[ParamRow, ...]:
+        p = self.params()
+        return (
+            param_row("suspect same-source scores used", p["n_suspect"], "count"),
+            param_row("relevance factor (population model counts as this many suspect "
+                      "scores)", p["relevance"], 1),
+            param_row("adaptation weight n / (n + relevance)", p["alpha"], 2),
+            param_row("same-source mean: population model", p["mean_pop"]),
+            param_row("same-source mean: adapted model", p["mean_ss"]),
+            param_row("same-source SD: population model", p["sd_pop"]),
+            param_row("same-source SD: adapted model", p["sd_ss"]),
+            param_row("mean shift, in population SDs", p["mean_shift_sd"], 2),
+            param_row("SD ratio, adapted / population", p["sd_ratio"], 2),
+        )
 
     def _suspect(self) -> np.ndarray:
         if self.suspect_ss is None:

@@ -13,6 +13,8 @@ from scipy.stats import norm
 
 from .._checks import as_score_array
 from ..errors import ConvergenceError, ForensicLRWarning, InputError, SmallSampleWarning
+from ..records import ParamRow
+from .base import ExtraInput, param_row
 from .gaussian import TwoNormalsCalibrator, _row_moments
 
 #: Fewer unlabelled scores than this is an error: two Gaussians need more data.
@@ -99,10 +101,53 @@ class UnsupervisedCalibrator(TwoNormalsCalibrator):
     """
 
     name = "unsupervised"
+    title = "Unsupervised calibration (two-component mixture)"
+    summary = (
+        "The two class models were fitted to unlabelled scores of comparisons made under "
+        "the case conditions, as a two-component normal mixture, with the labelled "
+        "background as the prior. This assumes that the unlabelled scores come from the "
+        "case conditions, that same-source and different-source scores are each normally "
+        "distributed there, and that no other kind of comparison is among them."
+    )
+    equation = "LR(s) = N(s; same-source component) / N(s; different-source component)"
+    reference = (
+        "N. Brummer, D. Garcia-Romero, Generative modelling for unsupervised score "
+        "calibration, ICASSP 2014, 1680-1684."
+    )
+    extra_inputs = (
+        ExtraInput("unlabelled", "--unlabelled",
+                   "unlabelled case-condition scores (one score per line)", required=True),
+    )
 
     def __init__(self, *, unlabelled=None, prior_weight: float = 10.0) -> None:
         self.unlabelled = unlabelled
         self.prior_weight = prior_weight
+
+
+    def limitations(self) -> tuple[str, ...]:
+        return (
+            "The unsupervised model assumes that the unlabelled scores come from the case "
+            "conditions, that the same-source and different-source scores are each normally "
+            "distributed there, and that no other kind of comparison is among them. The "
+            "cross-validation uses the same unlabelled scores in every fold, so it does not "
+            "measure how well the mixture was identified.",
+        )
+
+    def param_rows(self) -> tuple[ParamRow, ...]:
+        p = self.params()
+        prior = p["prior"]
+        return (
+            param_row("unlabelled scores used", p["n_unlabelled"], "count"),
+            param_row("estimated same-source proportion among them", p["proportion_ss"],
+                      "percent"),
+            param_row("expected number of same-source scores among them", p["expected_ss"], 1),
+            param_row("prior weight (background counts as this many scores per class)",
+                      prior["weight"], 1),
+            param_row("same-source mean: background", prior["mean_ss"]),
+            param_row("same-source mean: fitted to the unlabelled scores", p["mean_ss"]),
+            param_row("different-source mean: background", prior["mean_ds"]),
+            param_row("different-source mean: fitted to the unlabelled scores", p["mean_ds"]),
+        )
 
     def _unlabelled(self) -> np.ndarray:
         if self.unlabelled is None:

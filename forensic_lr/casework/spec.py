@@ -1,4 +1,4 @@
-"""The case file an examiner writes, and the result record a run produces.
+"""The case file an examiner writes: sections, validation and the commented template.
 
 A case file is TOML (or JSON) with the sections ``[case]``, ``[propositions]``,
 ``[evidence]``, ``[background]``, ``[method]``, ``[uncertainty]``, ``[validation]``
@@ -6,16 +6,14 @@ and ``[report]``. :func:`load_case` reads it into a frozen, validated
 :class:`CaseSpec`; unknown keys and bad values raise
 :class:`~forensic_lr.errors.InputError` naming the file, the key and the fix.
 
-:class:`CaseResult` is what :func:`forensic_lr.casework.pipeline.run_case` returns and what
-``result.json`` holds; the report templates read it.
+:class:`~forensic_lr.records.CaseResult` (in the records layer) is what
+:func:`forensic_lr.casework.run_case` returns and what ``result.json`` holds.
 """
 
 from __future__ import annotations
 
-import datetime
 import hashlib
 import json
-import math
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -23,8 +21,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..errors import InputError
+from ..records import CaseInfo, Propositions, ScoreDirection
 
-ScoreDirection = Literal["higher_is_similar", "lower_is_similar"]
 ReportFormat = Literal["pdf", "html", "json"]
 
 
@@ -33,46 +31,6 @@ class _Section(BaseModel):
 
 
 # --------------------------------------------------------------------------- case file
-
-
-class Item(_Section):
-    """An item received and examined (e.g. a recording, a fragment)."""
-
-    id: str = Field(min_length=1)
-    description: str = ""
-    received: str = Field(default="", description="when and how it was received")
-    examined: str = Field(default="", description="what was examined, e.g. '2 min 40 s of speech'")
-
-
-class CaseInfo(_Section):
-    """``[case]``: who asked what, about which items."""
-
-    id: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9._/ -]*$")
-    report_id: str | None = Field(
-        default=None, description="defaults to '<case id>-R1'", max_length=100
-    )
-    title: str = ""
-    laboratory: str = ""
-    examiner: str = ""
-    date: datetime.date | None = None
-    requester: str = ""
-    instructions: str = Field(default="", description="the questions the requester asked")
-    conditioning: str = Field(default="", description="conditioning (case) information used")
-    items: tuple[Item, ...] = ()
-    declaration: str = Field(
-        default="", description="the examiner's declaration; empty: the report's standard one"
-    )
-
-    @property
-    def effective_report_id(self) -> str:
-        return self.report_id or f"{self.id}-R1"
-
-
-class Propositions(_Section):
-    """``[propositions]``: the pair of mutually exclusive propositions."""
-
-    hp: str = Field(min_length=1, description="prosecution / same-source proposition")
-    hd: str = Field(min_length=1, description="defence / different-source proposition")
 
 
 class Evidence(_Section):
@@ -195,10 +153,6 @@ class ReportOptions(_Section):
     )
 
 
-#: Extra score files of ``[background]`` -> the only calibrator that uses them.
-_EXTRA_SCORES = {"suspect_ss": "suspect_map", "unlabelled": "unsupervised"}
-
-
 class CaseSpec(_Section):
     """A whole case file, validated. ``base_dir`` is the folder of the case file."""
 
@@ -217,8 +171,10 @@ class CaseSpec(_Section):
 
     @model_validator(mode="after")
     def _extra_scores_match_method(self) -> CaseSpec:
+        from ..calibration import extra_inputs
+
         name, bg = self.method.calibrator, self.background
-        for key, method in _EXTRA_SCORES.items():
+        for key, (spec, method) in extra_inputs().items():
             if key in self.method.options:
                 raise ValueError(
                     f"[method.options] {key}: give the score file under [background] "
@@ -229,19 +185,22 @@ class CaseSpec(_Section):
                     f"[background] {key} is only used by [method] calibrator = "
                     f'"{method}", got {name!r}; remove {key} or use calibrator = "{method}"'
                 )
-        if name == "unsupervised" and bg.unlabelled is None:
-            raise ValueError(
-                '[method] calibrator = "unsupervised" needs unlabelled case-condition scores: '
-                'add [background] unlabelled = "unlabelled.csv" (one score per line)'
-            )
+            if name == method and spec.required and getattr(bg, key) is None:
+                raise ValueError(
+                    f'[method] calibrator = "{method}" needs {spec.help}: add '
+                    f'[background] {key} = "{key}.csv"'
+                )
         return self
 
     @model_validator(mode="after")
-    def _bayes_interval_needs_bayes(self) -> CaseSpec:
-        if self.uncertainty.method == "bayes" and self.method.calibrator != "bayes":
+    def _posterior_interval_needs_posterior(self) -> CaseSpec:
+        from ..calibration import CALIBRATORS
+
+        if self.uncertainty.method == "bayes" and not CALIBRATORS[self.method.calibrator].posterior:
             raise ValueError(
-                '[uncertainty] method = "bayes" needs [method] calibrator = "bayes", got '
-                f'{self.method.calibrator!r}; use method = "bootstrap" or "none" instead'
+                '[uncertainty] method = "bayes" needs [method] calibrator = "bayes" (a '
+                f'method with a posterior), got {self.method.calibrator!r}; use method = '
+                '"bootstrap" or "none" instead'
             )
         return self
 
@@ -293,7 +252,9 @@ def case_from_dict(
         )
     except ValidationError as exc:
         raise InputError(_format_validation_error(source, exc)) from None
-    for key in ("ss", "ds", "scores", *_EXTRA_SCORES):
+    from ..calibration import extra_inputs
+
+    for key in ("ss", "ds", "scores", *extra_inputs()):
         name = getattr(spec.background, key)
         if name is not None and not spec.resolve(name).is_file():
             raise InputError(
@@ -342,140 +303,6 @@ def load_case(path: str | Path) -> CaseSpec:
         source=str(path),
         source_sha256=hashlib.sha256(raw).hexdigest(),
     )
-
-
-# --------------------------------------------------------------------------- case result
-
-
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class VerbalEquivalent(_Record):
-    """The verbal expression for an LR on a named scale."""
-
-    scale: str              # key, e.g. "enfsi"
-    scale_name: str         # e.g. "ENFSI Guideline for Evaluative Reporting (2015)"
-    level: str              # e.g. "moderately strong support"
-    favours: Literal["hp", "hd", "neither"]
-    statement: str          # e.g. "moderately strong support for the first proposition ..."
-
-
-class Interval(_Record):
-    method: Literal["bootstrap", "bayes"]
-    level: float
-    log10_lr_low: float
-    log10_lr_high: float
-    note: str = ""          # e.g. "12 of 1000 replicates were degenerate and were dropped"
-
-
-class EvidenceResult(_Record):
-    """The evaluation of one evidence score."""
-
-    label: str
-    score: float            # as given in the case file
-    score_used: float       # after the score direction (negated distances)
-    llr: float              # natural log, after ELUB bounding if enabled
-    log10_lr: float
-    lr: float               # may be inf in JSON terms when huge; reports use log10_lr
-    lr_text: str            # the LR rounded for the conclusion, e.g. "3,000" or "1/20"
-    llr_unbounded: float    # natural log before ELUB bounding
-    bounded: bool           # True when ELUB changed the value
-    extrapolated: bool      # score outside the background range
-    verbal: VerbalEquivalent
-    interval: Interval | None = None
-
-
-class ScoreSummary(_Record):
-    file: str
-    sha256: str
-    n: int
-    minimum: float
-    maximum: float
-    mean: float
-    sd: float
-
-
-class CriterionResult(_Record):
-    name: str               # e.g. "cllr_max"
-    metric: str             # e.g. "cllr"
-    comparison: Literal["<=", ">="]
-    threshold: float
-    value: float
-    met: bool
-
-
-class ValidationResult(_Record):
-    folds: int
-    seed: int
-    metrics: dict[str, float | int]          # Evaluation.to_dict() of out-of-fold LLRs
-    criteria: tuple[CriterionResult, ...] = ()
-    all_criteria_met: bool | None = None     # None when the lab gave no criteria
-    elub_log10: tuple[float, float] | None = None
-    #: calibration_checks(ss_cv, ds_cv).to_dict(): recalibration slope/offset and the
-    #: Gaussian consistency of the out-of-fold LLRs (van Leeuwen and Brummer 2013)
-    calibration_checks: dict[str, Any] | None = None
-
-
-class MethodResult(_Record):
-    calibrator: str
-    options: dict[str, float | int | bool | str]
-    params: dict[str, Any]
-    #: ELUB bounding applied to the reported LRs ([method] elub)
-    elub_applied: bool = False
-    #: the empirical bounds (log10 LR) the background supports, applied or not
-    elub_log10_lr_low: float | None = None
-    elub_log10_lr_high: float | None = None
-
-
-class Provenance(_Record):
-    software: dict[str, str]                 # package -> version (forensic-lr, numpy, ...)
-    inputs: dict[str, str]                   # path relative to the case file -> SHA-256
-    case_file_sha256: str
-    seed: int
-    configuration: dict[str, Any]            # the normalised case file (CaseSpec.model_dump)
-
-
-class CaseResult(_Record):
-    """Everything a run found; serialised as ``result.json`` and rendered as the report."""
-
-    schema_version: int = 1
-    case: CaseInfo
-    report_id: str
-    propositions: Propositions
-    evidence_description: str
-    score_direction: ScoreDirection
-    background_description: str
-    background_ss: ScoreSummary
-    background_ds: ScoreSummary
-    background_suspect_ss: ScoreSummary | None = None     # suspect_map only
-    background_unlabelled: ScoreSummary | None = None     # unsupervised only
-    method: MethodResult
-    results: tuple[EvidenceResult, ...]
-    validation: ValidationResult
-    warnings: tuple[str, ...] = ()
-    limitations: tuple[str, ...] = ()       # method-specific limits stated in the report
-    provenance: Provenance
-
-    def to_json(self) -> str:
-        """Canonical JSON text (sorted keys, 2-space indent, trailing newline): byte-stable.
-
-        Standard JSON has no infinity or NaN: a non-finite number (e.g. ``lr`` when
-        the LR overflows a float) is written as ``null``; ``log10_lr`` stays finite.
-        """
-        data = finite_or_none(self.model_dump(mode="json"))
-        return json.dumps(data, indent=2, sort_keys=True, allow_nan=False) + "\n"
-
-
-def finite_or_none(value: Any) -> Any:
-    """Replace non-finite floats by None, recursively (for standard JSON)."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: finite_or_none(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [finite_or_none(v) for v in value]
-    return value
 
 
 # --------------------------------------------------------------------------- template

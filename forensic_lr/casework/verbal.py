@@ -22,7 +22,7 @@ from functools import cache
 from pathlib import Path
 
 from ..errors import InputError
-from .spec import VerbalEquivalent
+from ..records import VerbalEquivalent
 
 DEFAULT_SCALE = "enfsi"
 _DATA = Path(__file__).resolve().parent.parent / "data" / "verbal_scales.json"

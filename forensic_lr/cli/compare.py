@@ -5,24 +5,20 @@ by a shared trial-id column, or one file with two LLR columns; see
 :mod:`forensic_lr.io.paired`) and prints the paired comparison of
 :func:`forensic_lr.validation.bootstrap.compare_systems`.
 :func:`add_ci_arguments` and :func:`ci_record` give ``validate`` its bootstrap intervals.
-Wired into :mod:`forensic_lr.cli` through :func:`add_parser`.
+
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from pathlib import Path
 
 from ..errors import InputError
 from ..io.paired import PairedScores, load_paired_scores
 from ..io.scores import ScoreSet
-
-_LABELS = {
-    "cllr": "Cllr (bits)", "min_cllr": "minimum Cllr (bits)", "cllr_cal": "Cllr_cal (bits)",
-    "eer": "EER (convex hull)", "auc": "AUC", "rmep": "RMEP", "rmed": "RMED",
-}
+from ..metrics.catalogue import metric
+from .common import print_json
 
 
 def add_ci_arguments(p: argparse.ArgumentParser, *, switch: bool = True) -> None:
@@ -37,7 +33,7 @@ def add_ci_arguments(p: argparse.ArgumentParser, *, switch: bool = True) -> None
     g.add_argument("--n", type=int, default=1000, help="bootstrap replicates (default 1000)")
     g.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     g.add_argument("--level", type=float, default=0.95, help="interval level (default 0.95)")
-    # the keys of validation_stats.INTERVALS, which is not imported at start-up
+    # the keys of validation.INTERVALS, which is not imported at start-up
     g.add_argument("--interval", choices=("bc", "percentile"), default="bc",
                    help="bias-corrected percentile (default) or plain percentile interval")
 
@@ -46,7 +42,7 @@ def ci_record(args: argparse.Namespace, data: ScoreSet, ss_llr, ds_llr) -> dict 
     """``validate --ci bootstrap``: the intervals as a JSON-able dict (None without --ci)."""
     if getattr(args, "ci", "none") != "bootstrap":
         return None
-    from ..validation.bootstrap import bootstrap_metrics  # scipy-heavy: imported when used
+    from ..validation import bootstrap_metrics  # scipy-heavy: imported when used
 
     return bootstrap_metrics(
         ss_llr, ds_llr, by=args.by, ss_sources=data.ss_sources, ds_sources=data.ds_sources,
@@ -57,13 +53,13 @@ def ci_record(args: argparse.Namespace, data: ScoreSet, ss_llr, ds_llr) -> dict 
 def print_ci(record: dict) -> None:
     """Text table of :func:`ci_record`."""
     pct = f"{100 * record['level']:g}%"
-    from ..validation.bootstrap import INTERVALS
+    from ..validation import INTERVALS
 
     kind = INTERVALS[record["interval"]]
     print(f"{pct} {kind} bootstrap intervals by {record['by']} ({record['n']} replicates, "
           f"seed {record['seed']})")
-    for metric, item in record["intervals"].items():
-        print(f"{_LABELS[metric]:<26} {_num(item['estimate']):>10}  "
+    for key, item in record["intervals"].items():
+        print(f"{metric(key).label:<26} {_num(item['estimate']):>10}  "
               f"[{_num(item['low'])}, {_num(item['high'])}]")
     print(record["note"])
     for text in record["warnings"]:
@@ -134,7 +130,7 @@ def _load(args: argparse.Namespace) -> PairedScores:
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     """``forensic-lr compare``: paired comparison, as text or JSON."""
-    from ..validation.bootstrap import compare_systems  # scipy-heavy: imported when used
+    from ..validation import compare_systems  # scipy-heavy: imported when used
 
     data = _load(args)
     result = compare_systems(
@@ -148,7 +144,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     record["matched_by"] = data.matched_by
     record["inputs"] = dict(data.files)
     if args.json:
-        print(json.dumps(_json_safe(record), indent=2, allow_nan=False))
+        print_json(record)
         return 0
     _print_comparison(record, data)
     return 0
@@ -168,18 +164,8 @@ def _write_plot(path: Path, result, *, force: bool) -> None:
     partial.replace(path)
 
 
-def _json_safe(value):
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json_safe(v) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
 def _print_comparison(record: dict, data: PairedScores) -> None:
-    from ..validation.bootstrap import p_text
+    from ..validation import p_text
 
     a, b = record["names"]
     pct = f"{100 * record['level']:g}%"
@@ -189,7 +175,7 @@ def _print_comparison(record: dict, data: PairedScores) -> None:
     kind = "BC" if record["interval"] == "bc" else "percentile"
     print(f"{'metric':<22}{a:>10}{b:>10}{a + ' - ' + b:>12}  {pct} interval ({kind})")
     for key, diff in (("cllr", record["cllr_diff"]), ("min_cllr", record["min_cllr_diff"])):
-        print(f"{_LABELS[key]:<22}{_num(record['metrics_a'][key]):>10}"
+        print(f"{metric(key).label:<22}{_num(record['metrics_a'][key]):>10}"
               f"{_num(record['metrics_b'][key]):>10}{_num(diff['estimate']):>12}  "
               f"[{_num(diff['low'])}, {_num(diff['high'])}]")
     d = record["delong"]

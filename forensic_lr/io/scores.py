@@ -83,6 +83,15 @@ class ScoreSet:
         return out
 
 
+def orient(values, direction: str) -> np.ndarray:
+    """Scores made score-like: negated for ``"lower_is_similar"`` (distances), else as given.
+
+    The one place the score direction is applied: after it, higher always supports Hp.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    return -values if direction == "lower_is_similar" else values
+
+
 def sha256_file(path) -> str:
     """SHA-256 hex digest of a file's bytes (read in 1 MiB blocks).
 
@@ -752,6 +761,6 @@ def load_scores(
             to_natural_llr(ss_values, log_base),
             to_natural_llr(ds_values, log_base),
         )
-    if direction == "lower_is_similar":
-        ss_values, ds_values = -ss_values, -ds_values
-    return ScoreSet(ss_values, ds_values, files, ss_src, ds_src)
+    return ScoreSet(
+        orient(ss_values, direction), orient(ds_values, direction), files, ss_src, ds_src
+    )

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,56 +30,32 @@ from scipy.special import ndtr, ndtri
 from .._checks import check_pair
 from ..errors import ForensicLRWarning, InputError
 from ..metrics import evaluate
+from ..metrics.catalogue import resampled
 from ..metrics.cllr import _block_cllr
 from ..metrics.pav import _fit_runs, _TieGroups
 from ..metrics.roc import _crossing, _hull
-from ..resampling import _quantile_rows
+from ..resampling import (
+    Progress,
+    narrowest_uint,
+    quantile_rows,
+    source_codes,
+    trial_counts,
+)
 
 __all__ = [
     "INTERVALS",
     "METRICS",
-    "DeLongTest",
     "MetricInterval",
     "MetricIntervals",
-    "PairedComparison",
-    "SourceSplit",
     "bootstrap_metrics",
-    "compare_systems",
-    "delong_test",
-    "placement_values",
-    "source_folds",
 ]
 
 #: Metrics given an interval, in report order.
-METRICS = ("cllr", "min_cllr", "cllr_cal", "eer", "auc", "rmep", "rmed")
+METRICS = resampled()
 #: Bootstrap interval methods (default first) and their names in reports.
 INTERVALS = {"bc": "bias-corrected percentile", "percentile": "percentile"}
-Progress = Callable[[int, int], None]
-#: Classes with at least this many trials get Poisson(1) bootstrap counts.
-POISSON_FROM = 50_000
 
 
-def _poisson_tables() -> tuple[list[int], np.ndarray]:
-    """Step tables for Poisson(1) counts from 32 random bits, read one byte first.
-
-    Count ``k`` (k = 0..4) owns ``floor(256 pmf(k))`` consecutive values of the first
-    byte ``u``: ``count = #{k : u >= byte_steps[k]}`` (4 steps). The byte values from
-    ``byte_steps[4]`` up (3 of 256) carry what remains of every count's probability;
-    there 24 more bits make ``v``, uniform below ``3 * 2**24``, and
-    ``count = #{k : v >= top_steps[k]}``, the steps being the cumulative remainders
-    ``pmf(k) - floor(256 pmf(k)) / 256`` in units of ``2**-32``. Each count thus gets
-    its Poisson(1) probability ``e^-1 / k!`` to within ``2**-32``.
-    """
-    pmf = np.array([math.exp(-1.0) / math.factorial(k) for k in range(24)])
-    in_byte = np.zeros(pmf.size)
-    in_byte[:5] = np.floor(256 * pmf[:5])
-    byte_steps = [int(x) for x in np.cumsum(in_byte[:5])]
-    top_steps = np.round(2.0**32 * np.cumsum(pmf - in_byte / 256))
-    top_steps = top_steps[top_steps < (256 - byte_steps[-1]) * 2.0**24]
-    return byte_steps, top_steps.astype(np.int64)
-
-
-_BYTE_STEPS, _TOP_STEPS = _poisson_tables()
 _LN2 = float(np.log(2.0))
 
 _NOTES = {
@@ -172,85 +147,6 @@ class MetricIntervals:
         }
 
 
-@dataclass(frozen=True)
-class DeLongTest:
-    """DeLong's test of the difference between two correlated AUCs (``a - b``)."""
-
-    auc_a: float
-    auc_b: float
-    difference: float
-    se: float
-    z: float
-    p_value: float
-    level: float
-    low: float
-    high: float
-
-    def to_dict(self) -> dict:
-        return {k: float(v) for k, v in self.__dict__.items()}
-
-
-@dataclass(frozen=True, eq=False)
-class PairedComparison:
-    """Two systems evaluated on the same trials (differences are ``a - b``).
-
-    ``replicates`` holds the bootstrap differences (``"cllr"``, ``"min_cllr"``) for
-    plots; :meth:`to_dict` leaves them out.
-    """
-
-    names: tuple[str, str]
-    by: str
-    n: int
-    n_valid: int
-    level: float
-    seed: int
-    metrics_a: dict[str, float]
-    metrics_b: dict[str, float]
-    cllr_diff: MetricInterval
-    min_cllr_diff: MetricInterval
-    delong: DeLongTest
-    verdict: str
-    note: str
-    replicates: dict[str, np.ndarray] = field(default_factory=dict)
-    warnings: tuple[str, ...] = field(default=())
-    interval: str = "bc"
-
-    def to_dict(self) -> dict:
-        return {
-            "names": list(self.names),
-            "interval": self.interval,
-            "by": self.by,
-            "n": int(self.n),
-            "n_valid": int(self.n_valid),
-            "level": float(self.level),
-            "seed": int(self.seed),
-            "metrics_a": {k: float(v) for k, v in self.metrics_a.items()},
-            "metrics_b": {k: float(v) for k, v in self.metrics_b.items()},
-            "cllr_diff": {**self.cllr_diff.to_dict(), "outcome": outcome(self.cllr_diff)},
-            "min_cllr_diff": {
-                **self.min_cllr_diff.to_dict(), "outcome": outcome(self.min_cllr_diff)
-            },
-            "delong": self.delong.to_dict(),
-            "verdict": self.verdict,
-            "note": self.note,
-            "warnings": list(self.warnings),
-        }
-
-
-@dataclass(frozen=True, eq=False)
-class SourceSplit:
-    """One cross-validation split: indices into the SS and DS arrays."""
-
-    train_ss: np.ndarray
-    train_ds: np.ndarray
-    test_ss: np.ndarray
-    test_ds: np.ndarray
-
-    def to_dict(self) -> dict:
-        names = ("train_ss", "train_ds", "test_ss", "test_ds")
-        return {k: getattr(self, k).tolist() for k in names}
-
-
 # --------------------------------------------------------------------------- input checks
 def _check_options(n: int, level: float, interval: str = "bc") -> tuple[int, float]:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
@@ -261,32 +157,6 @@ def _check_options(n: int, level: float, interval: str = "bc") -> tuple[int, flo
     if interval not in INTERVALS:
         raise InputError(f"interval must be one of {', '.join(INTERVALS)}; got {interval!r}")
     return int(n), level
-
-
-def _source_codes(ss_sources, ds_sources, n_ss: int, n_ds: int):
-    """Integer codes ``(n, 2)`` of each trial's two sources, and the number of sources.
-
-    A 1-D array gives one source per trial (both columns equal).
-    """
-    arrays = [np.asarray(ss_sources), np.asarray(ds_sources)]
-    if not all(a.dtype.kind in "iu" for a in arrays):  # integer ids are coded as they are
-        arrays = [a.astype(str) for a in arrays]
-    pairs = []
-    for arr, values, size, name in zip(
-        arrays, (ss_sources, ds_sources), (n_ss, n_ds), ("ss_sources", "ds_sources"),
-        strict=True,
-    ):
-        if arr.ndim == 1:
-            arr = np.column_stack([arr, arr])
-        if arr.ndim != 2 or arr.shape != (size, 2):
-            raise InputError(
-                f"{name} must have one id (shape (n,)) or two ids (shape (n, 2)) per trial "
-                f"for the {size} trials; got shape {np.shape(values)}"
-            )
-        pairs.append(arr)
-    ids, codes = np.unique(np.concatenate(pairs), return_inverse=True)
-    codes = codes.reshape(-1, 2)
-    return codes[:n_ss], codes[n_ss:], int(ids.size)
 
 
 def _resolve_by(by: str, ss_sources, ds_sources) -> str:
@@ -495,7 +365,7 @@ def _replicate_weights(by, rng, n, systems, ss_sources, ds_sources):
     ``by="trial"``: each class resampled with replacement at its own size (counts drawn
     over the first system's sorted positions, carried to the others by the trial
     pairing); classes of at least :data:`POISSON_FROM` trials use independent
-    Poisson(1) counts instead (:func:`_trial_counts`). ``by="source"``: source ``s``
+    Poisson(1) counts instead (:func:`trial_counts`). ``by="source"``: source ``s``
     drawn ``m_s`` times, a trial between sources ``a`` and ``b`` weighted ``m_a`` if
     ``a == b`` and ``m_a m_b`` otherwise.
 
@@ -511,11 +381,11 @@ def _replicate_weights(by, rng, n, systems, ss_sources, ds_sources):
 
         def trials():
             for _ in range(n):
-                c_ss, c_ds = _trial_counts(rng, n_ss), _trial_counts(rng, n_ds)
+                c_ss, c_ds = trial_counts(rng, n_ss), trial_counts(rng, n_ds)
                 yield [(c_ss, c_ds)] + [(c_ss[p], c_ds[p_ds]) for p, p_ds in carry]
 
         return trials(), None
-    codes_ss, codes_ds, k = _source_codes(ss_sources, ds_sources, n_ss, n_ds)
+    codes_ss, codes_ds, k = source_codes(ss_sources, ds_sources, n_ss, n_ds)
     if k < 2:
         raise InputError(f"only {k} distinct source id; resampling by source needs at least 2")
     pairs = [
@@ -526,53 +396,10 @@ def _replicate_weights(by, rng, n, systems, ss_sources, ds_sources):
     def sources():
         for _ in range(n):
             m = np.append(np.bincount(rng.integers(0, k, k), minlength=k), 1)
-            m = m.astype(_narrowest(int(m.max()) ** 2))  # products m_a m_b fit
+            m = m.astype(narrowest_uint(int(m.max()) ** 2))  # products m_a m_b fit
             yield [(m[a_ss] * m[b_ss], m[a_ds] * m[b_ds]) for (a_ss, b_ss), (a_ds, b_ds) in pairs]
 
     return sources(), k
-
-
-def _narrowest(largest: int) -> type:
-    """The narrowest unsigned integer type holding ``largest`` (narrow weights sum fastest)."""
-    for dtype in (np.uint8, np.uint16, np.uint32):
-        if largest <= np.iinfo(dtype).max:
-            return dtype
-    return np.int64
-
-
-def _trial_counts(rng: np.random.Generator, size: int) -> np.ndarray:
-    """How often each of ``size`` trials is drawn in one bootstrap replicate.
-
-    Below :data:`POISSON_FROM` trials: ``size`` draws with replacement (multinomial
-    counts). From there on: independent Poisson(1) counts, the Poisson bootstrap [1]_;
-    the class size then varies by about ``sqrt(size)`` (under 0.5 %), which changes
-    nothing measurable in the intervals while sparing a scatter over ``size`` counters.
-
-    References
-    ----------
-    .. [1] J. A. Hanley, B. MacGibbon, "Creating non-parametric bootstrap samples using
-       Poisson frequencies", Computer Methods and Programs in Biomedicine 83 (2006) 57-62.
-    """
-    if size < POISSON_FROM:
-        return np.bincount(rng.integers(0, size, size), minlength=size)
-    return _poisson_counts(rng, size)
-
-
-def _poisson_counts(rng: np.random.Generator, size: int) -> np.ndarray:
-    """Poisson(1) variates (uint8), probabilities exact to ``2**-32`` (:func:`_poisson_tables`).
-
-    One random byte per trial and four vectorised comparisons settle 98.8 % of the
-    counts; the rest (first byte among the top 3 values) draw 24 more bits.
-    """
-    u = rng.bit_generator.random_raw(-(-size // 8)).view(np.uint8)[:size]
-    step0, step1, step2, step3, top = _BYTE_STEPS
-    counts = (u >= step0).view(np.uint8) + (u >= step1).view(np.uint8)
-    counts += (u >= step2).view(np.uint8)
-    counts += (u >= step3).view(np.uint8)
-    rare = np.flatnonzero(u >= top)
-    v = (u[rare].astype(np.int64) - top) << 24 | rng.integers(0, 2**24, rare.size)
-    counts[rare] = np.searchsorted(_TOP_STEPS, v, side="right")
-    return counts
 
 
 def _carry(order_from: np.ndarray, order_to: np.ndarray) -> np.ndarray:
@@ -598,7 +425,7 @@ def _bounds(
     or both above ``1 - 1/B`` (the estimate lies so far beyond the ``B`` replicates that
     the corrected interval would shrink to the extreme replicate): then the percentile
     interval is kept and the column is listed in the third return value. Quantiles are
-    those of the LR intervals (``_resample._quantile_rows``: Hyndman & Fan type 7, safe
+    those of the LR intervals (``_resample.quantile_rows``: Hyndman & Fan type 7, safe
     with +-inf).
     """
     alpha = 1.0 - level
@@ -615,7 +442,7 @@ def _bounds(
                 levels = corrected
             else:
                 kept_percentile.append(j)
-        low[j], high[j] = (float(_quantile_rows(column, q)) for q in levels)
+        low[j], high[j] = (float(quantile_rows(column, q)) for q in levels)
     return low, high, kept_percentile
 
 
@@ -757,289 +584,3 @@ def bootstrap_metrics(
         by, n, n_valid, level, int(seed), n_sources, intervals, _NOTES[by], warned, interval
     )
 
-
-def placement_values(ss, ds) -> tuple[np.ndarray, np.ndarray]:
-    """DeLong placement values of each SS and each DS trial.
-
-    Returns
-    -------
-    v_ss : ndarray
-        ``V10_i = (#{ds < ss_i} + 0.5 #{ds = ss_i}) / N_ds``, per SS trial (input order).
-    v_ds : ndarray
-        ``V01_j = (#{ss > ds_j} + 0.5 #{ss = ds_j}) / N_ss``, per DS trial.
-
-    Notes
-    -----
-    Both come from two binary searches in the sorted other class, O(n log n) [2]_; their
-    means both equal the AUC [1]_.
-
-    References
-    ----------
-    .. [1] E. R. DeLong, D. M. DeLong, D. L. Clarke-Pearson, "Comparing the areas under
-       two or more correlated receiver operating characteristic curves: a nonparametric
-       approach", Biometrics 44 (1988) 837-845.
-    .. [2] X. Sun, W. Xu, "Fast implementation of DeLong's algorithm for comparing the
-       areas under correlated receiver operating characteristic curves", IEEE Signal
-       Processing Letters 21 (2014) 1389-1393.
-    """
-    ss, ds = check_pair(ss, ds, names=("ss", "ds"))
-    ds_sorted, ss_sorted = np.sort(ds), np.sort(ss)
-    below = np.searchsorted(ds_sorted, ss, side="left")
-    tied = np.searchsorted(ds_sorted, ss, side="right") - below
-    above = ss.size - np.searchsorted(ss_sorted, ds, side="right")
-    tied_ss = np.searchsorted(ss_sorted, ds, side="right") - np.searchsorted(ss_sorted, ds, "left")
-    return (below + 0.5 * tied) / ds.size, (above + 0.5 * tied_ss) / ss.size
-
-
-def delong_test(a_ss, a_ds, b_ss, b_ds, *, level: float = 0.95) -> DeLongTest:
-    """DeLong's test of ``AUC_a - AUC_b`` for two systems scored on the same trials.
-
-    Parameters
-    ----------
-    a_ss, a_ds, b_ss, b_ds : array_like
-        LLRs (or scores) of systems A and B; ``a_ss[i]`` and ``b_ss[i]`` belong to the
-        same trial (and likewise for DS).
-    level : float
-        Coverage of the normal-approximation interval of the difference.
-
-    Returns
-    -------
-    DeLongTest
-
-    Notes
-    -----
-    With placement values ``V10`` (per SS trial) and ``V01`` (per DS trial) of each
-    system, ``S10`` and ``S01`` their 2 x 2 sample covariance matrices (divisor n - 1),
-    ``Var(AUC_a - AUC_b) = (S10_aa + S10_bb - 2 S10_ab) / N_ss +
-    (S01_aa + S01_bb - 2 S01_ab) / N_ds``, ``z = (AUC_a - AUC_b) / SE`` and the two-sided
-    p-value is ``2 Phi(-|z|)`` [1]_. Placement values take O(n log n) [2]_. The test
-    assumes independent trials; it ignores trials sharing a source.
-
-    References
-    ----------
-    .. [1] E. R. DeLong, D. M. DeLong, D. L. Clarke-Pearson, Biometrics 44 (1988) 837-845.
-    .. [2] X. Sun, W. Xu, IEEE Signal Processing Letters 21 (2014) 1389-1393.
-    """
-    a_ss, a_ds = check_pair(a_ss, a_ds, names=("a_ss", "a_ds"), min_size=2)
-    b_ss, b_ds = check_pair(b_ss, b_ds, names=("b_ss", "b_ds"), min_size=2)
-    _same_trials(a_ss, a_ds, b_ss, b_ds)
-    level = _check_options(1, level)[1]
-    v10_a, v01_a = placement_values(a_ss, a_ds)
-    v10_b, v01_b = placement_values(b_ss, b_ds)
-    s10 = np.cov(np.vstack([v10_a, v10_b]))
-    s01 = np.cov(np.vstack([v01_a, v01_b]))
-    var = (s10[0, 0] + s10[1, 1] - 2 * s10[0, 1]) / a_ss.size + (
-        s01[0, 0] + s01[1, 1] - 2 * s01[0, 1]
-    ) / a_ds.size
-    auc_a, auc_b = float(v10_a.mean()), float(v10_b.mean())
-    diff = auc_a - auc_b
-    se = float(np.sqrt(max(var, 0.0)))
-    if se > 0:
-        z = diff / se
-    else:
-        z = 0.0 if diff == 0 else float(np.copysign(np.inf, diff))
-    half = float(ndtri(0.5 + level / 2)) * se
-    return DeLongTest(
-        auc_a, auc_b, diff, se, float(z), float(2 * ndtr(-abs(z))), level, diff - half, diff + half
-    )
-
-
-def _same_trials(a_ss, a_ds, b_ss, b_ds) -> None:
-    if a_ss.size != b_ss.size or a_ds.size != b_ds.size:
-        raise InputError(
-            f"the two systems must be scored on the same trials: A has {a_ss.size} SS and "
-            f"{a_ds.size} DS, B has {b_ss.size} SS and {b_ds.size} DS; give both files the "
-            "same trials in the same order"
-        )
-
-
-def p_text(p: float) -> str:
-    """``"= 0.0123"``, or ``"< 1e-300"`` when the p-value underflows to 0 in double precision."""
-    return "< 1e-300" if p == 0.0 else f"= {p:.3g}"
-
-
-def outcome(diff: MetricInterval) -> str:
-    """For a cost difference ``a - b``: ``"better"`` when its whole interval lies below 0
-    (``a`` has the lower cost), ``"worse"`` above 0, else ``"not distinguishable"``."""
-    if diff.high < 0:
-        return "better"
-    if diff.low > 0:
-        return "worse"
-    return "not distinguishable"
-
-
-def _verdict(names, d_cllr: MetricInterval, d_min: MetricInterval, test: DeLongTest, level) -> str:
-    a, b = names
-    pct = f"{100 * level:g}%"
-
-    def clause(what: str, d: MetricInterval) -> str:
-        ci = (
-            f"difference {a} - {b} = {d.estimate:+.3f} bits, {pct} CI {d.low:+.3f} to {d.high:+.3f}"
-        )
-        found = outcome(d)
-        if found == "better":
-            return f"{a} has the lower {what} ({ci}): {a} performs better"
-        if found == "worse":
-            return f"{b} has the lower {what} ({ci}): {b} performs better"
-        return f"the {what} of {a} and {b} cannot be told apart ({ci})"
-
-    return (
-        f"On these trials {clause('Cllr', d_cllr)}; for discrimination, "
-        f"{clause('minCllr', d_min)}. AUC {test.auc_a:.3f} ({a}) vs {test.auc_b:.3f} ({b}), "
-        f"DeLong p {p_text(test.p_value)}."
-    )
-
-
-def compare_systems(
-    a_ss,
-    a_ds,
-    b_ss,
-    b_ds,
-    *,
-    names: tuple[str, str] = ("A", "B"),
-    by: str = "auto",
-    ss_sources=None,
-    ds_sources=None,
-    n: int = 1000,
-    level: float = 0.95,
-    seed: int = 0,
-    interval: str = "bc",
-    progress: Progress | None = None,
-) -> PairedComparison:
-    """Paired comparison of two systems' LLRs on the same trials.
-
-    Parameters
-    ----------
-    a_ss, a_ds, b_ss, b_ds : array_like
-        Natural-log LRs of systems A and B; index ``i`` is the same trial in both.
-    names : (str, str)
-        Names of the systems in the verdict.
-    by, ss_sources, ds_sources, n, level, seed, interval, progress
-        As in :func:`bootstrap_metrics`.
-
-    Returns
-    -------
-    PairedComparison
-
-    Notes
-    -----
-    Each bootstrap replicate draws one set of trial weights and applies it to both
-    systems, so ``Delta_r = Cllr_a,r - Cllr_b,r`` keeps the pairing; the interval is
-    the bias-corrected (or plain) percentile interval of ``Delta_r`` [1]_ (likewise for
-    minCllr). A system is
-    declared better only when the interval excludes 0. The AUC difference is tested
-    with :func:`delong_test` [2]_.
-
-    References
-    ----------
-    .. [1] B. Efron, R. J. Tibshirani, *An Introduction to the Bootstrap*, 1993, ch. 13.
-    .. [2] E. R. DeLong, D. M. DeLong, D. L. Clarke-Pearson, Biometrics 44 (1988) 837-845.
-    """
-    a_ss, a_ds = check_pair(a_ss, a_ds, names=("a_ss", "a_ds"), min_size=2)
-    b_ss, b_ds = check_pair(b_ss, b_ds, names=("b_ss", "b_ds"), min_size=2)
-    _same_trials(a_ss, a_ds, b_ss, b_ds)
-    n, level = _check_options(n, level, interval)
-    by = _resolve_by(by, ss_sources, ds_sources)
-    systems = [_sorted(a_ss, a_ds), _sorted(b_ss, b_ds)]
-    rng = np.random.default_rng(seed)
-    draws, _ = _replicate_weights(by, rng, n, systems, ss_sources, ds_sources)
-    diffs = np.empty((n, 2))
-    for r, [(ca_ss, ca_ds), (cb_ss, cb_ds)] in enumerate(draws):
-        ra = _replicate_metrics(systems[0], ca_ss, ca_ds)
-        rb = _replicate_metrics(systems[1], cb_ss, cb_ds)
-        diffs[r] = ra[:2] - rb[:2]
-        if progress is not None:
-            progress(r + 1, n)
-    n_valid = int(np.sum(~np.isnan(diffs[:, 0])))
-    warned = _invalid_warning(n_valid, n)
-    ev_a, ev_b = evaluate(a_ss, a_ds).to_dict(), evaluate(b_ss, b_ds).to_dict()
-    estimates = [ev_a[m] - ev_b[m] for m in ("cllr", "min_cllr")]
-    low, high, kept = _bounds(diffs, estimates, level, interval)
-    warned += _percentile_kept(("cllr difference", "min_cllr difference"), kept)
-    d_cllr = MetricInterval("cllr", estimates[0], float(low[0]), float(high[0]))
-    d_min = MetricInterval("min_cllr", estimates[1], float(low[1]), float(high[1]))
-    test = delong_test(a_ss, a_ds, b_ss, b_ds, level=level)
-    return PairedComparison(
-        names=(str(names[0]), str(names[1])),
-        by=by,
-        n=n,
-        n_valid=n_valid,
-        level=level,
-        seed=int(seed),
-        metrics_a={m: ev_a[m] for m in METRICS},
-        metrics_b={m: ev_b[m] for m in METRICS},
-        cllr_diff=d_cllr,
-        min_cllr_diff=d_min,
-        delong=test,
-        verdict=_verdict(names, d_cllr, d_min, test, level),
-        note=_NOTES[by] + " DeLong's test assumes independent trials.",
-        replicates={"cllr": diffs[:, 0], "min_cllr": diffs[:, 1]},
-        warnings=warned,
-        interval=interval,
-    )
-
-
-def source_folds(
-    ss_sources, ds_sources, *, folds: int | None = 5, seed: int = 0
-) -> tuple[SourceSplit, ...]:
-    """Cross-validation splits in which no source is in both the training and test trials.
-
-    Parameters
-    ----------
-    ss_sources, ds_sources : array_like
-        Source ids per SS and DS trial, shape ``(n,)`` or ``(n, 2)``.
-    folds : int or None
-        Number of source folds K (2 <= K <= number of sources); None: one fold per
-        source (leave-one-source-out).
-    seed : int
-        Seed of the random assignment of sources to folds.
-
-    Returns
-    -------
-    tuple of SourceSplit
-        Every trial is in exactly one test set.
-
-    Notes
-    -----
-    Sources are shuffled and dealt round-robin into K folds. A trial whose sources lie
-    in folds ``f`` and ``g`` (``f = g`` for a trial within one fold) is tested in split
-    ``{f, g}``, whose training trials are those with no source in fold ``f`` or ``g``.
-    So a different-source trial across two folds is scored by a model that saw neither
-    of its sources; there is one split per fold pair that occurs, at most
-    ``K (K + 1) / 2`` [1]_.
-
-    References
-    ----------
-    .. [1] T. Hastie, R. Tibshirani, J. Friedman, *The Elements of Statistical Learning*,
-       2nd ed., Springer, 2009, sec. 7.10.
-    """
-    n_ss, n_ds = len(np.asarray(ss_sources)), len(np.asarray(ds_sources))
-    codes_ss, codes_ds, k = _source_codes(ss_sources, ds_sources, n_ss, n_ds)
-    if folds is None:
-        fold_of = np.arange(k)
-    else:
-        if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2:
-            raise InputError(f"folds must be an integer >= 2 or None, got {folds!r}")
-        if folds > k:
-            raise InputError(
-                f"folds={folds} is more than the {k} distinct sources; use folds <= {k}, "
-                "or leave-one-source-out"
-            )
-        fold_of = np.empty(k, dtype=np.intp)
-        fold_of[np.random.default_rng(seed).permutation(k)] = np.arange(k) % int(folds)
-    f_ss, f_ds = np.sort(fold_of[codes_ss], axis=1), np.sort(fold_of[codes_ds], axis=1)
-    keys = np.unique(np.concatenate([f_ss, f_ds]), axis=0)
-    splits = []
-    for f, g in keys:
-        test_ss = np.flatnonzero((f_ss[:, 0] == f) & (f_ss[:, 1] == g))
-        test_ds = np.flatnonzero((f_ds[:, 0] == f) & (f_ds[:, 1] == g))
-        train_ss = np.flatnonzero(~np.isin(f_ss, (f, g)).any(axis=1))
-        train_ds = np.flatnonzero(~np.isin(f_ds, (f, g)).any(axis=1))
-        if train_ss.size < 2 or train_ds.size < 2:
-            raise InputError(
-                f"leaving out source fold(s) {sorted({int(f), int(g)})} leaves "
-                f"{train_ss.size} SS and {train_ds.size} DS training trials (at least 2 of "
-                "each needed); use fewer folds or add sources"
-            )
-        splits.append(SourceSplit(train_ss, train_ds, test_ss, test_ds))
-    return tuple(splits)

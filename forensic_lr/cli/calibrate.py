@@ -1,0 +1,137 @@
+"""``forensic-lr calibrate``: the LR of evidence score(s) from background SS and DS scores.
+
+A thin face over :func:`forensic_lr.casework.evaluate_evidence`, the code that also
+evaluates the evidence of ``forensic-lr run``: the same inputs, method, ELUB setting,
+interval, level and seed give the same numbers on both.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ..calibration import method_names
+from .common import EXIT_OK, parse_options, print_json, progress_bar
+
+#: Extra score inputs on the command line: option destination -> flag. The methods that use
+#: them and whether they are required are declared by the calibrators themselves.
+_EXTRA_FLAGS = {"suspect_ss": "--suspect-ss", "unlabelled": "--unlabelled"}
+
+
+def add_parser(sub) -> None:
+    """Add the ``calibrate`` subcommand."""
+    p = sub.add_parser(
+        "calibrate", help="calibrated LR of evidence score(s) from background SS/DS scores"
+    )
+    p.add_argument("--ss", required=True, metavar="FILE", help="same-source (Hp true) scores")
+    p.add_argument("--ds", required=True, metavar="FILE", help="different-source (Hd true) scores")
+    p.add_argument("--method", "--calibrator", dest="method", required=True,
+                   choices=method_names(), help="calibration method (--calibrator: same)")
+    p.add_argument(
+        "--suspect-ss", metavar="FILE",
+        help="the suspect's own same-source scores (--method suspect_map only)",
+    )
+    p.add_argument(
+        "--unlabelled", metavar="FILE",
+        help="unlabelled case-condition scores (required by --method unsupervised)",
+    )
+    p.add_argument(
+        "--score", required=True, action="append", type=float, metavar="S",
+        help="evidence score (repeat for several)",
+    )
+    p.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE",
+        help="calibrator option, e.g. equal_variance=true (repeatable)",
+    )
+    p.add_argument("--elub", action="store_true",
+                   help="bound the LLRs by the empirical lower and upper bounds (ELUB, "
+                   "Vergeer et al. 2016)")
+    p.add_argument(
+        "--interval", choices=("bootstrap", "bayes", "none"), default="bootstrap",
+        help="interval for the LR (default: bootstrap; bayes needs --method bayes)",
+    )
+    p.add_argument("--level", type=float, default=0.95, help="interval level (default 0.95)")
+    p.add_argument(
+        "--n", type=int, default=None,
+        help="bootstrap replicates (default 1000) or posterior draws (default 4000)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument(
+        "--direction", choices=("higher_is_similar", "lower_is_similar"),
+        default="higher_is_similar", help="score direction of all scores (default higher)",
+    )
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.set_defaults(func=run)
+
+
+def evaluation(args: argparse.Namespace):
+    """The :class:`~forensic_lr.records.EvidenceEvaluation` of the arguments."""
+    from .._checks import as_score_array
+    from ..casework import evaluate_evidence
+    from ..io.scores import load_scores, orient, read_score_file
+
+    options = parse_options(args.option)
+    data = load_scores(ss=args.ss, ds=args.ds, direction=args.direction)
+    extra = {
+        key: orient(read_score_file(path, label=key), args.direction)
+        for key in _EXTRA_FLAGS
+        if (path := getattr(args, key)) is not None
+    }
+    return evaluate_evidence(
+        data.ss, data.ds, as_score_array(args.score, "--score"), calibrator=args.method,
+        options=options, extra=extra, direction=args.direction, elub=args.elub,
+        interval=args.interval, n=args.n, level=args.level, seed=args.seed,
+        progress=progress_bar("bootstrap", args) if args.interval == "bootstrap" else None,
+    )
+
+
+def as_json(record) -> dict:
+    """The JSON of ``calibrate --json``: the method, each score's LR and the ELUB bounds.
+
+    ``elub`` gives the bounds applied (None without ``--elub``); ``elub_supported`` the
+    bounds the background supports either way.
+    """
+    m = record.method
+    supported = None
+    if m.elub_log10_lr_low is not None:
+        supported = {"log10_lr_low": m.elub_log10_lr_low, "log10_lr_high": m.elub_log10_lr_high}
+    return {
+        "method": m.calibrator,
+        "options": m.options,
+        "params": m.params,
+        "results": [e.to_dict() for e in record.results],
+        "elub": supported if m.elub_applied else None,
+        "elub_supported": supported,
+        "interval": {"method": record.interval_method, "level": record.interval_level,
+                     "n": record.interval_n, "seed": record.seed},
+        "warnings": list(record.warnings),
+        "limitations": list(record.limitations),
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    """``forensic-lr calibrate``: LR(s) of the evidence score(s), as text or JSON."""
+    from ..casework.verbal import format_lr
+
+    record = evaluation(args)
+    if args.json:
+        print_json(as_json(record))
+        return EXIT_OK
+    print(f"method: {record.method.calibrator}")
+    for r in record.results:
+        print(
+            f"score {r.score:g}: LR = {format_lr(r.log10_lr)}"
+            f"  (log10 LR = {r.log10_lr:.3f}, natural-log LR = {r.llr:.3f})"
+        )
+        if r.interval is not None:
+            iv = r.interval
+            clipped = " (clipped to the ELUB bounds)" if iv.clipped else ""
+            print(
+                f"  {100 * iv.level:g} % {args.interval} interval of log10 LR: "
+                f"[{iv.log10_lr_low:.3f}, {iv.log10_lr_high:.3f}]{clipped}"
+            )
+    m = record.method
+    if m.elub_applied:
+        print(f"ELUB bounds of log10 LR: [{m.elub_log10_lr_low:.3f}, {m.elub_log10_lr_high:.3f}]")
+    for text in record.warnings:
+        print(f"warning: {text}")
+    return EXIT_OK

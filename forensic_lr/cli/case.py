@@ -1,0 +1,152 @@
+"""``forensic-lr run``, ``examples`` and ``init``: the case-file commands.
+
+``run`` reads a case file, calls :func:`forensic_lr.casework.run_case_full` and renders
+the report (:func:`forensic_lr.report.build_report`); ``examples`` lists and copies the
+worked cases; ``init`` writes a commented case-file template.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from ..errors import InputError
+from .common import EXIT_OK, check_output_folder, progress_bar
+
+
+def add_parsers(sub) -> None:
+    """Add the ``run``, ``examples`` and ``init`` subcommands."""
+    p = sub.add_parser("run", help="run a case file: LR, validation and the expert report")
+    p.add_argument("case", metavar="CASE.toml", help="the case file (TOML or JSON)")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder for the report files")
+    p.add_argument("--force", action="store_true", help="overwrite files in a non-empty --out")
+    p.add_argument(
+        "--format", metavar="pdf,html,json", default=None,
+        help="formats to write (default: [report] formats of the case file)",
+    )
+    p.set_defaults(func=run)
+
+    p = sub.add_parser("examples", help="list the worked cases, or copy one to a folder")
+    esub = p.add_subparsers(dest="examples_command", metavar="copy")
+    c = esub.add_parser("copy", help="copy a worked case to a folder")
+    c.add_argument("name", help="the case's name (see `forensic-lr examples`)")
+    c.add_argument("dir", help="destination folder")
+    c.add_argument("--force", action="store_true", help="overwrite files in a non-empty DIR")
+    p.set_defaults(func=examples)
+
+    p = sub.add_parser("init", help="write a commented case-file template to a folder")
+    p.add_argument("dir", help="folder for case.toml (created if missing)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing case.toml")
+    p.set_defaults(func=init)
+
+
+def _parse_formats(text: str | None, default: Sequence[str]) -> tuple[str, ...]:
+    if text is None:
+        return tuple(default)
+    formats = tuple(dict.fromkeys(f.strip().lower() for f in text.split(",") if f.strip()))
+    bad = [f for f in formats if f not in ("pdf", "html", "json")]
+    if bad or not formats:
+        raise InputError(f"--format {text!r}: use a comma-separated list of pdf, html, json")
+    return formats
+
+
+def run(args: argparse.Namespace) -> int:
+    """``forensic-lr run CASE --out DIR``: evaluate, validate and write the report files."""
+    import warnings
+    from pathlib import Path
+
+    from ..casework.pipeline import run_case_full
+    from ..casework.spec import load_case
+    from ..errors import ForensicLRWarning
+    from ..output import write_outputs
+    from ..report import build_report
+
+    spec = load_case(args.case)
+    formats = _parse_formats(args.format, spec.report.formats)
+    out = Path(args.out)
+    check_output_folder(out, force=args.force)  # fail before the long work
+    with warnings.catch_warnings():  # their texts are in the result and printed below
+        warnings.simplefilter("ignore", ForensicLRWarning)
+        run = run_case_full(spec, progress=progress_bar("bootstrap", args))
+    files = build_report(run, formats)  # everything in memory before anything is written
+    written = write_outputs(out, files, force=args.force)
+    if args.quiet:
+        return EXIT_OK
+    for r in run.result.results:
+        print(
+            f"{r.label}: score {r.score:g} -> LR = {r.lr_text} (log10 LR = {r.log10_lr:.2f}); "
+            f"{r.verbal.statement}"
+        )
+    for text in run.result.warnings:
+        print(f"warning: {text}")
+    print(f"wrote {len(written)} file(s) to {out}")
+    if args.verbose:
+        for path in written:
+            print(f"  {path}")
+    return EXIT_OK
+
+
+def _example_cases() -> dict[str, tuple[str, object]]:
+    """Worked cases: name -> (one-line summary from its README, folder)."""
+    from .._resources import examples_dir
+
+    cases = {}
+    root = examples_dir()
+    for folder in sorted(p for p in root.iterdir() if (p / "case.toml").is_file()):
+        summary = ""
+        readme = folder / "README.md"
+        if readme.is_file():
+            lines = [ln.strip() for ln in readme.read_text(encoding="utf-8").splitlines()]
+            summary = next((ln for ln in lines if ln and not ln.startswith("#")), "")
+        cases[folder.name] = (summary, folder)
+    return cases
+
+
+def examples(args: argparse.Namespace) -> int:
+    """``forensic-lr examples [copy NAME DIR]``: list the worked cases or copy one."""
+    from pathlib import Path
+
+    from ..errors import InputError
+    from ..output import write_outputs
+
+    cases = _example_cases()
+    if args.examples_command != "copy":
+        width = max((len(n) for n in cases), default=0)
+        for name, (summary, _) in cases.items():
+            print(f"{name:<{width}}  {summary}")
+        print("\ncopy one with: forensic-lr examples copy NAME DIR")
+        return EXIT_OK
+    if args.name not in cases:
+        raise InputError(f"no worked case {args.name!r}; choose one of {sorted(cases)}")
+    folder = cases[args.name][1]
+    files = {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+    write_outputs(Path(args.dir), files, force=args.force)
+    if not args.quiet:
+        print(f"copied the {args.name!r} case to {args.dir}")
+        print(f"run it with: forensic-lr run {Path(args.dir) / 'case.toml'} --out report")
+    return EXIT_OK
+
+
+def init(args: argparse.Namespace) -> int:
+    """``forensic-lr init DIR``: write a commented case-file template and say what next."""
+    from pathlib import Path
+
+    from ..casework.spec import case_template
+    from ..errors import InputError
+    from ..output import write_outputs
+
+    target = Path(args.dir) / "case.toml"
+    if target.exists() and not args.force:
+        raise InputError(f"{target} exists; choose another folder or use --force to replace it")
+    write_outputs(Path(args.dir), {"case.toml": case_template().encode("utf-8")}, force=True)
+    if not args.quiet:
+        print(f"wrote {target}. Next:")
+        print("  1. put the same-source scores in ss.csv and the different-source scores in")
+        print("     ds.csv next to it (one score per line; or change [background])")
+        print("  2. edit case.toml: case details, propositions, the evidence score, the method")
+        print(f"  3. run: forensic-lr run {target} --out report")
+    return EXIT_OK

@@ -1,0 +1,85 @@
+"""Helpers every command module shares: progress bar, option parsing, JSON and output checks."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+
+EXIT_OK = 0
+EXIT_USER_ERROR = 2
+
+
+def progress_bar(label: str, args: argparse.Namespace | None = None) -> Callable | None:
+    """A ``callback(done, total)`` drawing a bar on a terminal's stderr, or None.
+
+    None when stderr is not a terminal (piped, CI) or with ``--quiet``.
+    """
+    if not sys.stderr.isatty() or (args is not None and getattr(args, "quiet", False)):
+        return None
+
+    def callback(done: int, total: int) -> None:
+        width = 30
+        filled = int(width * done / max(total, 1))
+        sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return callback
+
+
+def add_verbosity(p: argparse.ArgumentParser, default: Any = False) -> None:
+    """``-v/--verbose`` and ``-q/--quiet`` (mutually exclusive)."""
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("-v", "--verbose", action="store_true", default=default,
+                       help="more messages")
+    group.add_argument("-q", "--quiet", action="store_true", default=default,
+                       help="errors only")
+
+
+def add_llr_inputs(p: argparse.ArgumentParser) -> None:
+    """``--ss``/``--ds`` or one labelled ``--scores`` file."""
+    p.add_argument("--ss", metavar="FILE", help="same-source (Hp true) values, one file")
+    p.add_argument("--ds", metavar="FILE", help="different-source (Hd true) values, one file")
+    p.add_argument(
+        "--scores", metavar="FILE", help="one file with label,score columns (instead of --ss/--ds)"
+    )
+
+
+def print_json(value: Any) -> None:
+    """Print a record, dataclass or dict as canonical JSON (non-finite numbers as null)."""
+    from ..records import dumps
+
+    sys.stdout.write(dumps(value))
+
+
+def parse_options(items: Sequence[str]) -> dict:
+    """``["k=v", ...]`` -> dict; values read as JSON (true, 3, 0.5, "x") or kept as text."""
+    options: dict = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip():
+            raise InputError(
+                f"--option {item!r} is not KEY=VALUE; write e.g. --option equal_variance=true"
+            )
+        try:
+            value = json.loads(text.strip().lower() if text.strip() in ("True", "False") else text)
+        except json.JSONDecodeError:
+            value = text
+        options[key.strip()] = value
+    return options
+
+
+def check_output_folder(out: Path, *, force: bool, option: str = "--out") -> None:
+    """Refuse a non-empty output folder without ``--force``, before any long work."""
+    if out.is_dir() and any(out.iterdir()) and not force:
+        raise InputError(
+            f"{option} folder {out} is not empty; choose an empty or new folder, or use "
+            "--force to overwrite its files"
+        )

@@ -1,0 +1,302 @@
+"""``forensic-lr validate``: metrics of LLRs, or a validation study of raw scores.
+
+Three uses of one command (all options kept):
+
+* LLRs in (``--ss/--ds`` or ``--scores``): the metrics, DCF at chosen priors, figures
+  (``--plots``) and bootstrap intervals (``--ci bootstrap``);
+* raw scores with ``--calibrate M`` or ``--compare M1,M2``: the cross-validated metrics of
+  each method, from :func:`forensic_lr.validation.run_validation_study`;
+* raw scores with ``--report DIR``: the validation-study report (the same study, rendered).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..calibration import method_names
+from ..errors import InputError
+from .common import (
+    EXIT_OK,
+    add_llr_inputs,
+    check_output_folder,
+    print_json,
+    progress_bar,
+)
+from .compare import add_ci_arguments, ci_record, print_ci
+
+
+def add_parser(sub) -> None:
+    """Add the ``validate`` subcommand."""
+    p = sub.add_parser(
+        "validate",
+        help="performance metrics of a set of LLRs (or raw scores), plots, validation report",
+        description="Metrics of LLRs of same-source and different-source trials. With "
+        "--calibrate/--compare/--report the inputs are raw scores, calibrated by "
+        "cross-validation.",
+    )
+    add_llr_inputs(p)
+    p.add_argument("--log-base", choices=("e", "10", "2"), default="e",
+                   help="base of the input LLRs (default e, natural log)")
+    p.add_argument("--direction", choices=("higher_is_similar", "lower_is_similar"),
+                   default="higher_is_similar", help="raw-score direction (with --calibrate)")
+    p.add_argument("--prior", type=float, action="append", default=[], metavar="P",
+                   help="also give the normalised DCF and min DCF at this target prior "
+                   "(repeatable)")
+    p.add_argument("--c-miss", type=float, default=1.0, help="cost of a miss (default 1)")
+    p.add_argument("--c-fa", type=float, default=1.0, help="cost of a false alarm (default 1)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--plots", metavar="DIR", help="write the figures (SVG) to this folder")
+    p.add_argument("--report", metavar="DIR",
+                   help="raw scores: write a validation-study report (PDF, HTML, JSON) here")
+    p.add_argument("--criteria", metavar="FILE",
+                   help="lab criteria for --report (TOML/JSON, keys as [validation.criteria])")
+    about = p.add_argument_group("validation report identity (--report)")
+    about.add_argument("--title", help="title of the study")
+    about.add_argument("--laboratory", help="laboratory that ran the study")
+    about.add_argument("--analyst", help="who ran the study")
+    about.add_argument("--date", help="date of the study (printed as given)")
+    about.add_argument("--data-description", metavar="TEXT",
+                       help="the data: population, conditions, the system that produced the "
+                       "scores")
+    p.add_argument("--force", action="store_true", help="overwrite existing output files")
+    add_ci_arguments(p)
+    g = p.add_argument_group("raw scores (calibrated by cross-validation)")
+    g.add_argument(
+        "--calibrate", choices=method_names(), metavar="METHOD",
+        help="inputs are raw scores: out-of-fold LLRs from this calibrator, then the metrics",
+    )
+    g.add_argument(
+        "--compare", metavar="M1,M2,...",
+        help="inputs are raw scores: one row of cross-validated metrics per method",
+    )
+    g.add_argument("--folds", type=int, default=5,
+                   help="cross-validation folds (default 5); with source columns the folds "
+                   "are by source and 0 means leave-one-source-out")
+    g.add_argument("--fold-seed", type=int, default=0, help="seed of the fold shuffles")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """``forensic-lr validate``."""
+    if args.report:
+        return _report(args)
+    if args.calibrate or args.compare:
+        return _raw_scores(args)
+    return _llr_metrics(args)
+
+
+# --------------------------------------------------------------------------- LLRs
+
+
+def _llr_metrics(args: argparse.Namespace) -> int:
+    """Metrics, DCF rows, intervals and figures of LLRs."""
+    from .. import plots
+    from ..io.scores import load_scores
+    from ..metrics import dcf, evaluate, min_dcf
+    from ..output import write_outputs
+
+    _check_llr_args(args)
+    data = load_scores(ss=args.ss, ds=args.ds, scores=args.scores, log_base=args.log_base)
+    result = evaluate(data.ss, data.ds).to_dict()
+    result["dcf"] = [
+        {
+            "p_target": p,
+            "dcf": dcf(data.ss, data.ds, p, args.c_miss, args.c_fa, normalize=True),
+            "min_dcf": min_dcf(data.ss, data.ds, p, args.c_miss, args.c_fa, normalize=True),
+        }
+        for p in args.prior
+    ]
+    ci = ci_record(args, data, data.ss, data.ds)
+    if ci is not None:
+        result["ci"] = ci
+    if args.plots:
+        figures = {
+            "tippett.svg": plots.tippett_svg(data.ss, data.ds),
+            "tippett_type2.svg": plots.tippett_svg(data.ss, data.ds, kind="II"),
+            "ape.svg": plots.ape_svg(data.ss, data.ds),
+            "ece.svg": plots.ece_svg(data.ss, data.ds),
+            "det.svg": plots.det_svg(data.ss, data.ds),
+            "roc.svg": plots.roc_svg(data.ss, data.ds),
+            "pav.svg": plots.pav_svg(data.ss, data.ds, xlabel="input LLR (natural log)"),
+            "llr_hist.svg": plots.llr_histogram_svg(data.ss, data.ds),
+        }
+        write_outputs(Path(args.plots), {k: v.encode() for k, v in figures.items()},
+                      force=args.force)
+    if args.json:
+        print_json(result)
+        return EXIT_OK
+    _print_metrics(result, args)
+    if ci is not None:
+        print_ci(ci)
+    return EXIT_OK
+
+
+def _check_llr_args(args: argparse.Namespace) -> None:
+    """Input and option mistakes of ``validate``, named by their command-line flags."""
+    _check_inputs(args)
+    if args.direction != "higher_is_similar":
+        raise InputError(
+            "--direction applies to raw scores (with --calibrate, --compare or --report); "
+            "LLRs already point towards Hp: remove --direction"
+        )
+    for p in args.prior:
+        if not 0.0 < p < 1.0:
+            raise InputError(f"--prior {p:g}: a target prior must lie strictly between 0 and 1")
+    for flag, cost in (("--c-miss", args.c_miss), ("--c-fa", args.c_fa)):
+        if not cost > 0.0:
+            raise InputError(f"{flag} {cost:g}: costs must be positive numbers")
+    if args.plots:
+        check_output_folder(Path(args.plots), force=args.force, option="--plots")
+
+
+def _check_inputs(args: argparse.Namespace) -> None:
+    if args.scores is not None and (args.ss is not None or args.ds is not None):
+        raise InputError("give either --scores FILE or --ss FILE --ds FILE, not both")
+    if args.scores is None and (args.ss is None or args.ds is None):
+        missing = "--ds" if args.ss is not None else "--ss" if args.ds is not None else None
+        hint = f"{missing} is missing; " if missing else ""
+        raise InputError(f"{hint}give --ss FILE and --ds FILE, or one labelled --scores FILE")
+
+
+def _print_metrics(result: dict, args: argparse.Namespace) -> None:
+    """The metrics of ``validate`` as a readable two-column table on stdout."""
+    from ..metrics.catalogue import METRICS
+
+    base = {"e": "natural-log", "10": "log10", "2": "log2"}[args.log_base]
+    print(f"validation of {base} LRs (metrics computed on natural-log LLRs)")
+    print(f"{'same-source trials':<26} {result['n_ss']:>10}")
+    print(f"{'different-source trials':<26} {result['n_ds']:>10}")
+    for m in METRICS:
+        value = result[m.key]
+        text = "undefined" if value is None or value != value else f"{value:.4f}"
+        print(f"{m.label:<26} {text:>10}")
+    for row in result["dcf"]:
+        print(f"DCF at p_target={row['p_target']:g} (c_miss={args.c_miss:g}, "
+              f"c_fa={args.c_fa:g}): actual {row['dcf']:.4f}, minimum {row['min_dcf']:.4f} "
+              "(normalised)")
+    if args.plots and not args.quiet:
+        print(f"figures written to {args.plots}")
+
+
+# --------------------------------------------------------------------------- raw scores
+
+
+def _methods(args: argparse.Namespace) -> tuple[str, ...] | None:
+    """The methods named by ``--calibrate`` or ``--compare`` (None: the study's default)."""
+    from ..calibration import background_only_methods
+
+    if args.calibrate and args.compare:
+        raise InputError("give either --calibrate METHOD or --compare M1,M2,..., not both")
+    if args.compare:
+        methods = tuple(m.strip() for m in args.compare.split(",") if m.strip())
+    elif args.calibrate:
+        methods = (args.calibrate,)
+    else:
+        return None
+    allowed = background_only_methods()
+    unknown = [m for m in methods if m not in allowed]
+    if unknown or not methods:
+        flag = "--compare" if args.compare else "--calibrate"
+        raise InputError(
+            f"{flag}: unknown method(s) {unknown or args.compare!r}, or methods that need "
+            f"case-condition scores besides the background; choose from {','.join(allowed)}"
+        )
+    return methods
+
+
+def _study(args: argparse.Namespace, *, criteria=None, intervals=None, about=None):
+    """Run :func:`~forensic_lr.validation.run_validation_study` on the raw-score inputs."""
+    from ..io.scores import load_scores
+    from ..validation import run_validation_study
+
+    _check_inputs(args)
+    methods = _methods(args)
+    data = load_scores(ss=args.ss, ds=args.ds, scores=args.scores, direction=args.direction)
+    groups = (data.ss_sources, data.ds_sources) if data.has_sources else None
+    study = run_validation_study(
+        data.ss, data.ds, methods=methods,
+        folds=None if groups is not None and args.folds == 0 else args.folds,
+        seed=args.fold_seed, criteria=criteria, inputs=data.files, groups=groups,
+        intervals=intervals, about=about,
+        progress=progress_bar("cross-validation", args),
+    )
+    return study, data
+
+
+def _raw_scores(args: argparse.Namespace) -> int:
+    """``validate --calibrate M`` or ``--compare M1,M2``: cross-validated metrics per method.
+
+    JSON: one object (``--calibrate``) or a list (``--compare``), each
+    ``{"method", "folds", "folds_by", <Evaluation fields>[, "ci"]}``.
+    """
+    study, data = _study(args)
+    rows = []
+    for m in study.methods:
+        row = {"method": m.method, "folds": args.folds, **m.metrics, "folds_by": study.folds_by}
+        ci = ci_record(args, data, *study.arrays.llrs[m.method])
+        if ci is not None:
+            row["ci"] = ci
+        rows.append(row)
+    if args.json:
+        print_json(rows if args.compare else rows[0])
+        return EXIT_OK
+    keys = [k for k in rows[0] if k not in ("method", "folds", "folds_by", "ci")]
+    folds_text = "leave-one-source-out" if study.folds is None else f"{args.folds} folds"
+    print(f"cross-validated metrics ({folds_text} by {study.folds_by}, seed {args.fold_seed})")
+    print(f"{'method':<10}" + "".join(f"{k:>10}" for k in keys))
+    for row in rows:
+        cells = "".join(
+            f"{row[k]:>10.4g}" if isinstance(row[k], float) else f"{row[k]!s:>10}" for k in keys
+        )
+        print(f"{row['method']:<10}{cells}")
+    for row in rows:
+        if "ci" in row:
+            print(f"{row['method']}:")
+            print_ci(row["ci"])
+    return EXIT_OK
+
+
+def _criteria(path_text: str | None):
+    """``--criteria FILE`` (TOML or JSON, keys as ``[validation.criteria]``), or None."""
+    import json
+    import tomllib
+
+    from pydantic import ValidationError
+
+    from ..casework.spec import Criteria
+
+    if not path_text:
+        return None
+    path = Path(path_text)
+    try:
+        raw = (tomllib.loads(path.read_text()) if path.suffix.lower() == ".toml"
+               else json.loads(path.read_text()))
+        return Criteria(**raw.get("criteria", raw))
+    except FileNotFoundError:
+        raise InputError("criteria file not found", path=str(path)) from None
+    except (ValueError, TypeError, ValidationError) as exc:
+        raise InputError(f"not a valid criteria file ({exc}); use keys such as "
+                         "cllr_max = 0.5, eer_max = 0.1", path=str(path)) from None
+
+
+def _report(args: argparse.Namespace) -> int:
+    """``validate --report DIR``: the validation study, rendered (PDF, HTML, JSON)."""
+    from ..output import write_outputs
+    from ..report.validation import build_validation_report
+
+    out = Path(args.report)
+    check_output_folder(out, force=args.force, option="--report")
+    intervals = None
+    if args.ci == "bootstrap":
+        intervals = {"by": args.by, "n": args.n, "level": args.level, "seed": args.seed,
+                     "interval": args.interval}
+    study, _ = _study(
+        args, criteria=_criteria(args.criteria), intervals=intervals,
+        about={"title": args.title, "laboratory": args.laboratory, "analyst": args.analyst,
+               "date": args.date, "data": args.data_description},
+    )
+    written = write_outputs(out, build_validation_report(study), force=args.force)
+    if not args.quiet:
+        print(f"wrote {len(written)} file(s) to {out}")
+    return EXIT_OK

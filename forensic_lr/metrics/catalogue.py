@@ -1,0 +1,103 @@
+"""The one metric catalogue: key, labels, meaning, unit and which way is better.
+
+Every face reads this table: the terminal tables of ``validate`` and ``compare``, the
+laboratory criteria (``<key>_max`` for metrics where lower is better, ``<key>_min`` where
+higher is better), the validation matrix, both reports and the JSON records. The metric
+values themselves come from :func:`forensic_lr.metrics.evaluate`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["CRITERIA", "METRICS", "Metric", "criterion_metric", "metric", "resampled"]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One performance metric as the faces present it.
+
+    Attributes
+    ----------
+    key : str
+        Field of :class:`~forensic_lr.metrics.Evaluation` (and JSON key).
+    label : str
+        Full name for tables, e.g. ``"Cllr (bits)"``.
+    short : str
+        Name for narrow table headers, e.g. ``"Cllr"``.
+    meaning : str
+        One line saying what it measures.
+    fmt : int or "percent"
+        Decimals to print, or a rate printed as a percentage.
+    better : {"lower", "higher"}
+        The direction of improvement (and of a laboratory criterion).
+    resampled : bool
+        Whether the bootstrap of :mod:`forensic_lr.validation` gives it an interval.
+    """
+
+    key: str
+    label: str
+    short: str
+    meaning: str
+    fmt: int | Literal["percent"]
+    better: Literal["lower", "higher"]
+    resampled: bool = True
+
+    @property
+    def criterion(self) -> str:
+        """The laboratory criterion key, e.g. ``cllr_max`` or ``auc_min``."""
+        return f"{self.key}_{'max' if self.better == 'lower' else 'min'}"
+
+    @property
+    def comparison(self) -> Literal["<=", ">="]:
+        """How a value passes its criterion's threshold."""
+        return "<=" if self.better == "lower" else ">="
+
+    def text(self, value: float | None) -> str:
+        """``value`` formatted as the reports print it ("n/a" when undefined)."""
+        if value is None or value != value:
+            return "n/a"
+        return f"{100 * value:.1f} %" if self.fmt == "percent" else f"{value:.{self.fmt}f}"
+
+
+#: The metrics in report order.
+METRICS: tuple[Metric, ...] = (
+    Metric("cllr", "Cllr (bits)", "Cllr",
+           "overall cost of the LRs: 0 perfect, 1 uninformative", 3, "lower"),
+    Metric("min_cllr", "minimum Cllr (bits)", "min Cllr",
+           "discrimination loss: Cllr after optimal calibration", 3, "lower"),
+    Metric("cllr_cal", "Cllr_cal (bits)", "Cllr_cal",
+           "calibration loss: Cllr - minimum Cllr", 3, "lower"),
+    Metric("eer", "equal error rate", "EER",
+           "error rate where misses equal false alarms (ROC hull)", "percent", "lower"),
+    Metric("auc", "AUC", "AUC",
+           "probability that a same-source score exceeds a different-source one", 3, "higher"),
+    Metric("rmep", "RMEP", "RMEP",
+           "same-source comparisons with LR < 1 (misleading towards Hd)", "percent", "lower"),
+    Metric("rmed", "RMED", "RMED",
+           "different-source comparisons with LR > 1 (misleading towards Hp)", "percent",
+           "lower"),
+    Metric("devpav", "devPAV", "devPAV",
+           "mean distance of the calibration curve from ideal (log10 units)", 3, "lower",
+           resampled=False),
+)
+
+_BY_KEY = {m.key: m for m in METRICS}
+#: Laboratory criterion key -> its metric.
+CRITERIA = {m.criterion: m for m in METRICS}
+
+
+def metric(key: str) -> Metric:
+    """The catalogue entry of metric ``key``."""
+    return _BY_KEY[key]
+
+
+def criterion_metric(name: str) -> Metric:
+    """The metric a laboratory criterion (e.g. ``"eer_max"``) is about."""
+    return CRITERIA[name]
+
+
+def resampled() -> tuple[str, ...]:
+    """Keys of the metrics given bootstrap intervals, in report order."""
+    return tuple(m.key for m in METRICS if m.resampled)

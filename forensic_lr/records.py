@@ -1,0 +1,403 @@
+"""The typed result records every face reads, and their one JSON serialiser.
+
+This is the bottom layer of the package: the case pipeline
+(:mod:`forensic_lr.casework`) and the validation study (:mod:`forensic_lr.validation`)
+fill these records; the command line, the reports, notebooks and the web app only read
+them. Records are frozen pydantic models (:class:`Record`); numeric results of the
+metric kernels (e.g. :class:`forensic_lr.metrics.Evaluation`) are frozen dataclasses
+that enter a record through :func:`jsonable`.
+
+JSON rule (one place, :func:`jsonable`): standard JSON has no infinity or NaN, so every
+non-finite float is written as ``null``; numpy scalars and arrays become plain numbers
+and lists; keys are sorted and the text ends with a newline, so the same record gives the
+same bytes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import html
+import json
+import math
+from collections.abc import Mapping
+from pathlib import PurePath
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from .errors import ForensicLRError
+
+__all__ = [
+    "CaseInfo",
+    "CaseResult",
+    "CriterionResult",
+    "EvidenceEvaluation",
+    "EvidenceLR",
+    "EvidenceResult",
+    "Interval",
+    "Item",
+    "MethodDescription",
+    "MethodResult",
+    "ParamRow",
+    "Propositions",
+    "Provenance",
+    "Record",
+    "ScoreDirection",
+    "ScoreSummary",
+    "StudyMethod",
+    "ValidationResult",
+    "ValidationStudy",
+    "VerbalEquivalent",
+    "dumps",
+    "jsonable",
+]
+
+ScoreDirection = Literal["higher_is_similar", "lower_is_similar"]
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` as plain JSON types: the serialiser of every record and table.
+
+    Pydantic models are dumped in JSON mode, dataclasses field by field, numpy scalars and
+    arrays become Python numbers and lists, tuples become lists, dates ISO text, paths
+    POSIX text; a non-finite float (inf, -inf, NaN) becomes None (JSON ``null``).
+    """
+    if isinstance(value, BaseModel):
+        return jsonable(value.model_dump(mode="json"))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return jsonable(value.tolist())
+    if isinstance(value, np.generic):
+        return jsonable(value.item())
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    if isinstance(value, PurePath):
+        return value.as_posix()
+    return value
+
+
+def dumps(value: Any) -> str:
+    """Canonical JSON text of ``value`` (sorted keys, 2-space indent, trailing newline)."""
+    return json.dumps(jsonable(value), indent=2, sort_keys=True, allow_nan=False,
+                      ensure_ascii=False) + "\n"
+
+
+def _short(value: Any) -> str:
+    """A value for ``repr``: numbers rounded, long sequences summarised."""
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, list | tuple) and len(value) > 3:
+        return f"[{len(value)} items]"
+    if isinstance(value, Mapping) and len(value) > 4:
+        return f"{{{len(value)} entries}}"
+    if isinstance(value, Record):
+        return f"{type(value).__name__}(...)"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class Record(BaseModel):
+    """Base of every result record: frozen, no unknown fields, one JSON form."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON types (see :func:`jsonable`)."""
+        return jsonable(self)
+
+    def to_json(self) -> str:
+        """Canonical JSON text (:func:`dumps`): the same record gives the same bytes."""
+        return dumps(self)
+
+    def __repr__(self) -> str:
+        fields = ", ".join(
+            f"{name}={_short(getattr(self, name))}" for name in type(self).model_fields
+        )
+        return f"{type(self).__name__}({fields})"
+
+    __str__ = __repr__
+
+    def _repr_html_(self) -> str:
+        """A small two-column table for notebooks (sequences summarised, not printed)."""
+        rows = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(name)}</th>"
+            f"<td style='text-align:left'>{html.escape(_short(getattr(self, name)))}</td></tr>"
+            for name in type(self).model_fields
+        )
+        return f"<table><caption>{type(self).__name__}</caption>{rows}</table>"
+
+
+# --------------------------------------------------------------------------- what the case is
+
+
+class Item(Record):
+    """An item received and examined (e.g. a recording, a fragment)."""
+
+    id: str = Field(min_length=1)
+    description: str = ""
+    received: str = Field(default="", description="when and how it was received")
+    examined: str = Field(default="", description="what was examined, e.g. '2 min 40 s of speech'")
+
+
+class CaseInfo(Record):
+    """``[case]``: who asked what, about which items."""
+
+    id: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9._/ -]*$")
+    report_id: str | None = Field(
+        default=None, description="defaults to '<case id>-R1'", max_length=100
+    )
+    title: str = ""
+    laboratory: str = ""
+    examiner: str = ""
+    date: datetime.date | None = None
+    requester: str = ""
+    instructions: str = Field(default="", description="the questions the requester asked")
+    conditioning: str = Field(default="", description="conditioning (case) information used")
+    items: tuple[Item, ...] = ()
+    declaration: str = Field(
+        default="", description="the examiner's declaration; empty: the report's standard one"
+    )
+
+    @property
+    def effective_report_id(self) -> str:
+        return self.report_id or f"{self.id}-R1"
+
+
+class Propositions(Record):
+    """``[propositions]``: the pair of mutually exclusive propositions."""
+
+    hp: str = Field(min_length=1, description="prosecution / same-source proposition")
+    hd: str = Field(min_length=1, description="defence / different-source proposition")
+
+
+# --------------------------------------------------------------------------- methods
+
+
+class ParamRow(Record):
+    """One fitted model quantity as a report shows it.
+
+    ``fmt``: ``"count"``, ``"percent"``, ``"log10"`` or a number of decimals.
+    """
+
+    label: str
+    value: float | int | None
+    fmt: Literal["count", "percent", "log10"] | int = 3
+
+
+class MethodDescription(Record):
+    """What a calibration method is, in words, as the calibrator declares it."""
+
+    name: str                    # the key used in case files and on the command line
+    title: str                   # e.g. "Logistic regression calibration"
+    summary: str                 # one paragraph for the report
+    equation: str = ""           # the model in one line of plain text
+    reference: str = ""          # the paper the method comes from
+
+
+class MethodResult(Record):
+    """The calibrator of a case as fitted on all background scores."""
+
+    calibrator: str
+    options: dict[str, float | int | bool | str]
+    params: dict[str, Any]
+    #: ELUB bounding applied to the reported LRs ([method] elub)
+    elub_applied: bool = False
+    #: the empirical bounds (log10 LR) the background supports, applied or not
+    elub_log10_lr_low: float | None = None
+    elub_log10_lr_high: float | None = None
+    description: MethodDescription | None = None
+    param_rows: tuple[ParamRow, ...] = ()
+
+
+# --------------------------------------------------------------------------- evidence
+
+
+class VerbalEquivalent(Record):
+    """The verbal expression for an LR on a named scale."""
+
+    scale: str              # key, e.g. "enfsi"
+    scale_name: str         # e.g. "ENFSI Guideline for Evaluative Reporting (2015)"
+    level: str              # e.g. "moderately strong support"
+    favours: Literal["hp", "hd", "neither"]
+    statement: str          # e.g. "moderately strong support for the first proposition ..."
+
+
+class Interval(Record):
+    """An interval of log10 LR (bootstrap confidence or Bayesian credible interval)."""
+
+    method: Literal["bootstrap", "bayes"]
+    level: float
+    log10_lr_low: float
+    log10_lr_high: float
+    note: str = ""          # e.g. "12 of 1000 replicates were degenerate and were left out"
+    #: True when the interval reached the ELUB bounds and was cut there
+    clipped: bool = False
+
+
+class EvidenceLR(Record):
+    """The LR of one evidence score, as :func:`~forensic_lr.casework.evaluate_evidence` gives it."""
+
+    score: float            # as given
+    score_used: float       # after the score direction (negated distances)
+    llr: float              # natural log, after ELUB bounding if enabled
+    log10_lr: float
+    lr: float               # may be inf in JSON terms when huge; reports use log10_lr
+    llr_unbounded: float    # natural log before ELUB bounding
+    bounded: bool           # True when ELUB changed the value
+    extrapolated: bool      # score outside the background range
+    interval: Interval | None = None
+
+
+class EvidenceResult(EvidenceLR):
+    """The evaluation of one evidence score in a case: its LR, rounded text and words."""
+
+    label: str
+    lr_text: str            # the LR rounded for the conclusion, e.g. "3,000" or "1/20"
+    verbal: VerbalEquivalent
+
+
+class EvidenceEvaluation(Record):
+    """A calibrator fitted on background scores and the LR of each evidence score.
+
+    The one record behind ``forensic-lr calibrate`` and the evidence part of a case.
+    ``warnings`` are the project's own warnings about this evaluation (extrapolation,
+    small classes, fit diagnostics, LRs beyond the ELUB bounds when bounding is off).
+    """
+
+    method: MethodResult
+    results: tuple[EvidenceLR, ...]
+    interval_method: Literal["bootstrap", "bayes", "none"]
+    interval_level: float
+    interval_n: int
+    seed: int
+    warnings: tuple[str, ...] = ()
+    limitations: tuple[str, ...] = ()
+
+
+# --------------------------------------------------------------------------- validation
+
+
+class ScoreSummary(Record):
+    file: str
+    sha256: str
+    n: int
+    minimum: float
+    maximum: float
+    mean: float
+    sd: float
+
+
+class CriterionResult(Record):
+    name: str               # e.g. "cllr_max"
+    metric: str             # e.g. "cllr"
+    comparison: Literal["<=", ">="]
+    threshold: float
+    value: float
+    met: bool
+
+
+class ValidationResult(Record):
+    """The cross-validation of a case's method on its background data."""
+
+    folds: int
+    seed: int
+    metrics: dict[str, float | int]          # Evaluation.to_dict() of out-of-fold LLRs
+    criteria: tuple[CriterionResult, ...] = ()
+    all_criteria_met: bool | None = None     # None when the lab gave no criteria
+    elub_log10: tuple[float, float] | None = None
+    #: calibration_checks(ss_cv, ds_cv).to_dict(): recalibration slope/offset and the
+    #: Gaussian consistency of the out-of-fold LLRs (van Leeuwen and Brummer 2013)
+    calibration_checks: dict[str, Any] | None = None
+
+
+class StudyMethod(Record):
+    """One method's cross-validated metrics and criteria decisions in a validation study."""
+
+    method: str
+    metrics: dict[str, float | int | None]
+    criteria: tuple[CriterionResult, ...] = ()
+    all_criteria_met: bool | None = None
+    description: MethodDescription | None = None
+
+
+class ValidationStudy(Record):
+    """A validation study: every method cross-validated on one score set.
+
+    ``intervals`` and ``comparisons`` are the bootstrap intervals of the best method's
+    metrics and the paired comparisons of the best method with each other one (present
+    when intervals were asked for).
+    """
+
+    about: dict[str, str]
+    n_ss: int
+    n_ds: int
+    folds: int | None
+    seed: int
+    folds_by: Literal["trial", "source"]
+    inputs: dict[str, str]
+    criteria: dict[str, float] | None
+    methods: tuple[StudyMethod, ...]
+    best_method: str
+    calibration_checks: dict[str, Any] | None
+    validation_matrix: tuple[dict[str, Any], ...]
+    software: dict[str, str]
+    intervals: dict[str, Any] | None = None
+    comparisons: tuple[dict[str, Any], ...] | None = None
+
+    _arrays: Any = PrivateAttr(default=None)
+
+    def method(self, name: str) -> StudyMethod:
+        """The row of method ``name``."""
+        return next(m for m in self.methods if m.method == name)
+
+    @property
+    def arrays(self) -> Any:
+        """The out-of-fold LLRs and scores behind the figures (a ``StudyArrays``)."""
+        if self._arrays is None:
+            raise ForensicLRError(
+                "this study record holds no arrays (it was read back from JSON); run "
+                "forensic_lr.validation.run_validation_study to draw its figures"
+            )
+        return self._arrays
+
+
+# --------------------------------------------------------------------------- the case
+
+
+class Provenance(Record):
+    software: dict[str, str]                 # package -> version (forensic-lr, numpy, ...)
+    inputs: dict[str, str]                   # path relative to the case file -> SHA-256
+    case_file_sha256: str
+    seed: int
+    configuration: dict[str, Any]            # the normalised case file (CaseSpec.model_dump)
+
+
+class CaseResult(Record):
+    """Everything a run found; serialised as ``result.json`` and rendered as the report."""
+
+    schema_version: int = 1
+    case: CaseInfo
+    report_id: str
+    propositions: Propositions
+    evidence_description: str
+    score_direction: ScoreDirection
+    background_description: str
+    background_ss: ScoreSummary
+    background_ds: ScoreSummary
+    background_suspect_ss: ScoreSummary | None = None     # suspect_map only
+    background_unlabelled: ScoreSummary | None = None     # unsupervised only
+    method: MethodResult
+    results: tuple[EvidenceResult, ...]
+    validation: ValidationResult
+    warnings: tuple[str, ...] = ()
+    limitations: tuple[str, ...] = ()       # method-specific limits stated in the report
+    provenance: Provenance

@@ -1,0 +1,215 @@
+"""The validation study: every calibration method cross-validated on one score set.
+
+For a laboratory validating a method (Meuwly, Ramos and Haraksim 2017): each method's
+out-of-fold LLRs are evaluated, the lab's criteria are checked for each, the best method
+(lowest cross-validated Cllr) fills the validation matrix, and optionally its metrics get
+bootstrap intervals and it is compared, trial by trial, with every other method.
+:func:`run_validation_study` is the only implementation; ``forensic-lr validate --report``
+and the Python API call it, and :func:`forensic_lr.report.validation.build_validation_report`
+renders its record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..calibration import default_study_methods, make_calibrator
+from ..calibration.checks import calibration_checks
+from ..errors import ForensicLRError, InputError
+from ..metrics import evaluate
+from ..metrics.catalogue import metric
+from ..provenance import software_versions
+from ..records import CriterionResult, StudyMethod, ValidationStudy
+from ..resampling import Progress
+from ..uncertainty import cross_validated_llr
+from .bootstrap import bootstrap_metrics
+from .compare import compare_systems
+from .criteria import check_criteria
+
+__all__ = ["ABOUT_KEYS", "MATRIX", "StudyArrays", "run_validation_study"]
+
+#: The validation matrix rows after Meuwly et al. (2017, table 1): characteristic,
+#: metric, graphic. devPAV and the rates of misleading evidence are additions of
+#: forensic-lr; metric None marks a characteristic this study cannot assess.
+MATRIX = (
+    ("accuracy", "cllr", "ECE plot"),
+    ("discriminating power", "min_cllr", "ECE plot (after PAV), DET plot"),
+    ("discriminating power", "eer", "DET plot"),
+    ("calibration", "cllr_cal", "ECE plot, Tippett plot"),
+    ("calibration", "devpav", "PAV plot"),
+    ("misleading evidence", "rmep", "Tippett plot"),
+    ("misleading evidence", "rmed", "Tippett plot"),
+    ("robustness", None, "ECE, DET and Tippett plots"),
+    ("coherence", None, "ECE and DET plots"),
+    ("generalisation", None, "ECE, DET and Tippett plots"),
+)
+#: ``about`` keys: the study's identity and data description (all optional text).
+ABOUT_KEYS = ("title", "laboratory", "analyst", "date", "data")
+
+
+@dataclass(frozen=True, eq=False)
+class StudyArrays:
+    """The arrays behind a study's figures (not part of its JSON record).
+
+    ``llrs`` maps each method to its out-of-fold ``(ss_llr, ds_llr)``; ``best_fitted`` is
+    the best method fitted on all scores (for the score-density figure).
+    """
+
+    ss: np.ndarray
+    ds: np.ndarray
+    llrs: dict[str, tuple[np.ndarray, np.ndarray]]
+    best_fitted: Any
+
+
+def run_validation_study(
+    ss,
+    ds,
+    *,
+    methods: Sequence[str] | None = None,
+    folds: int | None = 5,
+    seed: int = 0,
+    criteria: Mapping[str, float | None] | Any = None,
+    inputs: Mapping[str, str] | None = None,
+    groups: tuple[np.ndarray, np.ndarray] | None = None,
+    intervals: Mapping[str, Any] | None = None,
+    about: Mapping[str, str | None] | None = None,
+    progress: Progress | None = None,
+) -> ValidationStudy:
+    """Cross-validate each method on raw scores and collect the study's record.
+
+    Parameters
+    ----------
+    ss, ds : array_like
+        Raw same-source and different-source scores (higher supports Hp).
+    methods : sequence of str, optional
+        Calibrators to compare (default: the basic methods,
+        :func:`forensic_lr.calibration.default_study_methods`).
+    folds : int or None
+        Folds of the cross-validation; None with ``groups``: leave one source out.
+    seed : int
+        Seed of the fold assignment.
+    criteria : mapping or :class:`~forensic_lr.casework.spec.Criteria`, optional
+        Laboratory criteria (``cllr_max = 0.5``, ...), checked for every method.
+    inputs : mapping, optional
+        Input file name -> SHA-256, recorded.
+    groups : (ss_sources, ds_sources), optional
+        Source ids per trial: the folds are then by source (no source on both sides).
+    intervals : mapping, optional
+        Keyword arguments of :func:`forensic_lr.validation.bootstrap_metrics` (e.g.
+        ``{"n": 1000, "seed": 1}``): bootstrap intervals of the best method's metrics and
+        a paired comparison of the best method with each other one
+        (:func:`forensic_lr.validation.compare_systems`), which says whether its lead is
+        larger than the sampling uncertainty.
+    about : mapping, optional
+        The study's ``title``, ``laboratory``, ``analyst``, ``date`` and ``data``
+        (population, conditions, the system that produced the scores).
+    progress : callable(done, total), optional
+        Called after each method's cross-validation.
+
+    Returns
+    -------
+    ValidationStudy
+        The record (``to_json()`` is ``validation.json``); the arrays behind its figures
+        are in :attr:`ValidationStudy.arrays`.
+    """
+    about = {k: str(v) for k, v in (about or {}).items() if v}
+    unknown = sorted(set(about) - set(ABOUT_KEYS))
+    if unknown:
+        raise InputError(f"unknown 'about' key(s) {unknown}; use {', '.join(ABOUT_KEYS)}")
+    methods = tuple(methods) if methods else default_study_methods()
+    ss, ds = np.asarray(ss, float), np.asarray(ds, float)
+    rows, llrs = [], {}
+    for i, name in enumerate(methods):
+        calibrator = make_calibrator(name)
+        ss_llr, ds_llr = cross_validated_llr(ss, ds, calibrator, folds, seed, groups=groups)
+        metrics = evaluate(ss_llr, ds_llr).to_dict()
+        results = () if criteria is None else check_criteria(criteria, metrics)
+        rows.append(
+            StudyMethod(
+                method=name, metrics=metrics, criteria=results,
+                all_criteria_met=all(c.met for c in results) if results else None,
+                description=type(calibrator).describe(),
+            )
+        )
+        llrs[name] = (ss_llr, ds_llr)
+        if progress is not None:
+            progress(i + 1, len(methods))
+    best = min(rows, key=lambda r: r.metrics["cllr"])
+    extra: dict[str, Any] = {}
+    if intervals is not None:
+        ss_src, ds_src = (None, None) if groups is None else groups
+        extra["intervals"] = bootstrap_metrics(
+            *llrs[best.method], ss_sources=ss_src, ds_sources=ds_src, **intervals
+        ).to_dict()
+        extra["comparisons"] = tuple(
+            compare_systems(
+                *llrs[best.method], *llrs[other], names=(best.method, other),
+                ss_sources=ss_src, ds_sources=ds_src, **intervals,
+            ).to_dict()
+            for other in methods
+            if other != best.method
+        )
+    if criteria is not None and hasattr(criteria, "model_dump"):
+        criteria = criteria.model_dump(exclude_none=True)
+    study = ValidationStudy(
+        about=about,
+        n_ss=int(ss.size),
+        n_ds=int(ds.size),
+        folds=folds,
+        seed=seed,
+        folds_by="trial" if groups is None else "source",
+        inputs=dict(inputs or {}),
+        criteria=None if criteria is None else {
+            k: float(v) for k, v in criteria.items() if v is not None
+        },
+        methods=tuple(rows),
+        best_method=best.method,
+        calibration_checks=_checks(*llrs[best.method]),
+        validation_matrix=_matrix(best),
+        software=software_versions(),
+        **extra,
+    )
+    study._arrays = StudyArrays(ss, ds, llrs, make_calibrator(best.method).fit(ss, ds))
+    return study
+
+
+def _matrix(row: StudyMethod) -> tuple[dict[str, Any], ...]:
+    """Validation matrix rows for the best method (criterion and decision if the lab set one).
+
+    Characteristics without a metric (robustness, coherence, generalisation) need data
+    under other conditions than the one score set of this study: marked "not assessed".
+    """
+    by_metric: dict[str, CriterionResult] = {c.metric: c for c in row.criteria}
+    out = []
+    for characteristic, key, graphic in MATRIX:
+        if key is None:
+            out.append({"characteristic": characteristic, "metric": None, "graphic": graphic,
+                        "criterion": "", "result": None, "decision": "not assessed"})
+            continue
+        c = by_metric.get(key)
+        threshold = "" if c is None else (
+            f"{100 * c.threshold:g} %" if metric(key).fmt == "percent" else f"{c.threshold:g}"
+        )
+        out.append(
+            {
+                "characteristic": characteristic,
+                "metric": key,
+                "graphic": graphic,
+                "criterion": f"{c.comparison} {threshold}" if c else "not set",
+                "result": row.metrics[key],
+                "decision": ("met" if c.met else "not met") if c else "no criterion",
+            }
+        )
+    return tuple(out)
+
+
+def _checks(ss_llr, ds_llr) -> dict | None:
+    """Calibration checks of the best method's out-of-fold LLRs (None if not computable)."""
+    try:
+        return calibration_checks(ss_llr, ds_llr).to_dict()
+    except ForensicLRError:
+        return None
