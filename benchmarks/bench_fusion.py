@@ -1,4 +1,4 @@
-"""Benchmark: the seed-001 simulation study and the worst case from 10^6 decisions.
+"""Benchmark: the simulation study of the worst-case method and the worst case from 10^6 decisions.
 
 Times are ratios to a floor: for the simulation, one ``rng.multinomial`` draw of the same
 shape (n_rep x 4; the study needs four) and one ``rng.random`` draw of n_rep x 4 numbers;
@@ -16,7 +16,7 @@ from forensic_lr import fusion
 
 
 def main() -> None:
-    n_rep = 100_000  # the seed's Experiment 2
+    n_rep = 100_000  # the method's Experiment 2
     kw = fusion.random_scenarios(n_rep, seed=0)
     probs = fusion.joint_correct_probabilities(kw["acc_pos"][:, 0], kw["acc_pos"][:, 1],
                                                kw["rho_pos"])  # fmt: skip

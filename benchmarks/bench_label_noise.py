@@ -18,7 +18,7 @@ from forensic_lr.studies.label_noise import estimate_error_rates
 
 def main() -> None:
     rng = np.random.default_rng(0)
-    n, m, pi, alpha, beta = 1_000_000, 3, 0.1, 0.12, 0.01  # seed 004's 2-class ROMIP row
+    n, m, pi, alpha, beta = 1_000_000, 3, 0.1, 0.12, 0.01  # Vasil'ev's 2-class ROMIP row
     truth = rng.random(n) < pi
     u = rng.random((n, m))
     judgements = np.where(truth[:, None], u >= alpha, u < beta).astype(float)

@@ -1,6 +1,6 @@
 """Benchmark: 1000-replicate bootstrap intervals of all metrics as a ratio to one `evaluate`.
 
-Issue 9 target: a 1000-replicate bootstrap of Cllr, minCllr, Cllr_cal, EER, AUC, RMEP and
+Target: a 1000-replicate bootstrap of Cllr, minCllr, Cllr_cal, EER, AUC, RMEP and
 RMED on 10^6 trials in at most 200 times one `evaluate` call on the same data (1000
 independent evaluations of resampled data would cost about 1000 times, plus the
 resampling). Also timed: the source bootstrap (10^6 trials, SS within and DS between

@@ -237,7 +237,7 @@ def ece_svg(ss_llr, ds_llr, *, case_llr=None):
 
 
 _DET_TICKS = np.array([0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5])
-_DET_RANGE = (0.001, 0.5)  # the conventional 0.1 % to 50 % of DET plots (seed 002)
+_DET_RANGE = (0.001, 0.5)  # the conventional 0.1 % to 50 % of DET plots
 
 
 @_styled
@@ -268,7 +268,7 @@ def det_svg(ss_llr, ds_llr, *, case_llr=None):
     ----------
     .. [1] A. Martin, G. Doddington, T. Kamm, M. Ordowski, M. Przybocki, "The DET curve in
            assessment of detection task performance", Proc. Eurospeech (1997) 1895-1898.
-    .. [2] D. A. van Leeuwen, ROCAnalysis.jl documentation, "DET plot" (seed 002).
+    .. [2] D. A. van Leeuwen, ROCAnalysis.jl documentation, "DET plot".
     """
     curve = metrics.roc(ss_llr, ds_llr)
     hull = metrics.roc_convex_hull(ss_llr, ds_llr)

@@ -38,7 +38,7 @@ def background(seed=0, n_ss=60, n_ds=200):
 
 # ---------------------------------------------------------------------- gaussian
 def test_gaussian_reproduces_the_seed_worked_example():
-    # Seed 000: densities 0.35 (SS) and 0.15 (DS) at the evidence score 10 -> LR = 2.33.
+    # Ramos's slides: densities 0.35 (SS) and 0.15 (DS) at the evidence score 10 -> LR = 2.33.
     # Build classes whose ML fits give exactly those densities: two points m +- sd have
     # mean m and ML standard deviation sd.
     d_ss = np.sqrt(-2 * np.log(0.35 * np.sqrt(2 * np.pi) * 1.0))  # sd 1

@@ -1,4 +1,4 @@
-"""Seed 000's further calibrators and calibration checks against independent values.
+"""Ramos's further calibrators and calibration checks against independent values.
 
 Independent values come from: closed forms written out here (Reynolds' adaptation
 formulas, the calibrated-Gaussian relations), direct numerical optimisation with

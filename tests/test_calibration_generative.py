@@ -3,7 +3,7 @@
 References: scipy.stats densities evaluated by hand in the tests, the closed-form
 normal-inverse-gamma posterior (Murphy 2007, eqs. 85-89 and 100) written out here,
 numerical integration (scipy.integrate) and optimisation (scipy.optimize) of the same
-model, scipy.stats.gaussian_kde, and seed 000 (Ramos, slides: LR = 0,35 / 0,15 = 2,33).
+model, scipy.stats.gaussian_kde, and D. Ramos's course slides (LR = 0,35 / 0,15 = 2,33).
 """
 
 import json
@@ -43,7 +43,7 @@ def looped_bootstrap(cal, ss, ds, scores, n, seed):
 
 # ---------------------------------------------------------------------- gaussian
 def test_gaussian_reproduces_the_seed_000_example():
-    # Seed 000 (Gaussian modelling step): densities 0,35 (same source) and 0,15 (different
+    # Ramos's slides (Gaussian modelling step): densities 0,35 (same source) and 0,15 (different
     # sources) at the questioned score give LR = 0,35 / 0,15 = 2,33. Two points m -+ sd
     # have ML mean m and ML sd sd, so we can build classes with exactly those densities
     # at s = 10: N(10; m, 1) = 0.35 and N(10; m', 2) = 0.15.

@@ -1,4 +1,4 @@
-"""Issue 8's calibrators in the case pipeline, the report and ``calibrate``.
+"""The further calibrators in the case pipeline, the report and ``calibrate``.
 
 Expected values come from: the MAP adaptation written out here in its textbook form
 (Reynolds et al. 2000, eq. 11-14, the ``alpha E[x^2]`` form, not the library's centred

@@ -1,4 +1,4 @@
-"""Command line: `forensic-lr compare` and `validate --ci bootstrap` (issue 9).
+"""Command line: `forensic-lr compare` and `validate --ci bootstrap`.
 
 Expected values are independent of the code under test: metrics from
 forensic_lr.evaluate (checked elsewhere against hand values) on the same files,

@@ -65,7 +65,8 @@ def test_study_commands_are_wired(capsys):
     assert main(["fusion", "worst-case", "--counts", str(counts), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["input"]["model"] == {"tp": 255, "fn": 45, "fp": 60, "tn": 440}
-    # seed 001 by hand: system counts (1000 per class) rescaled to the model's 300 / 500:
+    # the worst-case method by hand: system counts (1000 per class) rescaled to the
+    # model's 300 / 500:
     # FN(S*->p) = 60 * .3 = 18; TP(S*->p) - TP(S*->n) = (940 - 780) * .3 = 48;
     # worst FN = 18 + min(45, 48) = 63. FP(S*->n) = 40 * .5 = 20;
     # TN(S*->n) - TN(S*->p) = (960 - 790) * .5 = 85; worst FP = 20 + min(60, 85) = 80.

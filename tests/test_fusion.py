@@ -1,8 +1,8 @@
-"""Tests of forensic_lr.studies.fusion (worst-case evaluation of a fused component, seed 001).
+"""Tests of forensic_lr.studies.fusion (worst-case evaluation of a fused component).
 
 Expected values come from (i) brute-force enumeration of every model with the given
-confusion counts over the instances (an independent algorithm: the seed's adversary played
-exhaustively), (ii) hand computations written next to each test, (iii) the seed's own
+confusion counts over the instances (an independent algorithm: the method's adversary played
+exhaustively), (ii) hand computations written next to each test, (iii) the method's own
 equalities between counts, and (iv) per-instance re-simulation of the vectorised study.
 """
 
@@ -205,7 +205,7 @@ def test_transfer_by_per_class_accuracy():
     fn_m=st.integers(0, 80), fp_m=st.integers(0, 80),
 )  # fmt: skip
 def test_worst_case_bounds(tp_n, d3p, fn_p, tn_p, d3n, fp_n, fn_m, fp_m):
-    # Build consistent intervened tables from instance type counts (seed's decomposition).
+    # Build consistent intervened tables from instance type counts (the method's decomposition).
     n_pos, n_neg = tp_n + d3p + fn_p + 1, tn_p + d3n + fp_n + 1
     sp = Confusion(tp=tp_n + d3p + 1, fn=fn_p, fp=n_neg - tn_p, tn=tn_p)
     sn = Confusion(tp=tp_n + 1, fn=n_pos - tp_n - 1, fp=fp_n, tn=tn_p + d3n + 1)
@@ -399,7 +399,7 @@ def test_simulation_reproducible_and_seed_experiment_1():
     # FN = P00(pos) n = 0.4875 n, FP = (1 - P11(neg)) n = 0.9875 n -> 1.475 n.
     big = fusion.simulate_worst_case(10_000, 10_000, n_rep=400, seed=1)
     assert big.real_errors.mean() == pytest.approx(1.475 * 10_000, rel=1e-3)
-    # worst ~ 0.5 n + min(.5 n, .5 n) + ... = 1.5 n minus O(sqrt n): the seed's claim that
+    # worst ~ 0.5 n + min(.5 n, .5 n) + ... = 1.5 n minus O(sqrt n): the method's claim that
     # P(worst >= real) approaches 1 as both sizes grow.
     assert big.p_worst_ge_real > 0.97
     small = fusion.simulate_worst_case(10, 10, n_rep=400, seed=1)
@@ -416,7 +416,7 @@ def test_simulation_experiment_2_ratio_rarely_above_one():
     assert set(np.unique(kw["fuser"])) == {"or", "and"}
     r = fusion.simulate_worst_case(10_000, 10_000, n_rep=2000, seed=4, **kw)
     ratio = r.ratio
-    # the seed: EvalReal / PeorCaso rarely exceeds 1, and then not by much
+    # the method: EvalReal / PeorCaso rarely exceeds 1, and then not by much
     assert np.mean(ratio > 1) < 0.01
     assert np.nanmax(ratio) < 1.1
 

@@ -2,7 +2,7 @@
 
 Sources of expected values: hand computation (written out in each test), a forward model
 that builds the observed 2x2 table from a true table by explicit enumeration of
-(true label, expert label, system label), the worked numbers of seed 004 (ROMIP 2012
+(true label, expert label, system label), the worked numbers of Vasil'ev's paper (ROMIP 2012
 table), Monte Carlo simulation, closed-form maximum-likelihood solutions, and
 scipy.optimize on a per-item log-likelihood written separately from the EM code.
 """
@@ -76,7 +76,7 @@ def test_conditional_model_by_hand():
     assert corrected_precision(0.8, alpha=0.1, beta=0.05) == pytest.approx(15 / 17, abs=1e-15)
     r0 = corrected_recall(0.7, expert_prevalence=0.3, system_positive_rate=0.2625, beta=0.05)
     assert r0 == pytest.approx(0.7875, abs=1e-15)
-    # reachable observed precision (beta, 1 - alpha), seed 004
+    # reachable observed precision (beta, 1 - alpha), Vasil'ev's paper
     assert reachable_precision(alpha=0.1, beta=0.05) == (0.05, 0.9)
 
 
@@ -116,7 +116,7 @@ def test_forward_model_independent_eps(cells, eps):
 
 def test_reachable_recall_endpoints_are_images_of_r0_0_and_1():
     # true tables with R0 = 0 and R0 = 1 (pi = 0.3 fixed) through the forward model give
-    # the endpoints of the seed's interval.
+    # the endpoints of the paper's interval.
     alpha, beta, pi, pi1 = 0.15, 0.08, 0.3, 0.25
     lo, _ = reachable_recall(prevalence=pi, system_positive_rate=pi1, alpha=alpha, beta=beta)
     t0 = np.array([[1 - pi - pi1, pi1], [pi, 0.0]])  # R0 = 0: no true positive detected
@@ -128,10 +128,10 @@ def test_reachable_recall_endpoints_are_images_of_r0_0_and_1():
     assert observed_metrics(observed_from_true(t1, alpha, beta))[1] == pytest.approx(hi, abs=1e-14)
 
 
-# --------------------------------------------------------------------------- seed 004 numbers
+# ------------------------------------------------------------------ Vasil'ev's paper numbers
 @pytest.mark.parametrize(
     ("alpha", "beta", "expected"),
-    [(0.12, 0.01, (1, 88)), (0.01, 0.12, (12, 99))],  # seed 004, ROMIP 2012, 2 classes
+    [(0.12, 0.01, (1, 88)), (0.01, 0.12, (12, 99))],  # Vasil'ev's paper, ROMIP 2012, 2 classes
 )
 def test_seed_precision_intervals(alpha, beta, expected):
     lo, hi = reachable_precision(alpha=alpha, beta=beta)
@@ -141,9 +141,9 @@ def test_seed_precision_intervals(alpha, beta, expected):
 @pytest.mark.parametrize(
     ("pi", "alpha", "beta", "pi1", "expected"),
     [
-        # seed 004, ROMIP 2012 "Полнота": class 1 1%-91%, class 2 11%-98%. The seed does not
-        # state the system positive rate pi1; pi1 = 0.14 (class 1) and 0.86 (class 2) of one
-        # system reproduces all four rounded figures (docs/methods/label-noise.md).
+        # Vasil'ev's paper, ROMIP 2012 "Полнота": class 1 1%-91%, class 2 11%-98%. The paper
+        # does not state the system positive rate pi1; pi1 = 0.14 (class 1) and 0.86 (class 2)
+        # of one system reproduces all four rounded figures (docs/methods/label-noise.md).
         (0.10, 0.12, 0.01, 0.14, (1, 91)),
         (0.90, 0.01, 0.12, 0.86, (11, 98)),
     ],
@@ -154,7 +154,7 @@ def test_seed_recall_intervals(pi, alpha, beta, pi1, expected):
 
 
 def test_seed_interval_denominator_is_expert_prevalence():
-    # seed 004: pi (1 - alpha - beta) + beta = pi_hat; with R1 = lower end, R0 = 0 exactly.
+    # Vasil'ev's paper: pi (1 - alpha - beta) + beta = pi_hat; with R1 = lower end, R0 = 0 exactly.
     pi, a, b, pi1 = 0.1, 0.12, 0.01, 0.14
     pi_hat = pi * (1 - a - b) + b  # 0.097 by hand
     assert pi_hat == pytest.approx(0.097, abs=1e-15)
@@ -170,7 +170,7 @@ def test_seed_interval_denominator_is_expert_prevalence():
 
 # --------------------------------------------------------------------------- inflation factors
 def test_inflation_independent_model_matches_seed_printed_formula():
-    # seed 004 prints l_P = eps(1-eps)/(1-alpha-beta)^2 + P0 (alpha-beta)/(1-alpha-beta) + 1;
+    # Vasil'ev prints l_P = eps(1-eps)/(1-alpha-beta)^2 + P0 (alpha-beta)/(1-alpha-beta) + 1;
     # at alpha = beta = eps = 0.1: 0.09 / 0.64 + 0 + 1 = 1.140625 (by hand).
     f = inflation_factors(
         precision0=0.6,
@@ -307,7 +307,7 @@ def fisher_se(pi, a, b, m, n):
 
 
 def test_em_recovers_parameters_within_sampling_error():
-    # seed 004's 2-class ROMIP row: pi = 10 %, alpha = 12 %, beta = 1 %.
+    # Vasil'ev's 2-class ROMIP row: pi = 10 %, alpha = 12 %, beta = 1 %.
     rng = np.random.default_rng(20261123)
     pi, a, b, n = 0.10, 0.12, 0.01, 20_000
     est = estimate_error_rates(simulate(rng, n, 3, pi, a, b))
@@ -409,7 +409,7 @@ def test_bad_rates(kwargs, match):
 @settings(max_examples=60, deadline=None)
 @given(p1=st.floats(0.0, 1.0), alpha=st.floats(0.0, 0.6), beta=st.floats(0.0, 0.39))
 def test_corrected_precision_in_unit_interval_iff_reachable(p1, alpha, beta):
-    # seed 004: P0 in [0, 1] exactly when P1 in [beta, 1 - alpha]; otherwise a clear error
+    # Vasil'ev's paper: P0 in [0, 1] exactly when P1 in [beta, 1 - alpha]; otherwise a clear error
     if beta <= p1 <= 1 - alpha:
         assert -1e-15 <= corrected_precision(p1, alpha=alpha, beta=beta) <= 1 + 1e-15
     else:

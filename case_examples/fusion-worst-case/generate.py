@@ -1,4 +1,4 @@
-"""Make the synthetic data and reproduce the seed's simulation study for this example.
+"""Make the synthetic data and reproduce the method's simulation study for this example.
 
 Run from this folder: ``python generate.py`` (seed 20261123; the outputs are committed).
 
@@ -9,10 +9,11 @@ Run from this folder: ``python generate.py`` (seed 20261123; the outputs are com
 * ``fuser_table.csv``: the lab's fusion rule ``minutiae OR (texture AND candidate)`` as data.
 * ``counts.json``: case (a) -- intervened counts from the lab's system validation set
   (1000 + 1000 comparisons) and the candidate's confusion matrix on its own 300 + 500 set.
-* ``experiment1.csv``: seed 001 Experiment 1 (OR fuser, accuracies 0.5, correlation 0.95 on
-  positives and -0.95 on negatives, 1000 replicates per pair of data-set sizes).
-* ``experiment2.json``: seed 001 Experiment 2 (random accuracies, correlations and OR/AND
-  fuser, 10000 instances per class, 100000 replicates): summary of EvalReal / PeorCaso.
+* ``experiment1.csv``: Experiment 1 of the worst-case method (OR fuser, accuracies 0.5,
+  correlation 0.95 on positives and -0.95 on negatives, 1000 replicates per pair of data-set sizes).
+* ``experiment2.json``: Experiment 2 of the worst-case method (random accuracies,
+  correlations and OR/AND fuser, 10000 instances per class, 100000 replicates): summary of
+  EvalReal / PeorCaso.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """Generate the synthetic data of this example (deterministic: fixed seed).
 
-Model (seed 004, conditional error model): 4000 book reviews, a share PI of them truly
-negative ("class 1" of the seed's ROMIP 2012 table, the positive class here). Three
+Model (conditional error model): 4000 book reviews, a share PI of them truly
+negative ("class 1" of the paper's ROMIP 2012 table, the positive class here). Three
 assessors A, B, C label each review independently given its true class: a truly positive
 review is labelled negative with probability ALPHA, a truly negative one positive with
-probability BETA (the seed's EM estimates for that class). Assessor C labelled only a
+probability BETA (the paper's EM estimates for that class). Assessor C labelled only a
 random 60 % of the reviews. An automatic classifier with true recall 0.80 and a false
 positive rate of 0.04 labels every review. Run from this folder:
 
@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 N = 4000
-PI, ALPHA, BETA = 0.10, 0.12, 0.01  # seed 004, ROMIP 2012, 2 classes, class 1
+PI, ALPHA, BETA = 0.10, 0.12, 0.01  # Vasil'ev's paper, ROMIP 2012, 2 classes, class 1
 RECALL, FALSE_POSITIVE_RATE = 0.80, 0.04
 SEED = 20261123
 

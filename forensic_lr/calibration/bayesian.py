@@ -101,7 +101,7 @@ class BayesianCalibrator(BaseCalibrator):
     .. [2] N. Brummer, A. Swart, "Bayesian calibration for forensic evidence reporting",
            Interspeech 2014, 388-392.
     .. [3] D. Ramos et al., "Bayesian strategies for likelihood ratio computation in
-           forensic voice comparison with automatic systems", Subsidia 2017 (seed 000).
+           forensic voice comparison with automatic systems", Subsidia 2017.
     """
 
     name = "bayes"

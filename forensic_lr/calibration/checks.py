@@ -80,7 +80,7 @@ def recalibration(ss_llr, ds_llr, *, level: float = 0.95) -> Recalibration:
     References
     ----------
     .. [1] D. A. van Leeuwen, N. Brummer, "The distribution of calibrated
-           likelihood-ratios in speaker recognition", Interspeech 2013 (seed 000).
+           likelihood-ratios in speaker recognition", Interspeech 2013.
     .. [2] H. White, "Maximum likelihood estimation of misspecified models",
            Econometrica 50 (1982) 1-25.
     """

@@ -50,14 +50,14 @@ class GaussianCalibrator(TwoNormalsCalibrator):
     -----
     ``llr(s) = log N(s; mu_ss, sd_ss^2) - log N(s; mu_ds, sd_ds^2)``, evaluated as a
     difference of log densities. With unequal variances the LLR is quadratic in the
-    score and not monotone: far in either tail the wider class wins. Seed 000's worked
+    score and not monotone: far in either tail the wider class wins. Ramos's worked
     example (densities 0.35 and 0.15 at the evidence score) gives LR = 2.33.
 
     References
     ----------
     .. [1] D. Ramos, J. Gonzalez-Rodriguez, "Reliable support: measuring calibration of
            likelihood ratios", Forensic Science International 230 (2013) 156-169.
-    .. [2] D. Ramos, "Calibración extrínseca" (course slides, seed 000): generative
+    .. [2] D. Ramos, "Calibración extrínseca" (course slides): generative
            Gaussian calibration, worked example LR = 0,35 / 0,15 = 2,33.
     """
 

@@ -96,7 +96,7 @@ class SuspectMAPCalibrator(TwoNormalsCalibrator):
     ----------
     .. [1] D. Ramos-Castro, J. Gonzalez-Rodriguez, A. Montero-Asenjo, J. Ortega-Garcia,
            "Suspect-adapted MAP estimation of within-source distributions in generative
-           likelihood ratio estimation", IEEE Odyssey 2006 (seed 000).
+           likelihood ratio estimation", IEEE Odyssey 2006.
     .. [2] D. A. Reynolds, T. F. Quatieri, R. B. Dunn, "Speaker verification using adapted
            Gaussian mixture models", Digital Signal Processing 10 (2000) 19-41.
     """

@@ -93,7 +93,7 @@ class UnsupervisedCalibrator(TwoNormalsCalibrator):
     References
     ----------
     .. [1] N. Brummer, D. Garcia-Romero, "Generative modelling for unsupervised score
-           calibration", ICASSP 2014, 1680-1684 (seed 000).
+           calibration", ICASSP 2014, 1680-1684.
     .. [2] A. P. Dempster, N. M. Laird, D. B. Rubin, "Maximum likelihood from incomplete
            data via the EM algorithm", JRSS B 39 (1977) 1-38.
     .. [3] K. P. Murphy, "Conjugate Bayesian analysis of the Gaussian distribution",

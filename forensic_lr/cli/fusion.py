@@ -1,4 +1,4 @@
-"""``forensic-lr fusion worst-case``: worst-case errors of a fused system (seed 001).
+"""``forensic-lr fusion worst-case``: worst-case errors of a fused system.
 
 Wired into :mod:`forensic_lr.cli` through :func:`add_parser`; the handler is
 :func:`_cmd_fusion`. Two inputs:
@@ -11,7 +11,6 @@ Wired into :mod:`forensic_lr.cli` through :func:`add_parser`; the handler is
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from ..errors import InputError
@@ -26,12 +25,13 @@ from ..studies.fusion import (
     worst_case,
     worst_case_from_decisions,
 )
+from .common import print_json
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     """Add the ``fusion`` command (with its ``worst-case`` subcommand) to ``subparsers``."""
     p = subparsers.add_parser(
-        "fusion", help="evaluate one component of a fused binary system (worst case, seed 001)"
+        "fusion", help="evaluate one component of a fused binary system (worst case)"
     )
     sub = p.add_subparsers(dest="fusion_command", metavar="SUBCOMMAND")
     sub.required = True
@@ -61,7 +61,7 @@ def _cmd_fusion(args: argparse.Namespace) -> int:
     """Run ``fusion worst-case``; print a table (or JSON) and return 0."""
     result = _worst_case(args)
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2))
+        print_json(result.to_dict())
     else:
         print(_format(result, getattr(args, "component", None)))
     return 0
@@ -122,7 +122,7 @@ def _format(r: WorstCase, component: str | None) -> str:
     who = f"component {component!r}" if component else "the component S*"
     lines = [
         f"Worst case of the fused system with {who} replaced by a model",
-        "with the model's confusion matrix (seed 001).",
+        "with the model's confusion matrix.",
         "",
         f"  {'confusion counts':<22}" + "".join(f"{h:>12}" for h in ("TP", "FN", "FP", "TN")),
         row("system, S* -> p", r.counts.system_pos),

@@ -1,4 +1,4 @@
-"""``forensic-lr label-noise``: correct precision/recall for expert label errors (seed 004).
+"""``forensic-lr label-noise``: correct precision/recall for expert label errors.
 
 Subcommands:
 
@@ -16,16 +16,16 @@ prints and turns into exit status 2.
 from __future__ import annotations
 
 import argparse
-import json
 
 from ..errors import InputError
+from .common import print_json
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     """Add ``label-noise`` (with ``correct`` and ``estimate``) to ``subparsers``."""
     p = subparsers.add_parser(
         "label-noise",
-        help="precision/recall corrected for errors in the reference labels (seed 004)",
+        help="precision/recall corrected for errors in the reference labels",
         description="Expert (assessor) label errors: corrected precision and recall, and EM "
         "estimates of the error rates from duplicate judgements.",
     )
@@ -132,7 +132,7 @@ def _cmd_label_noise(args: argparse.Namespace) -> int:
             level=args.level,
         )
         if args.json:
-            print(json.dumps(res.to_dict(), indent=2))
+            print_json(res.to_dict())
             return 0
         rates = (
             f"eps = {res.eps:g}"
@@ -151,7 +151,7 @@ def _cmd_label_noise(args: argparse.Namespace) -> int:
             f"corrected R0 = {_pct(res.recall)}"
             f"  (reachable R1: {_pct(res.recall_reachable[0])} - "
             f"{_pct(res.recall_reachable[1])})",
-            f"sample-size inflation (seed 004): l_P = {res.inflation.l_precision:.4f}, "
+            f"sample-size inflation: l_P = {res.inflation.l_precision:.4f}, "
             f"l_R = {res.inflation.l_recall:.4f}",
         ]
         if res.precision_ci is not None and res.recall_ci is not None:
@@ -169,7 +169,7 @@ def _cmd_label_noise(args: argparse.Namespace) -> int:
     if args.json:
         out = est.to_dict()
         out["judgements"] = table.to_dict()
-        print(json.dumps(out, indent=2))
+        print_json(out)
         return 0
     lines = [
         f"{est.n_items} items, {est.n_judgements} judgements by {len(table.assessors)} assessors",

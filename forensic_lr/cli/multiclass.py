@@ -7,11 +7,11 @@ Wired into :mod:`forensic_lr.cli` through :func:`add_parser`; the handler is
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from ..errors import InputError
 from ..io.matrix import read_labels, read_matrix
+from .common import print_json
 
 _SHOWN = ("accuracy", "nll", "ece", "mce", "brier", "reliability", "resolution", "uncertainty")
 
@@ -109,7 +109,7 @@ def _cmd_multiclass(args: argparse.Namespace) -> int:
         "after": {k: getattr(after, k) for k in _SHOWN},
     }
     if args.json:
-        print(json.dumps(record, indent=2))
+        print_json(record)
         return 0
     print(
         f"method {args.method}: temperature T = {temperature:.4f} "

@@ -42,7 +42,7 @@ def bayes_threshold(p_target: float, c_miss: float = 1.0, c_fa: float = 1.0) -> 
 
     References
     ----------
-    .. [1] D. A. van Leeuwen, ROCAnalysis.jl documentation (seed 002, ``dcf``, ``mindcf``).
+    .. [1] D. A. van Leeuwen, ROCAnalysis.jl documentation (``dcf``, ``mindcf``).
     .. [2] N. Brummer, J. du Preez, "Application-independent evaluation of speaker
            detection", Computer Speech and Language 20 (2006) 230-275.
     """
@@ -96,7 +96,7 @@ def dcf(ss_llr, ds_llr, p_target, c_miss=1.0, c_fa=1.0, normalize=False) -> floa
 
     References
     ----------
-    .. [1] D. A. van Leeuwen, ROCAnalysis.jl documentation (seed 002, ``dcf``, ``mindcf``).
+    .. [1] D. A. van Leeuwen, ROCAnalysis.jl documentation (``dcf``, ``mindcf``).
     .. [2] N. Brummer, J. du Preez, "Application-independent evaluation of speaker
            detection", Computer Speech and Language 20 (2006) 230-275.
     """
@@ -134,7 +134,7 @@ def min_dcf(ss_llr, ds_llr, p_target, c_miss=1.0, c_fa=1.0, normalize=False) -> 
 
     References
     ----------
-    .. [1] D. A. van Leeuwen, ROCAnalysis.jl documentation (seed 002, ``dcf``, ``mindcf``).
+    .. [1] D. A. van Leeuwen, ROCAnalysis.jl documentation (``dcf``, ``mindcf``).
     .. [2] N. Brummer, J. du Preez, "Application-independent evaluation of speaker
            detection", Computer Speech and Language 20 (2006) 230-275.
     """
@@ -195,8 +195,8 @@ def ape_curve(ss_llr, ds_llr, plo=None) -> APECurve:
     Notes
     -----
     At prior ``p = sigmoid(plo)`` and unit costs, the Bayes decision with LLR ``l`` is Hp
-    when ``l >= -plo``; the error rate is ``p P_miss(-plo) + (1-p) P_fa(-plo)`` (seed 000,
-    "APE"). The minimum applies the same rule to the PAV LLRs, which are optimal at every
+    when ``l >= -plo``; the error rate is ``p P_miss(-plo) + (1-p) P_fa(-plo)`` (Ramos's
+    slides, "APE"). The minimum applies the same rule to the PAV LLRs, which are optimal at every
     prior simultaneously [1]_. Each class is sorted once and shared by both curves; the
     grid is then a ``searchsorted`` (actual) or a lookup in cumulative block counts (PAV).
 
@@ -234,7 +234,7 @@ def normalized_bayes_error(ss_llr, ds_llr, plo=None) -> APECurve:
     Notes
     -----
     ``E_norm(plo) = E(plo) / min(p, 1-p)`` with ``p = sigmoid(plo)`` [1]_: the Bayes error
-    relative to deciding from the prior alone (seed 002, normalized Bayes error plot).
+    relative to deciding from the prior alone (normalized Bayes error plot).
 
     References
     ----------

@@ -3,11 +3,11 @@
 Decision rule throughout: decide "same source" when the score is strictly above the
 threshold. A threshold sits on each distinct pooled value, so trials with equal
 scores always move together (one ROC step, diagonal when the tie mixes SS and DS),
-as in the ROCAnalysis package described in seed 002 [1]_.
+as in the ROCAnalysis package described in [1]_.
 
 References
 ----------
-.. [1] D. A. van Leeuwen, ROCAnalysis.jl documentation (seed 002 of this project).
+.. [1] D. A. van Leeuwen, ROCAnalysis.jl documentation.
 .. [2] T. Fawcett, A. Niculescu-Mizil, "PAV and the ROC convex hull", Machine Learning
        68 (2007) 97-106.
 """
@@ -78,7 +78,7 @@ def roc(ss, ds) -> ROC:
 
     References
     ----------
-    .. [1] D. A. van Leeuwen, ROCAnalysis.jl documentation (seed 002 of this project).
+    .. [1] D. A. van Leeuwen, ROCAnalysis.jl documentation.
     """
     return _roc(_tie_groups(*check_pair(ss, ds, names=("ss", "ds"))))
 
@@ -145,7 +145,7 @@ def eer(ss, ds) -> float:
 
     References
     ----------
-    .. [1] D. A. van Leeuwen, ROCAnalysis.jl documentation (seed 002, ``eerch``).
+    .. [1] D. A. van Leeuwen, ROCAnalysis.jl documentation (``eerch``).
     .. [2] N. Brummer, E. de Villiers, "The BOSARIS toolkit user guide", 2011.
     """
     return _crossing(roc_convex_hull(ss, ds))
@@ -172,7 +172,7 @@ def eer_interpolated(ss, ds) -> float:
 
     References
     ----------
-    .. [1] D. A. van Leeuwen, ROCAnalysis.jl documentation (seed 002, ``eer``).
+    .. [1] D. A. van Leeuwen, ROCAnalysis.jl documentation (``eer``).
     """
     return _crossing(roc(ss, ds))
 

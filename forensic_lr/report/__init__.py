@@ -6,11 +6,10 @@ the command line hands the files to :func:`forensic_lr.output.write_outputs`.
 
 from __future__ import annotations
 
-import json
-
 from markupsafe import Markup
 
 from ..metrics.catalogue import METRICS
+from ..records import dumps
 from .context import check_rows, metric_table, safe_svg
 from .figures import case_figures
 from .render import PRIOR_ODDS_LOG10, render, stylesheet, template_roots
@@ -43,8 +42,7 @@ def case_context(run, figures: dict[str, str], template_dir=None) -> dict:
         "check_rows": check_rows(result.validation.calibration_checks),
         "method_rows": result.method.param_rows,
         "prior_rows": prior_rows,
-        "configuration_json": json.dumps(result.provenance.configuration, indent=2,
-                                         sort_keys=True, default=str),
+        "configuration_json": dumps(result.provenance.configuration),
     }
 
 

@@ -12,7 +12,7 @@ from markupsafe import Markup, escape
 from .._resources import templates_dir
 from ..casework.verbal import format_lr
 
-#: Illustrative prior odds for the annex (seed 000: how an LR updates prior odds).
+#: Illustrative prior odds for the annex: how an LR updates prior odds.
 PRIOR_ODDS_LOG10 = (-6, -4, -2, 0, 2)
 
 

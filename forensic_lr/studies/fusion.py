@@ -1,4 +1,4 @@
-"""Worst-case evaluation of one component model inside a fused binary classifier (seed 001).
+"""Worst-case evaluation of one component model inside a fused binary classifier.
 
 A system runs several binary models in parallel and fuses their decisions (AND, OR,
 majority, any truth table). To judge a candidate model ``M`` for the slot of component
@@ -14,7 +14,7 @@ errors the fused system can make with *any* model having ``M``'s confusion matri
 
 When ``M`` was evaluated on another data set than the system, the intervened matrices are
 moved to ``M``'s data set by per-class accuracy rescaling [1]_ (section "Datasets
-distintos"). :func:`simulate_worst_case` repeats the seed's simulation study (section
+distintos"). :func:`simulate_worst_case` repeats the method's simulation study (section
 "Experimentación"): two components with correlated Bernoulli correctness, OR / AND fuser,
 and the share of replicates in which the worst case is at least the real error.
 
@@ -24,7 +24,7 @@ Decisions are booleans, True = says positive.
 References
 ----------
 .. [1] "Método de evaluación para modelo integrante de un sistema clasificador (Análisis
-       de peor caso)", slides, (seed 001 of this project).
+       de peor caso)", slides (in Spanish).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ FUSERS = ("and", "or", "majority")
 # --------------------------------------------------------------------------- confusion counts
 @dataclass(frozen=True)
 class Confusion:
-    """Binary confusion counts ``m_ij`` of the seed: i = true class, j = predicted class.
+    """Binary confusion counts ``m_ij`` of the method: i = true class, j = predicted class.
 
     Counts are ints when counted, floats after rescaling (:func:`transfer_confusion`).
     """
@@ -157,7 +157,7 @@ class TruthTable:
     def non_monotone_row(self, component: str) -> tuple[int, ...] | None:
         """A row where switching ``component`` from n to p turns the fused p into n, or None.
 
-        The seed's assumptions ([1]_, "Especificación del problema": adding evidence can
+        The method's assumptions ([1]_, "Especificación del problema": adding evidence can
         only improve the prediction) hold for every data set iff no such row exists.
         """
         k = len(self.components)
@@ -202,11 +202,11 @@ def make_fuser(kind: str, components) -> TruthTable:
 # --------------------------------------------------------------------------- intervention
 @dataclass(frozen=True)
 class InstanceTypes:
-    """Instance types of the seed per class ([1]_, "Comportamiento de instancias").
+    """Instance types of the method per class ([1]_, "Comportamiento de instancias").
 
     Type 1: the system is right whatever the model says; type 3: right only if the model
     is right; type 4: wrong whatever the model says. Type 2 (right only if the model is
-    wrong) cannot occur under the seed's assumptions. The seed's first list names types 2
+    wrong) cannot occur under the method's assumptions. The method's first list names types 2
     and 3 the other way round; its tables and formulas use the numbering above.
     """
 
@@ -265,13 +265,13 @@ def instance_types(system_pos: Confusion, system_neg: Confusion) -> InstanceType
     if pos3 < 0:
         raise InputError(
             f"system_neg.tp = {sn.tp} exceeds system_pos.tp = {sp.tp}: the system finds more "
-            "positives when S* says negative, against the seed's assumption that adding "
+            "positives when S* says negative, against the method's assumption that adding "
             "evidence can only help; check that the two matrices are not swapped"
         )
     if neg3 < 0:
         raise InputError(
             f"system_pos.tn = {sp.tn} exceeds system_neg.tn = {sn.tn}: the system finds more "
-            "negatives when S* says positive, against the seed's assumption; check that the "
+            "negatives when S* says positive, against the method's assumption; check that the "
             "two matrices are not swapped"
         )
     return InstanceTypes(
@@ -286,7 +286,7 @@ def instance_types(system_pos: Confusion, system_neg: Confusion) -> InstanceType
 
 @dataclass(frozen=True)
 class IntervenedCounts:
-    """The counts the seed works from: both intervened systems and the model alone.
+    """The counts the method works from: both intervened systems and the model alone.
 
     ``actual`` is the confusion of the system run with the model (known only when the
     component's decisions were given, case (b)).
@@ -364,7 +364,7 @@ def intervene(decisions, labels, components, component: str, fuser) -> Intervene
         raise InputError(
             f"the fuser is not monotone in {component!r}: in row "
             f"{dict(zip(names, row, strict=True))} "
-            "switching it to 1 turns the fused decision from 1 to 0; the seed's worst case "
+            "switching it to 1 turns the fused decision from 1 to 0; the method's worst case "
             "assumes that a positive from the component can never remove a positive"
         )
     j = names.index(component)
@@ -546,7 +546,7 @@ def joint_correct_probabilities(acc_other, acc_model, rho) -> np.ndarray:
     With accuracies ``a``, ``b`` and correlation ``rho``,
     ``P11 = a b + rho sqrt(a (1 - a) b (1 - b))``, ``P10 = a - P11``, ``P01 = b - P11``,
     ``P00 = 1 - a - b + P11``; a valid law needs ``max(0, a + b - 1) <= P11 <= min(a, b)``
-    (the seed's "correlaciones válidas para los accuracies", [1]_ "Experimento 2").
+    (the method's "correlaciones válidas para los accuracies", [1]_ "Experimento 2").
     """
     a, b, r = np.broadcast_arrays(
         np.asarray(acc_other, dtype=float),
@@ -605,7 +605,7 @@ class SimulationResult:
 
     @property
     def ratio(self) -> np.ndarray:
-        """``EvalReal / PeorCaso`` per replicate (the seed's Experiment 2); NaN if worst is 0."""
+        """``EvalReal / PeorCaso`` per replicate (the method's Experiment 2); NaN if worst is 0."""
         w = self.worst_errors
         return np.divide(self.real_errors, w, out=np.full(w.shape, np.nan), where=w > 0)
 
@@ -652,7 +652,7 @@ def simulate_worst_case(
     n_rep: int = 1000,
     seed: int = 0,
 ) -> SimulationResult:
-    """The seed's simulation study: is the worst case at least the real error?
+    """The method's simulation study: is the worst case at least the real error?
 
     Parameters
     ----------
@@ -678,7 +678,7 @@ def simulate_worst_case(
     run on ``n_system`` instances per class, its counts are rescaled to the model's data set
     (:func:`transfer_confusion`), the worst case is computed from them and from the model's
     confusion on ``n_model`` instances per class, and compared with the errors of the
-    system actually run with the model on those instances. The defaults are the seed's
+    system actually run with the model on those instances. The defaults are the method's
     Experiment 1 (accuracies 0.5, OR, rho 0.95 on positives and -0.95 on negatives).
     Only the counts of the four joint outcomes per class matter, so each data set is drawn
     as one multinomial per class and replicate -- the same law as ``n`` independent
@@ -734,11 +734,11 @@ def simulate_worst_case(
 
 
 def random_scenarios(n_rep: int, seed: int = 0) -> dict:
-    """Random parameters for the seed's Experiment 2, as keyword arguments of the simulation.
+    """Random parameters for the method's Experiment 2, as keyword arguments of the simulation.
 
     Accuracies are uniform on [0, 1] per component and class, the fuser is OR or AND with
     probability 1/2, and each correlation is uniform over the interval valid for its
-    accuracies (``P11`` uniform on ``[max(0, a + b - 1), min(a, b)]``). The seed says only
+    accuracies (``P11`` uniform on ``[max(0, a + b - 1), min(a, b)]``). The method says only
     "random"; these laws are this implementation's choice.
     """
     rng = np.random.default_rng(seed)

@@ -2,21 +2,21 @@
 
 A validation study measures a binary system against reference labels given by human
 assessors (experts). When those labels are themselves wrong now and then, the observed
-precision and recall are biased. This module implements the error models of seed 004
+precision and recall are biased. This module implements the error models of Vasil'ev's paper
 (Vasil'ev [1]_) and their inversion:
 
 * :func:`correct_metrics` -- true precision ``P0`` and recall ``R0`` from the observed
   ``P1``, ``R1`` and the expert-labelled prevalence ``pi_hat``, under the independent error
   model (rate ``eps``) or the conditional model (rates ``alpha``, ``beta``), with the
-  reachable intervals of the observed values, the seed's sample-size inflation factors
+  reachable intervals of the observed values, the paper's sample-size inflation factors
   ``l_P``, ``l_R`` and delta-method confidence intervals.
 * :func:`corrected_precision`, :func:`corrected_recall`, :func:`reachable_precision`,
-  :func:`reachable_recall`, :func:`inflation_factors` -- the seed's formulas one by one.
+  :func:`reachable_recall`, :func:`inflation_factors` -- the paper's formulas one by one.
 * :func:`estimate_error_rates` -- EM estimates of ``alpha``, ``beta`` and the prevalence
-  ``pi`` from duplicate judgements of the same items (seed 004, "EM-алгоритм").
+  ``pi`` from duplicate judgements of the same items ("EM-алгоритм").
 * :func:`read_judgements` -- the items x assessors 0/1 table from a CSV file.
 
-Symbols (seed 004, "Основные элементы моделей"):
+Symbols ("Основные элементы моделей"):
 
 ============  =========================================================================
 ``c0``        true reference label of an item (unobserved), 1 = positive
@@ -39,8 +39,7 @@ References
 ----------
 .. [1] V. G. Vasil'ev, "Вероятностные модели и методы оценки качества эталонных массивов
        текстов при классификации" (probabilistic models and methods for assessing the
-       quality of reference text collections in classification), IPIB MSU (seed 004 of
-       this project).
+       quality of reference text collections in classification), IPIB MSU.
 .. [2] C. P. Lam, D. G. Stork, "Evaluating classifiers by means of test data with noisy
        labels", IJCAI 2003, pp. 513-518.
 .. [3] A. P. Dawid, A. M. Skene, "Maximum likelihood estimation of observer error-rates
@@ -139,7 +138,7 @@ def _check_rates(
 
 # --------------------------------------------------------------------------- seed formulas
 def corrected_precision(precision: float, *, alpha: float, beta: float) -> float:
-    """True precision ``P0`` from the observed precision ``P1`` (seed 004).
+    """True precision ``P0`` from the observed precision ``P1``.
 
     Parameters
     ----------
@@ -155,7 +154,7 @@ def corrected_precision(precision: float, *, alpha: float, beta: float) -> float
 
     Notes
     -----
-    Seed 004, "Модель условных ошибок", estimate of the true values [1]_:
+    Vasil'ev's paper, "Модель условных ошибок", estimate of the true values [1]_:
 
     .. math:: P^0 = \\frac{P^1 - \\beta}{1 - \\alpha - \\beta},
 
@@ -165,7 +164,7 @@ def corrected_precision(precision: float, *, alpha: float, beta: float) -> float
 
     References
     ----------
-    .. [1] Seed 004 (Vasil'ev), module docstring reference [1].
+    .. [1] V. G. Vasil'ev, see the module references.
     """
     _, _, a, b = _check_rates(None, alpha, beta)
     p1 = _check_prob(precision, "precision P1")
@@ -183,7 +182,7 @@ def corrected_precision(precision: float, *, alpha: float, beta: float) -> float
 def corrected_recall(
     recall: float, *, expert_prevalence: float, system_positive_rate: float, beta: float
 ) -> float:
-    """True recall ``R0`` from the observed recall ``R1`` (seed 004).
+    """True recall ``R0`` from the observed recall ``R1``.
 
     Parameters
     ----------
@@ -203,7 +202,7 @@ def corrected_recall(
 
     Notes
     -----
-    Seed 004, both models [1]_:
+    Vasil'ev's paper, both models [1]_:
 
     .. math:: R^0 = \\frac{R^1 \\hat\\pi - \\beta \\pi^1}{\\hat\\pi - \\beta}.
 
@@ -213,7 +212,7 @@ def corrected_recall(
 
     References
     ----------
-    .. [1] Seed 004 (Vasil'ev), module docstring reference [1].
+    .. [1] V. G. Vasil'ev, see the module references.
     """
     r1 = _check_prob(recall, "recall R1")
     pi_hat = _check_prob(expert_prevalence, "expert prevalence pi_hat")
@@ -236,17 +235,17 @@ def corrected_recall(
 
 
 def reachable_precision(*, alpha: float, beta: float) -> tuple[float, float]:
-    """Interval of observed precision reachable for true precision in [0, 1] (seed 004).
+    """Interval of observed precision reachable for true precision in [0, 1].
 
     Notes
     -----
-    Seed 004, "Оценка интервалов значений наблюдаемых показателей" [1]_:
+    Vasil'ev's paper, "Оценка интервалов значений наблюдаемых показателей" [1]_:
     :math:`P^1 \\in (\\beta, 1 - \\alpha)`, the images of ``P0 = 0`` and ``P0 = 1``. The
     endpoints themselves are reached at ``P0 = 0`` and ``P0 = 1``; this function returns them.
 
     References
     ----------
-    .. [1] Seed 004 (Vasil'ev), module docstring reference [1].
+    .. [1] V. G. Vasil'ev, see the module references.
     """
     _, _, a, b = _check_rates(None, alpha, beta)
     return b, 1.0 - a
@@ -255,7 +254,7 @@ def reachable_precision(*, alpha: float, beta: float) -> tuple[float, float]:
 def reachable_recall(
     *, prevalence: float, system_positive_rate: float, alpha: float, beta: float
 ) -> tuple[float, float]:
-    """Interval of observed recall reachable for true recall in [0, 1] (seed 004).
+    """Interval of observed recall reachable for true recall in [0, 1].
 
     Parameters
     ----------
@@ -268,7 +267,7 @@ def reachable_recall(
 
     Notes
     -----
-    Seed 004, "Оценка интервалов значений наблюдаемых показателей" [1]_:
+    Vasil'ev's paper, "Оценка интервалов значений наблюдаемых показателей" [1]_:
 
     .. math:: R^1 \\in \\left(\\frac{\\pi^1 \\beta}{\\pi(1-\\alpha-\\beta) + \\beta},\\;
               1 - \\frac{(1 - \\pi^1)\\beta}{\\pi(1-\\alpha-\\beta) + \\beta}\\right),
@@ -278,7 +277,7 @@ def reachable_recall(
 
     References
     ----------
-    .. [1] Seed 004 (Vasil'ev), module docstring reference [1].
+    .. [1] V. G. Vasil'ev, see the module references.
     """
     _, _, a, b = _check_rates(None, alpha, beta)
     pi = _check_prob(prevalence, "prevalence pi")
@@ -296,7 +295,7 @@ class InflationFactors:
     Attributes
     ----------
     l_precision, l_recall : float
-        The seed's ``l_P`` and ``l_R`` (see :func:`inflation_factors`).
+        The paper's ``l_P`` and ``l_R`` (see :func:`inflation_factors`).
     variance_ratio_precision, variance_ratio_recall : float
         Exact ratio of the per-item variances of the corrected and the error-free
         estimator; ``inf`` when the error-free variance is 0 (``P0`` or ``R0`` in {0, 1}).
@@ -325,7 +324,7 @@ def inflation_factors(
     alpha: float,
     beta: float,
 ) -> InflationFactors:
-    """Seed 004's sample-size inflation factors ``l_P`` and ``l_R``.
+    """Vasil'ev's sample-size inflation factors ``l_P`` and ``l_R``.
 
     Parameters
     ----------
@@ -344,14 +343,14 @@ def inflation_factors(
 
     Notes
     -----
-    Seed 004, "Оценка размеров обучающих выборок с учетом ошибок" [1]_, with
+    Vasil'ev's paper, "Оценка размеров обучающих выборок с учетом ошибок" [1]_, with
     ``d = 1 - alpha - beta``:
 
     .. math:: l_P = \\frac{\\beta(1-\\beta)}{d^2} + P^0\\frac{\\alpha-\\beta}{d} + 1,
     .. math:: l_R = \\frac{\\beta\\left(R^0(\\hat\\pi-\\beta)(1-2\\pi^1)
               + \\pi^1(\\hat\\pi-\\beta\\pi^1)\\right)}{(\\hat\\pi-\\beta)^2} + 1.
 
-    The seed prints ``eps (1 - eps)`` in the first term of ``l_P`` under the conditional
+    The paper prints ``eps (1 - eps)`` in the first term of ``l_P`` under the conditional
     model; expanding the binomial variance gives ``beta (1 - beta)``, which equals the
     printed term in the independent model (``alpha = beta = eps``), so ``beta`` is used. Both
     factors are ``1 +`` the excess per-item variance of the corrected estimator over the
@@ -364,12 +363,12 @@ def inflation_factors(
     The exact variance ratios ``variance_ratio_* = 1 + (l - 1) / (V0)``, with ``V0`` the
     error-free variance ``P0 (1 - P0)`` or ``R0 (1 - R0)``, are also returned: they are the
     factor by which the number of judged items must grow to keep the same standard error.
-    Seed 004 credits the analysis of the variance and the test-set size under label noise to
+    Vasil'ev's paper credits the analysis of the variance and the test-set size under label noise to
     Lam and Stork [2]_.
 
     References
     ----------
-    .. [1] Seed 004 (Vasil'ev), module docstring reference [1].
+    .. [1] V. G. Vasil'ev, see the module references.
     .. [2] Lam and Stork (2003), module docstring reference [2].
     """
     _, _, a, b = _check_rates(None, alpha, beta)
@@ -512,7 +511,7 @@ def correct_metrics(
     n_items: int | None = None,
     level: float = 0.95,
 ) -> CorrectedMetrics:
-    """Correct observed precision and recall for expert label errors (seed 004).
+    """Correct observed precision and recall for expert label errors.
 
     Parameters
     ----------
@@ -546,7 +545,7 @@ def correct_metrics(
     Notes
     -----
     ``pi1 = R1 pi_hat / P1`` because both products equal P(c1 = 1, c0_hat = 1). Then
-    (seed 004 [1]_) ``P0 = (P1 - beta) / (1 - alpha - beta)``,
+    ([1]_) ``P0 = (P1 - beta) / (1 - alpha - beta)``,
     ``R0 = (R1 pi_hat - beta pi1) / (pi_hat - beta)`` and
     ``pi = (pi_hat - beta) / (1 - alpha - beta)``; the independent model is
     ``alpha = beta = eps``.
@@ -560,7 +559,7 @@ def correct_metrics(
 
     References
     ----------
-    .. [1] Seed 004 (Vasil'ev), module docstring reference [1].
+    .. [1] V. G. Vasil'ev, see the module references.
     .. [2] Y. M. M. Bishop, S. E. Fienberg, P. W. Holland, "Discrete Multivariate Analysis",
            MIT Press 1975, ch. 14.
     """
@@ -607,7 +606,7 @@ def correct_metrics(
     if not (r_low - 1e-15 <= r1 <= r_high + 1e-15):
         raise InputError(
             f"observed recall R1 = {r1!r} is outside the reachable interval "
-            f"[{r_low!r}, {r_high!r}] (seed 004): no true recall in [0, 1] produces it with "
+            f"[{r_low!r}, {r_high!r}]: no true recall in [0, 1] produces it with "
             "these error rates; the rates are too large for this data or the sample is too "
             "small"
         )
@@ -927,7 +926,7 @@ def estimate_error_rates(
         (n_items, n_assessors) table of 0/1 judgements of the same items by several
         assessors; NaN where an assessor did not judge an item.
     equal_rates : bool
-        Impose ``alpha = beta = eps`` (seed 004's independent error model). Needed when no
+        Impose ``alpha = beta = eps`` (Vasil'ev's independent error model). Needed when no
         item has more than two judgements.
     tol : float
         Stop when no parameter changes by more than ``tol`` in one iteration.
@@ -952,13 +951,13 @@ def estimate_error_rates(
 
     Notes
     -----
-    Seed 004, "Подход к оцениванию вероятностей ошибок" and "EM-алгоритм" [1]_: item ``l``
+    Vasil'ev's paper, "Подход к оцениванию вероятностей ошибок" and "EM-алгоритм" [1]_: item ``l``
     has ``m_l`` judgements ``c_l`` of which ``k_l`` are positive and an unobserved true
     label ``c_l^0``; all assessors share ``alpha`` and ``beta`` and judge independently
     given ``c_l^0``. The complete-data likelihood is
     ``prod_l [pi (1-alpha)^k alpha^(m-k)]^(c0) [(1-pi) beta^k (1-beta)^(m-k)]^(1-c0)``.
 
-    1. Start (as the seed): ``alpha = beta = 0.01``, ``pi = 1/2``.
+    1. Start (as the paper): ``alpha = beta = 0.01``, ``pi = 1/2``.
     2. E-step: ``g_l = P(c_l^0 = 1 | c_l) = expit(log P(c_l, c0=1) - log P(c_l, c0=0))``,
        computed in the log domain.
     3. M-step: ``pi = sum g / s``, ``alpha = sum g (m - k) / sum g m``,
@@ -979,7 +978,7 @@ def estimate_error_rates(
 
     References
     ----------
-    .. [1] Seed 004 (Vasil'ev), module docstring reference [1].
+    .. [1] V. G. Vasil'ev, see the module references.
     .. [2] Dawid and Skene (1979), module docstring reference [3].
     .. [3] Teicher (1963), module docstring reference [4].
     """

@@ -9,7 +9,7 @@ and measures calibration before and after.
   (Guo et al. 2017 [1]_).
 * :class:`ExpectationConsistentTemperature` -- ``T`` for which the mean top-label
   confidence equals the validation accuracy (expectation-consistent calibration,
-  seed 003 [2]_; Clarté et al. 2023 [3]_).
+  [2]_; Clarté et al. 2023 [3]_).
 * :func:`calibration_metrics` -- accuracy, NLL, binned ECE and MCE, the multiclass
   Brier score and its decomposition (:func:`brier_decomposition`).
 * :func:`source_llr` -- the likelihood ratio of "source k" against "one of the other
@@ -21,8 +21,7 @@ References
 ----------
 .. [1] C. Guo, G. Pleiss, Y. Sun, K. Q. Weinberger, "On calibration of modern neural
        networks", ICML 2017, pp. 1321-1330.
-.. [2] T. Rivaldi, "Explication de l'algorithme pour la methode EC", note, 2024
-       (seed 003 of this project).
+.. [2] T. Rivaldi, "Explication de l'algorithme pour la methode EC", note, 2024.
 .. [3] L. Clarte, B. Loureiro, F. Krzakala, L. Zdeborova, "Expectation consistency for
        calibration of neural networks", UAI 2023.
 .. [4] A. H. Murphy, "A new vector partition of the probability score", J. Appl.
@@ -184,7 +183,7 @@ class ReliabilityDiagram:
 
 
 def reliability_diagram(proba, labels, *, bins: int = 15, binning: Binning = "width"):
-    """Top-label reliability diagram data (seed 003; Guo et al. 2017, section 2).
+    """Top-label reliability diagram data (Rivaldi 2024; Guo et al. 2017, section 2).
 
     Parameters
     ----------
@@ -224,7 +223,7 @@ def reliability_diagram(proba, labels, *, bins: int = 15, binning: Binning = "wi
 
 
 def brier_score(proba, labels) -> float:
-    """Multiclass Brier score ``(1/n) sum_i sum_k (p_ik - o_ik)^2`` (seed 003), in [0, 2]."""
+    """Multiclass Brier score ``(1/n) sum_i sum_k (p_ik - o_ik)^2``, in [0, 2]."""
     p, y = _check_proba(proba, labels)
     o = np.zeros_like(p)
     o[np.arange(y.size), y] = 1.0
@@ -466,7 +465,7 @@ class ExpectationConsistentTemperature(_TemperatureCalibrator):
     Parameters
     ----------
     t_min, t_max : float
-        Search interval for ``T`` (seed 003 uses [0.01, 10]).
+        Search interval for ``T`` (Rivaldi 2024 uses [0.01, 10]).
     tol : float
         Absolute tolerance on the equation below.
 
@@ -478,7 +477,7 @@ class ExpectationConsistentTemperature(_TemperatureCalibrator):
 
     Notes
     -----
-    Solves ``g(T) = (1/n) sum_i max_k softmax(z_i / T)_k - A_val = 0`` (seed 003 [2]_).
+    Solves ``g(T) = (1/n) sum_i max_k softmax(z_i / T)_k - A_val = 0`` [2]_.
     With ``d_ik = z_ik - max_j z_ij <= 0`` the top confidence is ``1 / sum_k exp(d_ik / T)``,
     which falls monotonically from (nearly) 1 to 1/K as ``T`` grows, so the root is unique
     when it exists. Newton's method with the analytic derivative, safeguarded by bisection
