@@ -1,14 +1,56 @@
-"""forensic-lr: calibrated likelihood ratios, method validation and expert reports."""
+"""forensic-lr: calibrated likelihood ratios, method validation and expert reports.
+
+The public API, importable from here (each name is imported on first use, so that
+``forensic-lr --version`` and ``import forensic_lr`` stay fast):
+
+* reading data: :func:`load_scores`, :func:`load_case`;
+* calibration: :func:`make_calibrator`, :data:`CALIBRATORS`;
+* the evidence and the case: :func:`evaluate_evidence`, :func:`run_case`, :func:`run_case_full`;
+* validation: :func:`evaluate` (every metric at once), :func:`bootstrap_metrics`,
+  :func:`compare_systems`, :func:`run_validation_study`;
+* uncertainty: :func:`cross_validated_llr`, :func:`bootstrap_interval`;
+* sub-packages: ``io``, ``metrics``, ``calibration``, ``validation``, ``casework``, ``plots``,
+  ``report``, ``studies``, ``records``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "evaluate"]
+#: Public name -> the module that defines it.
+_API = {
+    "evaluate": "metrics",
+    "load_scores": "io",
+    "load_case": "casework",
+    "make_calibrator": "calibration",
+    "CALIBRATORS": "calibration",
+    "evaluate_evidence": "casework",
+    "run_case": "casework",
+    "run_case_full": "casework",
+    "bootstrap_metrics": "validation",
+    "compare_systems": "validation",
+    "run_validation_study": "validation",
+    "cross_validated_llr": "uncertainty",
+    "bootstrap_interval": "uncertainty",
+}
+_SUBPACKAGES = (
+    "calibration", "casework", "io", "metrics", "plots", "records", "report", "studies",
+    "uncertainty", "validation",
+)
+
+__all__ = ["__version__", *sorted(_API)]
 
 
-def __getattr__(name: str):
-    """``forensic_lr.evaluate`` is imported on first use (keeps ``forensic-lr --version`` fast)."""
-    if name == "evaluate":
-        from .metrics import evaluate
-
-        return evaluate
+def __getattr__(name: str) -> Any:
+    if name in _API:
+        return getattr(importlib.import_module(f".{_API[name]}", __name__), name)
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'forensic_lr' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*__all__, *_SUBPACKAGES})

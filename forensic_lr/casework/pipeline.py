@@ -259,7 +259,7 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
         calibrator=spec.method.calibrator, options=spec.method.options, extra=extra,
         direction=spec.evidence.score_direction, elub=spec.method.elub,
         interval=unc.method, n=unc.n, level=unc.level, seed=unc.seed,
-        labels=_labels(spec), progress=progress,
+        labels=spec.evidence.labels, progress=progress,
     )
     evaluation = evaluated.record
     texts = list(evaluation.warnings)

@@ -17,7 +17,6 @@ from pathlib import Path
 from ..errors import InputError
 from ..io.paired import PairedScores, load_paired_scores
 from ..io.scores import ScoreSet
-from ..metrics.catalogue import metric
 from .common import print_json
 
 
@@ -53,6 +52,7 @@ def ci_record(args: argparse.Namespace, data: ScoreSet, ss_llr, ds_llr) -> dict 
 def print_ci(record: dict) -> None:
     """Text table of :func:`ci_record`."""
     pct = f"{100 * record['level']:g}%"
+    from ..metrics.catalogue import metric
     from ..validation import INTERVALS
 
     kind = INTERVALS[record["interval"]]
@@ -165,6 +165,7 @@ def _write_plot(path: Path, result, *, force: bool) -> None:
 
 
 def _print_comparison(record: dict, data: PairedScores) -> None:
+    from ..metrics.catalogue import metric
     from ..validation import p_text
 
     a, b = record["names"]
