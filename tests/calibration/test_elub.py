@@ -101,9 +101,6 @@ def test_elub_is_fast_on_a_million_llrs():
 
 
 # ---------------------------------------------------------------------- the wrapper
-def background(seed, n_ss, n_ds):
-    rng = np.random.default_rng(seed)
-    return rng.normal(3.0, 1.0, n_ss), rng.normal(0.0, 1.5, n_ds)
 
 
 @pytest.mark.parametrize(
@@ -111,8 +108,8 @@ def background(seed, n_ss, n_ds):
     [GaussianCalibrator(equal_variance=True), LogisticCalibrator(), PAVCalibrator()],
     ids=repr,
 )
-def test_wrapper_bounds_are_those_of_the_training_llrs(inner):
-    ss, ds = background(11, 25, 60)
+def test_wrapper_bounds_are_those_of_the_training_llrs(make_background, inner):
+    ss, ds = make_background(11, 25, 60)
     cal = ELUB(inner).fit(ss, ds)
     expected = brute_elub(inner.llr(ss), inner.llr(ds))  # inner was fitted by cal.fit
     assert cal.bounds_log10_ == expected
@@ -126,8 +123,8 @@ def test_wrapper_bounds_are_those_of_the_training_llrs(inner):
     assert np.array_equal(cal.unbounded_llr(far), inner.llr(far))
 
 
-def test_wrapper_params_and_densities():
-    ss, ds = background(2, 30, 40)
+def test_wrapper_params_and_densities(make_background):
+    ss, ds = make_background(2, 30, 40)
     cal = ELUB(GaussianCalibrator()).fit(ss, ds)
     params = json.loads(json.dumps(cal.params()))
     assert params["elub_log10_lr_low"] == cal.bounds_log10_[0]

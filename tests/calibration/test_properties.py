@@ -31,11 +31,6 @@ from forensic_lr.errors import (
 from forensic_lr.resampling import bootstrap_index_chunks
 
 
-def background(seed=0, n_ss=60, n_ds=200):
-    rng = np.random.default_rng(seed)
-    return rng.normal(3.0, 1.0, n_ss), rng.normal(0.0, 1.5, n_ds)
-
-
 # ---------------------------------------------------------------------- gaussian
 def test_gaussian_reproduces_the_seed_worked_example():
     # Ramos's slides: densities 0.35 (SS) and 0.15 (DS) at the evidence score 10 -> LR = 2.33.
@@ -52,8 +47,8 @@ def test_gaussian_reproduces_the_seed_worked_example():
     assert round(float(np.exp(cal.llr([10.0])[0])), 2) == 2.33
 
 
-def test_gaussian_against_scipy_by_hand():
-    ss, ds = background(1)
+def test_gaussian_against_scipy_by_hand(make_background):
+    ss, ds = make_background(1)
     s = np.array([-1.0, 0.5, 2.0, 6.0])
     expected = stats.norm.logpdf(s, ss.mean(), ss.std()) - stats.norm.logpdf(
         s, ds.mean(), ds.std()
@@ -67,8 +62,8 @@ def test_gaussian_against_scipy_by_hand():
 
 
 # ---------------------------------------------------------------------- bayes
-def test_bayes_predictive_against_closed_form_student_t():
-    ss, ds = background(2, 8, 12)
+def test_bayes_predictive_against_closed_form_student_t(make_background):
+    ss, ds = make_background(2, 8, 12)
     cal = BayesianCalibrator(kappa0=0.5, alpha0=2.0, prior_mean=1.0, prior_variance=3.0)
     cal.fit(ss, ds)
     s = np.array([-2.0, 1.0, 4.0])
@@ -85,8 +80,8 @@ def test_bayes_predictive_against_closed_form_student_t():
     assert np.allclose(cal.llr(s), predictive(ss) - predictive(ds))
 
 
-def test_bayes_map_maximises_the_log_posterior():
-    ss, ds = background(3, 10, 15)
+def test_bayes_map_maximises_the_log_posterior(make_background):
+    ss, ds = make_background(3, 10, 15)
     cal = BayesianCalibrator(mode="map").fit(ss, ds)
     mu0, kappa0, alpha0, beta0 = cal.prior_
 
@@ -111,16 +106,16 @@ def test_bayes_map_maximises_the_log_posterior():
         assert res.x[1] == pytest.approx(post.map_variance(), rel=1e-4)
 
 
-def test_bayes_predictive_is_more_conservative_than_ml_with_scarce_data():
-    ss, ds = background(4, 5, 8)
+def test_bayes_predictive_is_more_conservative_than_ml_with_scarce_data(make_background):
+    ss, ds = make_background(4, 5, 8)
     s = np.array([6.0])
     ml = GaussianCalibrator().fit(ss, ds).llr(s)
     bayes = BayesianCalibrator().fit(ss, ds).llr(s)
     assert abs(bayes[0]) < abs(ml[0])
 
 
-def test_bayes_posterior_samples_match_closed_form_moments():
-    ss, ds = background(5, 30, 40)
+def test_bayes_posterior_samples_match_closed_form_moments(make_background):
+    ss, ds = make_background(5, 30, 40)
     cal = BayesianCalibrator().fit(ss, ds)
     rng = np.random.default_rng(0)
     post = cal.posterior_ss_
@@ -133,8 +128,8 @@ def test_bayes_posterior_samples_match_closed_form_moments():
 
 
 # ---------------------------------------------------------------------- logistic
-def test_logistic_matches_sklearn_balanced_unpenalised():
-    ss, ds = background(6)
+def test_logistic_matches_sklearn_balanced_unpenalised(make_background):
+    ss, ds = make_background(6)
     cal = LogisticCalibrator().fit(ss, ds)
     x = np.r_[ss, ds][:, None]
     y = np.r_[np.ones(ss.size), np.zeros(ds.size)]
@@ -145,8 +140,8 @@ def test_logistic_matches_sklearn_balanced_unpenalised():
     assert b == pytest.approx(ref.coef_[0, 0], abs=1e-5)
 
 
-def test_logistic_quadratic_l2_matches_direct_minimisation():
-    ss, ds = background(7)
+def test_logistic_quadratic_l2_matches_direct_minimisation(make_background):
+    ss, ds = make_background(7)
     cal = LogisticCalibrator(quadratic=True, l2=0.05).fit(ss, ds)
     centre, scale = cal.centre_, cal.scale_
 
@@ -192,8 +187,8 @@ def test_pav_matches_sklearn_isotonic_at_the_block_centres():
 
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 10_000))
-def test_monotone_calibrators_are_monotone(seed):
-    ss, ds = background(seed, 25, 40)
+def test_monotone_calibrators_are_monotone(make_background, seed):
+    ss, ds = make_background(seed, 25, 40)
     s = np.sort(np.random.default_rng(seed).uniform(-20, 20, 200))
     separable = ss.min() > ds.max()  # then logistic has no finite fit (tested elsewhere)
     calibrators = [PAVCalibrator(), GaussianCalibrator(equal_variance=True)]
@@ -202,16 +197,16 @@ def test_monotone_calibrators_are_monotone(seed):
         assert np.all(np.diff(llr) >= -1e-12)
 
 
-def test_pav_and_bounded_outputs_are_finite_far_away():
-    ss, ds = background(9)
+def test_pav_and_bounded_outputs_are_finite_far_away(make_background):
+    ss, ds = make_background(9)
     far = np.array([-1e6, 1e6])
     assert np.isfinite(PAVCalibrator().fit(ss, ds).llr(far)).all()
     assert np.isfinite(ELUB(KDECalibrator()).fit(ss, ds).llr(far)).all()
 
 
 # ---------------------------------------------------------------------- kde
-def test_kde_against_scipy_gaussian_kde():
-    ss, ds = background(10)
+def test_kde_against_scipy_gaussian_kde(make_background):
+    ss, ds = make_background(10)
     cal = KDECalibrator(bandwidth=0.4).fit(ss, ds)
     s = np.array([-1.0, 1.0, 3.0])
     ref_ss = stats.gaussian_kde(ss, bw_method=0.4 / ss.std(ddof=1))(s)
@@ -224,8 +219,8 @@ def test_kde_against_scipy_gaussian_kde():
 
 
 # ---------------------------------------------------------------------- ELUB
-def test_elub_wrapper_clips_and_reports():
-    ss, ds = background(11, 15, 30)
+def test_elub_wrapper_clips_and_reports(make_background):
+    ss, ds = make_background(11, 15, 30)
     cal = ELUB(GaussianCalibrator(equal_variance=True)).fit(ss, ds)
     low, high = cal.bounds_
     llr = cal.llr([-50.0, 50.0])
@@ -248,8 +243,8 @@ def test_elub_wrapper_clips_and_reports():
     ],
     ids=repr,
 )
-def test_vectorised_bootstrap_equals_looped_fits(cal):
-    ss, ds = background(12, 30, 50)
+def test_vectorised_bootstrap_equals_looped_fits(make_background, cal):
+    ss, ds = make_background(12, 30, 50)
     scores = np.array([0.0, 1.5, 3.0])
     fast = cal.bootstrap_llr(ss, ds, scores, n=25, rng=np.random.default_rng(3))
     loop = [
@@ -278,7 +273,7 @@ def test_index_chunks_equal_one_shot_draws(monkeypatch):
 
 
 # ---------------------------------------------------------------------- errors and warnings
-def test_registry_and_bad_options():
+def test_registry_and_bad_options(make_background):
     assert set(CALIBRATORS) == {
         "gaussian", "bayes", "logistic", "pav", "kde",
         "suspect_map", "unsupervised", "scal", "student_t",
@@ -288,7 +283,7 @@ def test_registry_and_bad_options():
     with pytest.raises(InputError, match="valid options: equal_variance"):
         make_calibrator("gaussian", quadratic=True)
     with pytest.raises(InputError, match="mode"):
-        make_calibrator("bayes", mode="median").fit(*background())
+        make_calibrator("bayes", mode="median").fit(*make_background())
 
 
 def test_unfitted_and_degenerate_inputs():
@@ -302,8 +297,8 @@ def test_unfitted_and_degenerate_inputs():
         LogisticCalibrator().fit([1.0, np.inf], [0.0, 2.0])
 
 
-def test_fit_warnings_are_returned_and_raised():
-    ss, ds = background(13, 10, 50)
+def test_fit_warnings_are_returned_and_raised(make_background):
+    ss, ds = make_background(13, 10, 50)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         texts = fit_warnings(ss, ds, [100.0, 1.0])
@@ -313,10 +308,10 @@ def test_fit_warnings_are_returned_and_raised():
     assert {w.category for w in caught} == {ExtrapolationWarning, SmallSampleWarning}
 
 
-def test_params_are_json_able():
+def test_params_are_json_able(make_background):
     import json
 
-    ss, ds = background(14)
+    ss, ds = make_background(14)
     extra = {"unsupervised": {"unlabelled": np.r_[ss, ds]}}  # needs unlabelled case scores
     for name in CALIBRATORS:
         with warnings.catch_warnings():

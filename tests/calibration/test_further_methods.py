@@ -40,11 +40,6 @@ from forensic_lr.calibration.unsupervised import IdentifiabilityWarning
 from forensic_lr.errors import InputError, NotFittedError, SmallSampleWarning
 
 
-def background(seed=0, n_ss=80, n_ds=300):
-    rng = np.random.default_rng(seed)
-    return rng.normal(3.0, 1.0, n_ss), rng.normal(0.0, 1.5, n_ds)
-
-
 def quiet(fn, *args, **kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -55,8 +50,8 @@ S = np.array([-3.0, 0.0, 1.5, 3.0, 6.0])
 
 
 # ---------------------------------------------------------------------- suspect-adapted MAP
-def test_suspect_map_without_suspect_scores_is_the_population_model():
-    ss, ds = background(1)
+def test_suspect_map_without_suspect_scores_is_the_population_model(make_background):
+    ss, ds = make_background(1, 80, 300)
     expected = stats.norm.logpdf(S, ss.mean(), ss.std()) - stats.norm.logpdf(S, ds.mean(), ds.std())
     for suspect in (None, []):
         cal = SuspectMAPCalibrator(suspect_ss=suspect).fit(ss, ds)
@@ -64,8 +59,8 @@ def test_suspect_map_without_suspect_scores_is_the_population_model():
         assert cal.params()["n_suspect"] == 0 and cal.params()["mean_shift_sd"] == 0
 
 
-def test_suspect_map_tends_to_the_suspect_only_fit_as_relevance_vanishes():
-    ss, ds = background(2)
+def test_suspect_map_tends_to_the_suspect_only_fit_as_relevance_vanishes(make_background):
+    ss, ds = make_background(2, 80, 300)
     suspect = np.array([4.1, 4.9, 5.3, 4.4, 5.0])
     # suspect-only ML normal fit, by hand
     expected = stats.norm.logpdf(S, suspect.mean(), suspect.std()) - stats.norm.logpdf(
@@ -77,9 +72,9 @@ def test_suspect_map_tends_to_the_suspect_only_fit_as_relevance_vanishes():
     assert np.allclose(exact.llr(S), expected)
 
 
-def test_suspect_map_matches_reynolds_second_moment_formula():
+def test_suspect_map_matches_reynolds_second_moment_formula(make_background):
     # Reynolds et al. (2000) eq. 12-14, uncentred form, written out by hand
-    ss, ds = background(3)
+    ss, ds = make_background(3, 80, 300)
     x = np.array([3.9, 4.6, 5.2, 4.4])
     r = 6.0
     alpha = x.size / (x.size + r)
@@ -94,10 +89,10 @@ def test_suspect_map_matches_reynolds_second_moment_formula():
     json.dumps(p)
 
 
-def test_suspect_map_is_the_mode_of_a_normal_inverse_gamma_posterior():
+def test_suspect_map_is_the_mode_of_a_normal_inverse_gamma_posterior(make_background):
     # direct maximisation (Nelder-Mead) of log N(x; mu, v) + log NIG(mu, v | m0, r, (r-3)/2,
     # r v0 / 2), the prior that makes the relevance factor r an equivalent sample size
-    ss, ds = background(4)
+    ss, ds = make_background(4, 80, 300)
     x = np.array([4.2, 5.1, 3.8, 4.9, 4.4, 5.6])
     r, m0, v0 = 8.0, ss.mean(), ss.var()
 
@@ -132,8 +127,8 @@ def test_suspect_map_mean_lies_between_population_and_suspect(seed, r):
     assert np.isfinite(cal.llr([-1e6, 1e6])).all()
 
 
-def test_suspect_map_bad_input_is_explained():
-    ss, ds = background(5)
+def test_suspect_map_bad_input_is_explained(make_background):
+    ss, ds = make_background(5, 80, 300)
     with pytest.raises(InputError, match=r"single score.*at least 2"):
         SuspectMAPCalibrator(suspect_ss=[4.0]).fit(ss, ds)
     with pytest.raises(InputError, match=r"suspect_ss\[1\]"):
@@ -334,8 +329,8 @@ def test_scal_llr_stays_inside_its_limits(seed):
     assert (np.diff(llr) >= 0).all()  # SS scores are higher, so the slope is positive
 
 
-def test_scal_warns_when_the_background_shows_no_saturation():
-    ss, ds = background(16, 30, 60)
+def test_scal_warns_when_the_background_shows_no_saturation(make_background):
+    ss, ds = make_background(16, 30, 60)
     ss = ss + 8  # separated classes: no finite optimum
     with pytest.warns(SaturationWarning, match="max_abs_llr"):
         cal = SCalCalibrator(max_abs_llr=10).fit(ss, ds)
@@ -382,8 +377,8 @@ def test_student_t_recovers_known_parameters_and_llr():
     json.dumps(cal.params())
 
 
-def test_student_t_bad_df():
-    ss, ds = background(20)
+def test_student_t_bad_df(make_background):
+    ss, ds = make_background(20, 80, 300)
     with pytest.raises(InputError, match="df must be"):
         StudentTCalibrator(df=0).fit(ss, ds)
     fixed = StudentTCalibrator(df=1e6).fit(ss, ds)  # df -> infinity: the Gaussian model
@@ -487,8 +482,8 @@ def test_eer_linear_calibration_is_exact_for_equal_variance_gaussians():
 
 
 # ---------------------------------------------------------------------- registry
-def test_new_methods_are_registered_with_their_options():
-    ss, ds = background(26)
+def test_new_methods_are_registered_with_their_options(make_background):
+    ss, ds = make_background(26, 80, 300)
     for name in ("suspect_map", "unsupervised", "scal", "student_t"):
         assert name in CALIBRATORS
     opts = {

@@ -23,9 +23,6 @@ from forensic_lr.errors import (
 CORE = ["gaussian", "bayes", "logistic", "pav", "kde"]
 
 
-def background(seed=0, n_ss=40, n_ds=60):
-    rng = np.random.default_rng(seed)
-    return rng.normal(3.0, 1.0, n_ss), rng.normal(0.0, 1.5, n_ds)
 
 
 def test_the_table_holds_the_five_methods_of_the_design():
@@ -53,19 +50,19 @@ def test_unknown_option_lists_the_valid_ones():
 
 
 @pytest.mark.parametrize("name", CORE)
-def test_params_are_json_able_plain_values(name):
-    cal = make_calibrator(name).fit(*background(1))
+def test_params_are_json_able_plain_values(make_background, name):
+    cal = make_calibrator(name).fit(*make_background(1, 40, 60))
     text = json.dumps(cal.params())  # raises on numpy scalars or arrays
     assert json.loads(text) == cal.params()
-    wrapped = ELUB(make_calibrator(name)).fit(*background(1))
+    wrapped = ELUB(make_calibrator(name)).fit(*make_background(1, 40, 60))
     json.dumps(wrapped.params())
 
 
 @pytest.mark.parametrize("name", CORE)
-def test_fit_returns_self_and_init_only_stores(name):
+def test_fit_returns_self_and_init_only_stores(make_background, name):
     cal = make_calibrator(name)
     assert not [k for k in vars(cal) if k.endswith("_")]
-    assert cal.fit(*background(2)) is cal
+    assert cal.fit(*make_background(2, 40, 60)) is cal
     with pytest.raises(NotFittedError, match="fit"):
         make_calibrator(name).llr([0.0])
 
@@ -88,14 +85,14 @@ def test_bad_background_is_a_clear_input_error(name, ss, ds, match):
 
 
 @pytest.mark.parametrize("name", CORE)
-def test_bad_evidence_scores(name):
-    cal = make_calibrator(name).fit(*background(3))
+def test_bad_evidence_scores(make_background, name):
+    cal = make_calibrator(name).fit(*make_background(3, 40, 60))
     with pytest.raises(InputError, match="non-finite"):
         cal.llr([1.0, np.nan])
 
 
-def test_fit_warnings_extrapolation_and_small_classes():
-    ss, ds = background(4, 10, 30)
+def test_fit_warnings_extrapolation_and_small_classes(make_background):
+    ss, ds = make_background(4, 10, 30)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         texts = fit_warnings(ss, ds, [ds.min() - 1.0, 1.0, ss.max() + 2.0])
@@ -106,8 +103,8 @@ def test_fit_warnings_extrapolation_and_small_classes():
     assert "only 10 same-source background scores (fewer than 20)" in texts[2]
 
 
-def test_fit_warnings_quiet_for_a_good_case():
-    ss, ds = background(5, 20, 20)
+def test_fit_warnings_quiet_for_a_good_case(make_background):
+    ss, ds = make_background(5, 20, 20)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert fit_warnings(ss, ds, [1.0]) == ()
@@ -119,10 +116,10 @@ def test_fit_warnings_validates_its_input():
 
 
 @pytest.mark.parametrize("name", ["gaussian", "bayes", "logistic", "pav"])
-def test_prior_neutral_training(name):
+def test_prior_neutral_training(make_background, name):
     # Replicating every DS score 3 times changes the counts, not the class distributions:
     # a prior-neutral calibrator gives the same LLRs. (KDE bandwidths depend on n.)
-    ss, ds = background(6)
+    ss, ds = make_background(6, 40, 60)
     s = np.array([-1.0, 1.0, 2.5, 4.0])
     once = make_calibrator(name).fit(ss, ds).llr(s)
     thrice = make_calibrator(name).fit(ss, np.tile(ds, 3)).llr(s)

@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
 
+from forensic_lr._resources import examples_dir
 from forensic_lr.errors import ForensicLRWarning, InputError
 from forensic_lr.studies.label_noise import (
     correct_metrics,
@@ -508,9 +509,8 @@ def test_to_dict_is_json_able():
 # --------------------------------------------------------------------------- worked example
 def test_case_example_numbers():
     # numbers printed in case_examples/label-noise/README.md
-    from pathlib import Path
 
-    here = Path(__file__).resolve().parents[1] / "case_examples" / "label-noise"
+    here = examples_dir() / "label-noise"
     table = read_judgements(here / "judgements.csv")
     est = estimate_error_rates(table)
     assert (round(100 * est.alpha, 2), round(100 * est.beta, 2)) == (9.87, 1.15)

@@ -20,11 +20,6 @@ from forensic_lr.errors import ConvergenceError, ForensicLRError, InputError, No
 from forensic_lr.resampling import bootstrap_index_chunks
 
 
-def background(seed=0, n_ss=60, n_ds=200, shift=3.0):
-    rng = np.random.default_rng(seed)
-    return rng.normal(shift, 1.0, n_ss), rng.normal(0.0, 1.5, n_ds)
-
-
 def standardise(ss, ds, s):
     """Documented standardisation: classes weighted equally, ML variances."""
     centre = 0.5 * (ss.mean() + ds.mean())
@@ -32,8 +27,8 @@ def standardise(ss, ds, s):
     return (s - centre) / scale
 
 
-def test_matches_sklearn_balanced_unpenalised():
-    ss, ds = background(1)
+def test_matches_sklearn_balanced_unpenalised(make_background):
+    ss, ds = make_background(1)
     x = np.concatenate([ss, ds])[:, None]
     y = np.r_[np.ones(ss.size), np.zeros(ds.size)]
     ref = LogisticRegression(C=np.inf, class_weight="balanced", tol=1e-12, max_iter=10_000)
@@ -46,9 +41,9 @@ def test_matches_sklearn_balanced_unpenalised():
     assert cal.llr(s) == pytest.approx(ref.decision_function(s[:, None]), rel=1e-6, abs=1e-8)
 
 
-def test_l2_scaling_matches_sklearn_c():
+def test_l2_scaling_matches_sklearn_c(make_background):
     # Documented equivalence: lambda on the standardised score == sklearn C = 1 / (lambda N)
-    ss, ds = background(2, 40, 90)
+    ss, ds = make_background(2, 40, 90)
     lam = 0.05
     u = standardise(ss, ds, np.concatenate([ss, ds]))[:, None]
     y = np.r_[np.ones(ss.size), np.zeros(ds.size)]
@@ -62,8 +57,8 @@ def test_l2_scaling_matches_sklearn_c():
 
 @pytest.mark.parametrize("quadratic", [False, True])
 @pytest.mark.parametrize("lam", [0.0, 0.2])
-def test_matches_direct_minimisation_of_the_objective(quadratic, lam):
-    ss, ds = background(3, 35, 80)
+def test_matches_direct_minimisation_of_the_objective(make_background, quadratic, lam):
+    ss, ds = make_background(3, 35, 80)
 
     def objective(t):
         def z(s):
@@ -88,9 +83,9 @@ def test_matches_direct_minimisation_of_the_objective(quadratic, lam):
     assert cal.llr(s) == pytest.approx(direct, abs=1e-4)
 
 
-def test_prior_neutral_training():
+def test_prior_neutral_training(make_background):
     # duplicating every DS score changes the class counts, not the fitted LLR
-    ss, ds = background(4, 30, 50)
+    ss, ds = make_background(4, 30, 50)
     once = LogisticCalibrator().fit(ss, ds).llr([0.0, 2.0])
     twice = LogisticCalibrator().fit(ss, np.concatenate([ds, ds])).llr([0.0, 2.0])
     assert once == pytest.approx(twice, abs=1e-9)
@@ -118,8 +113,8 @@ def test_quadratic_separation_is_detected():
         LogisticCalibrator(quadratic=True).fit(ss, ds)
 
 
-def test_scipy_fallback_gives_the_newton_solution(monkeypatch):
-    ss, ds = background(5, 40, 60)
+def test_scipy_fallback_gives_the_newton_solution(make_background, monkeypatch):
+    ss, ds = make_background(5, 40, 60)
     newton = LogisticCalibrator(quadratic=True).fit(ss, ds)
     monkeypatch.setattr(logistic_module, "_MAX_ITER", 1)  # Newton gives up after one step
     fallback = LogisticCalibrator(quadratic=True).fit(ss, ds)
@@ -130,9 +125,9 @@ def test_scipy_fallback_gives_the_newton_solution(monkeypatch):
 @pytest.mark.parametrize(
     "options", [{"l2": -1.0}, {"l2": float("nan")}, {"l2": "big"}, {"quadratic": "yes"}]
 )
-def test_bad_options(options):
+def test_bad_options(make_background, options):
     with pytest.raises(InputError):
-        LogisticCalibrator(**options).fit(*background(6, 10, 10))
+        LogisticCalibrator(**options).fit(*make_background(6, 10, 10))
 
 
 def test_not_fitted():
@@ -142,8 +137,8 @@ def test_not_fitted():
         LogisticCalibrator().params()
 
 
-def test_params_are_json_and_consistent():
-    cal = make_calibrator("logistic", quadratic=True, l2=0.01).fit(*background(7))
+def test_params_are_json_and_consistent(make_background):
+    cal = make_calibrator("logistic", quadratic=True, l2=0.01).fit(*make_background(7))
     params = json.loads(json.dumps(cal.params()))
     a, b, c = params["intercept"], params["slope"], params["quadratic"]
     assert cal.llr([1.5])[0] == pytest.approx(a + b * 1.5 + c * 1.5**2, rel=1e-12)
@@ -152,8 +147,8 @@ def test_params_are_json_and_consistent():
 
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 10_000), st.floats(0.5, 4.0), st.floats(0.0, 1.0))
-def test_linear_llr_is_monotone_and_finite(seed, shift, lam):
-    ss, ds = background(seed, 15, 25, shift)
+def test_linear_llr_is_monotone_and_finite(make_background, seed, shift, lam):
+    ss, ds = make_background(seed, 15, 25, shift=shift)
     try:
         cal = LogisticCalibrator(l2=lam).fit(ss, ds)
     except ConvergenceError:
@@ -180,8 +175,8 @@ def looped(cal, ss, ds, scores, n, seed):
 
 @pytest.mark.parametrize("quadratic", [False, True])
 @pytest.mark.parametrize("lam", [0.0, 0.3])
-def test_batched_bootstrap_equals_looped_fits(quadratic, lam):
-    ss, ds = background(12, 30, 50)
+def test_batched_bootstrap_equals_looped_fits(make_background, quadratic, lam):
+    ss, ds = make_background(12, 30, 50)
     scores = np.array([-1.0, 0.0, 1.5, 3.0, 6.0])
     cal = LogisticCalibrator(quadratic=quadratic, l2=lam)
     fast = cal.bootstrap_llr(ss, ds, scores, n=60, rng=np.random.default_rng(3))
@@ -203,10 +198,10 @@ def test_batched_bootstrap_marks_failed_resamples_like_the_loop():
     assert np.allclose(fast[ok], ref[ok], rtol=1e-8, atol=1e-8)
 
 
-def test_batched_bootstrap_line_search_path(monkeypatch):
+def test_batched_bootstrap_line_search_path(make_background, monkeypatch):
     # Force the Armijo backtracking for every replicate (normally skipped when a full
     # Newton step provably passes) and start far from the optimum: same answers.
-    ss, ds = background(13, 25, 40)
+    ss, ds = make_background(13, 25, 40)
     scores = np.array([0.0, 2.0])
     monkeypatch.setattr(logistic_module, "_largest_change", lambda d, lo, hi: np.full(len(d), 9.0))
     for cal in (LogisticCalibrator(), LogisticCalibrator(quadratic=True, l2=0.05)):

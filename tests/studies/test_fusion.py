@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from forensic_lr._resources import examples_dir
 from forensic_lr.errors import InputError
 from forensic_lr.studies import fusion
 from forensic_lr.studies.fusion import Confusion, TruthTable
@@ -435,9 +436,8 @@ def test_case_example_counts_file():
     # positives x 300/1000, negatives x 500/1000 -> S*->p TP 282, FN 18; S*->n TP 234;
     # S*->n FP 20, TN 480; S*->p TN 395.  worst FN = 18 + min(45, 282 - 234) = 63,
     # worst FP = 20 + min(60, 480 - 395) = 80.
-    from pathlib import Path
 
-    path = Path(__file__).parents[1] / "case_examples" / "fusion-worst-case" / "counts.json"
+    path = examples_dir() / "fusion-worst-case" / "counts.json"
     c = fusion.read_counts(path)
     r = fusion.worst_case(c["system_pos"], c["system_neg"], c["model"])
     assert r.worst_fn == pytest.approx(63.0)

@@ -25,11 +25,6 @@ from forensic_lr.errors import InputError, NotFittedError
 from forensic_lr.resampling import bootstrap_index_chunks
 
 
-def background(seed=0, n_ss=60, n_ds=200):
-    rng = np.random.default_rng(seed)
-    return rng.normal(3.0, 1.0, n_ss), rng.normal(0.0, 1.5, n_ds)
-
-
 def looped_bootstrap(cal, ss, ds, scores, n, seed):
     """Refit a fresh copy of ``cal`` on each resample, drawn as the contract says."""
     options = {k: v for k, v in vars(cal).items() if not k.endswith("_")}
@@ -60,8 +55,8 @@ def test_gaussian_reproduces_the_seed_000_example():
     assert f"{lr:.2f}" == "2.33"  # the slide's figure
 
 
-def test_gaussian_against_scipy_by_hand():
-    ss, ds = background(1)
+def test_gaussian_against_scipy_by_hand(make_background):
+    ss, ds = make_background(1)
     s = np.array([-1.0, 0.5, 2.0, 6.0])
     ml = stats.norm.logpdf(s, ss.mean(), ss.std()) - stats.norm.logpdf(s, ds.mean(), ds.std())
     assert GaussianCalibrator().fit(ss, ds).llr(s) == pytest.approx(ml, rel=1e-12)
@@ -76,8 +71,8 @@ def test_gaussian_against_scipy_by_hand():
     assert params["sd_ss"] == params["sd_ds"] == pytest.approx(pooled)
 
 
-def test_gaussian_density_integrates_to_one():
-    cal = GaussianCalibrator().fit(*background(2))
+def test_gaussian_density_integrates_to_one(make_background):
+    cal = GaussianCalibrator().fit(*make_background(2))
     for k in range(2):
         total, _ = integrate.quad(lambda s, k=k: cal.density([s])[k][0], -np.inf, np.inf)
         assert total == pytest.approx(1.0, abs=1e-8)
@@ -99,8 +94,8 @@ def test_equal_variance_gaussian_is_monotone_and_finite(seed, shift):
 
 
 @pytest.mark.parametrize("equal_variance", [False, True])
-def test_gaussian_bootstrap_equals_looped_fits(equal_variance):
-    ss, ds = background(12, 30, 50)
+def test_gaussian_bootstrap_equals_looped_fits(make_background, equal_variance):
+    ss, ds = make_background(12, 30, 50)
     scores = np.array([-3.0, 0.0, 1.5, 3.0, 9.0])
     cal = GaussianCalibrator(equal_variance=equal_variance)
     fast = cal.bootstrap_llr(ss, ds, scores, n=40, rng=np.random.default_rng(3))
@@ -108,9 +103,9 @@ def test_gaussian_bootstrap_equals_looped_fits(equal_variance):
     assert np.allclose(fast, looped_bootstrap(cal, ss, ds, scores, 40, 3), rtol=1e-9, atol=1e-9)
 
 
-def test_gaussian_bad_option():
+def test_gaussian_bad_option(make_background):
     with pytest.raises(InputError, match="equal_variance"):
-        GaussianCalibrator(equal_variance="no").fit(*background(3, 10, 10))
+        GaussianCalibrator(equal_variance="no").fit(*make_background(3, 10, 10))
 
 
 def test_gaussian_bootstrap_constant_resample_gives_nan():
@@ -142,8 +137,8 @@ def default_prior(ss, ds, kappa0=0.1, alpha0=1.0):
     return mu0, kappa0, alpha0, alpha0 * var
 
 
-def test_bayes_predictive_against_closed_form_student_t():
-    ss, ds = background(3, 8, 12)
+def test_bayes_predictive_against_closed_form_student_t(make_background):
+    ss, ds = make_background(3, 8, 12)
     s = np.array([-2.0, 0.0, 1.0, 3.0, 8.0])
     prior = default_prior(ss, ds)
     expected = 0.0
@@ -163,11 +158,11 @@ def test_bayes_predictive_against_closed_form_student_t():
     assert custom.fit(ss, ds).llr(s) == pytest.approx(one - two, rel=1e-12)
 
 
-def test_bayes_predictive_density_by_numerical_integration():
+def test_bayes_predictive_density_by_numerical_integration(make_background):
     # p(s | data) = integral of N(s; mu, v) NIG(mu, v | posterior) over mu and v, with the
     # NIG density built from scipy.stats (invgamma x normal), integrated by Simpson's rule
     # on a fine (mu, log v) grid.
-    ss, ds = background(4, 5, 6)
+    ss, ds = make_background(4, 5, 6)
     cal = BayesianCalibrator().fit(ss, ds)
     mu_n, kappa_n, alpha_n, beta_n = nig_posterior(ss, *default_prior(ss, ds))
     s = 2.2
@@ -182,8 +177,8 @@ def test_bayes_predictive_density_by_numerical_integration():
     assert cal.density([s])[0][0] == pytest.approx(value, rel=1e-6)
 
 
-def test_bayes_map_maximises_the_log_posterior():
-    ss, ds = background(5, 10, 15)
+def test_bayes_map_maximises_the_log_posterior(make_background):
+    ss, ds = make_background(5, 10, 15)
     mu0, kappa0, alpha0, beta0 = default_prior(ss, ds)
     cal = BayesianCalibrator(mode="map").fit(ss, ds)
 
@@ -213,16 +208,16 @@ def test_bayes_map_maximises_the_log_posterior():
     assert cal.llr(s) == pytest.approx(expected, abs=1e-4)
 
 
-def test_bayes_predictive_shrinks_towards_one_with_scarce_data():
-    ss, ds = background(6, 4, 5)
+def test_bayes_predictive_shrinks_towards_one_with_scarce_data(make_background):
+    ss, ds = make_background(6, 4, 5)
     far = np.array([-4.0, 7.0])
     ml = GaussianCalibrator().fit(ss, ds).llr(far)
     bayes = BayesianCalibrator().fit(ss, ds).llr(far)
     assert np.all(np.abs(bayes) < np.abs(ml))
 
 
-def test_bayes_posterior_samples_follow_the_posterior():
-    ss, ds = background(7, 10, 14)
+def test_bayes_posterior_samples_follow_the_posterior(make_background):
+    ss, ds = make_background(7, 10, 14)
     cal = BayesianCalibrator().fit(ss, ds)
     s = np.array([1.0, 2.5])
     draws = cal.posterior_llr_samples(s, n=4000, rng=np.random.default_rng(0))
@@ -242,20 +237,20 @@ def test_bayes_posterior_samples_follow_the_posterior():
 
 
 @pytest.mark.parametrize("mode", ["predictive", "map"])
-def test_bayes_bootstrap_equals_looped_fits(mode):
-    ss, ds = background(12, 30, 50)
+def test_bayes_bootstrap_equals_looped_fits(make_background, mode):
+    ss, ds = make_background(12, 30, 50)
     scores = np.array([-3.0, 0.0, 1.5, 3.0, 9.0])
     cal = BayesianCalibrator(mode=mode)
     fast = cal.bootstrap_llr(ss, ds, scores, n=40, rng=np.random.default_rng(3))
     assert np.allclose(fast, looped_bootstrap(cal, ss, ds, scores, 40, 3), rtol=1e-9, atol=1e-9)
 
 
-def test_bayes_density_integrates_to_one_and_is_finite_far_away():
-    cal = BayesianCalibrator().fit(*background(8, 6, 9))
+def test_bayes_density_integrates_to_one_and_is_finite_far_away(make_background):
+    cal = BayesianCalibrator().fit(*make_background(8, 6, 9))
     total, _ = integrate.quad(lambda s: cal.density([s])[1][0], -np.inf, np.inf)
     assert total == pytest.approx(1.0, abs=1e-7)
     for mode in ("predictive", "map"):
-        llr = BayesianCalibrator(mode=mode).fit(*background(8, 6, 9)).llr([-1e6, 1e6])
+        llr = BayesianCalibrator(mode=mode).fit(*make_background(8, 6, 9)).llr([-1e6, 1e6])
         assert np.all(np.isfinite(llr))
 
 
@@ -271,22 +266,22 @@ def test_bayes_density_integrates_to_one_and_is_finite_far_away():
         {"prior_mean": float("nan")},
     ],
 )
-def test_bayes_bad_options(options):
-    ss, ds = background(9, 10, 10)
+def test_bayes_bad_options(make_background, options):
+    ss, ds = make_background(9, 10, 10)
     with pytest.raises(InputError):
         BayesianCalibrator(**options).fit(ss, ds)
     with pytest.raises(InputError):
         BayesianCalibrator(**options).bootstrap_llr(ss, ds, [0.0], n=3, rng=np.random.default_rng())
 
 
-def test_bayes_params_are_json():
-    params = json.loads(json.dumps(BayesianCalibrator().fit(*background(10)).params()))
+def test_bayes_params_are_json(make_background):
+    params = json.loads(json.dumps(BayesianCalibrator().fit(*make_background(10)).params()))
     assert params["prior"]["kappa0"] == 0.1 and params["posterior_ss"]["kappa"] == 60.1
 
 
 # ---------------------------------------------------------------------- kde
-def test_kde_against_scipy_gaussian_kde():
-    ss, ds = background(11, 40, 70)
+def test_kde_against_scipy_gaussian_kde(make_background):
+    ss, ds = make_background(11, 40, 70)
     s = np.array([-3.0, 0.0, 1.7, 4.0, 7.0])
     cal = KDECalibrator().fit(ss, ds)
     expected = 0.0
@@ -304,14 +299,14 @@ def test_kde_against_scipy_gaussian_kde():
     assert fixed.density(s)[0] == pytest.approx(ref_ss(s), rel=1e-10)
 
 
-def test_kde_is_finite_far_from_the_data():
-    cal = KDECalibrator().fit(*background(12, 30, 30))
+def test_kde_is_finite_far_from_the_data(make_background):
+    cal = KDECalibrator().fit(*make_background(12, 30, 30))
     llr = cal.llr([-1e6, -100.0, 100.0, 1e6])
     assert np.all(np.isfinite(llr))
 
 
-def test_kde_binned_estimate_matches_exact_sum(monkeypatch):
-    ss, ds = background(13, 3000, 5000)
+def test_kde_binned_estimate_matches_exact_sum(make_background, monkeypatch):
+    ss, ds = make_background(13, 3000, 5000)
     s = np.linspace(-5, 8, 2000)
     exact = KDECalibrator().fit(ss, ds).llr(s)
     monkeypatch.setattr(kde_module, "_EXACT", 0)  # force the binned FFT path
@@ -320,9 +315,9 @@ def test_kde_binned_estimate_matches_exact_sum(monkeypatch):
 
 
 @pytest.mark.parametrize("bandwidth", [0.0, -1.0, "wide", True])
-def test_kde_bad_bandwidth(bandwidth):
+def test_kde_bad_bandwidth(make_background, bandwidth):
     with pytest.raises(InputError):
-        KDECalibrator(bandwidth=bandwidth).fit(*background(14, 10, 10))
+        KDECalibrator(bandwidth=bandwidth).fit(*make_background(14, 10, 10))
 
 
 # ---------------------------------------------------------------------- shared
