@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
+import warnings
 from collections.abc import Sequence
 
 from . import __version__
-from .cli_compare import add_ci_arguments, ci_record, print_ci
+from .cli_compare import add_ci_arguments, ci_record, print_ci, seed_value
 from .cli_compare import add_parser as add_compare_parser
 from .cli_fusion import add_parser as add_fusion_parser
 from .cli_label_noise import add_parser as add_label_noise_parser
@@ -22,6 +24,7 @@ from .errors import ForensicLRError
 
 EXIT_OK = 0
 EXIT_USER_ERROR = 2
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as for any command whose reader stopped early
 
 
 def _progress_bar(label: str):
@@ -156,7 +159,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             "llr_hist.svg": plots.llr_histogram_svg(data.ss, data.ds),
         }
         write_outputs(Path(args.plots), {k: v.encode() for k, v in figures.items()},
-                      force=args.force)
+                      force=args.force, inputs=_score_inputs(args), option="--plots")
     result = _json_safe(result)
     if args.json:
         print(json.dumps(result, indent=2, allow_nan=False))
@@ -169,9 +172,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 def _check_validate_args(args: argparse.Namespace) -> None:
     """Input and option mistakes of ``validate``, named by their command-line flags."""
-    from pathlib import Path
-
     from .errors import InputError
+    from .output import check_output_folder
 
     if args.scores is not None and (args.ss is not None or args.ds is not None):
         raise InputError("give either --scores FILE or --ss FILE --ds FILE, not both")
@@ -190,13 +192,15 @@ def _check_validate_args(args: argparse.Namespace) -> None:
     for flag, cost in (("--c-miss", args.c_miss), ("--c-fa", args.c_fa)):
         if not cost > 0.0:
             raise InputError(f"{flag} {cost:g}: costs must be positive numbers")
-    out = Path(args.plots) if args.plots else None
-    if out is not None and out.is_dir() and any(out.iterdir()) and not args.force:
-        # the same rule as output.write_outputs, checked before the figures are drawn
-        raise InputError(
-            f"--plots folder {out} is not empty; choose an empty or new folder, or use "
-            "--force to overwrite its files"
-        )
+    if args.plots:  # the same checks as output.write_outputs, before the figures are drawn
+        check_output_folder(args.plots, force=args.force, inputs=_score_inputs(args),
+                            option="--plots")
+
+
+def _score_inputs(args: argparse.Namespace) -> list[str]:
+    """The input files named on the command line (an output folder may not hold them)."""
+    names = ("ss", "ds", "scores", "criteria")
+    return [getattr(args, n) for n in names if getattr(args, n, None)]
 
 
 def _json_safe(value):
@@ -247,13 +251,12 @@ def _validation_report(args: argparse.Namespace) -> int:
 
     from .case import Criteria
     from .errors import InputError
-    from .output import write_outputs
+    from .output import check_output_folder, write_outputs
     from .report.validation import build_validation_report
     from .scores import load_scores
 
     out = Path(args.report)
-    if out.is_dir() and any(out.iterdir()) and not args.force:
-        raise InputError(f"output folder {out} is not empty; choose a new folder or use --force")
+    check_output_folder(out, force=args.force, inputs=_score_inputs(args), option="--report")
     if args.compare:
         methods = tuple(m.strip() for m in args.compare.split(",") if m.strip())
     elif args.calibrate:
@@ -291,7 +294,8 @@ def _validation_report(args: argparse.Namespace) -> int:
         about={"title": args.title, "laboratory": args.laboratory, "analyst": args.analyst,
                "date": args.date, "data": args.data_description},
     )
-    written = write_outputs(out, files, force=args.force)
+    written = write_outputs(out, files, force=args.force, inputs=_score_inputs(args),
+                            option="--report")
     if not args.quiet:
         print(f"wrote {len(written)} file(s) to {out}")
     return EXIT_OK
@@ -345,7 +349,7 @@ def _add_calibrate_parser(sub) -> None:
         "--n", type=int, default=None,
         help="bootstrap replicates (default 1000) or posterior draws (default 4000)",
     )
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=seed_value, default=0, help="random seed (default 0)")
     p.add_argument(
         "--direction", choices=("higher_is_similar", "lower_is_similar"),
         default="higher_is_similar", help="score direction of all scores (default higher)",
@@ -366,7 +370,8 @@ def _add_calibrate_parser(sub) -> None:
     g.add_argument("--folds", type=int, default=5,
                    help="cross-validation folds (default 5); with source columns the folds "
                    "are by source and 0 means leave-one-source-out")
-    g.add_argument("--fold-seed", type=int, default=0, help="seed of the fold shuffles")
+    g.add_argument("--fold-seed", type=seed_value, default=0,
+                   help="seed of the fold shuffles")
 
 
 def _parse_options(items: Sequence[str]) -> dict:
@@ -613,7 +618,8 @@ def _add_case_parsers(sub) -> None:
     p = sub.add_parser("run", help="run a case file: LR, validation and the expert report")
     p.add_argument("case", metavar="CASE.toml", help="the case file (TOML or JSON)")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for the report files")
-    p.add_argument("--force", action="store_true", help="overwrite files in a non-empty --out")
+    p.add_argument("--force", action="store_true",
+                   help="replace the output of an earlier run in --out (the whole set)")
     p.add_argument(
         "--format", metavar="pdf,html,json", default=None,
         help="formats to write (default: [report] formats of the case file)",
@@ -625,7 +631,8 @@ def _add_case_parsers(sub) -> None:
     c = esub.add_parser("copy", help="copy a worked case to a folder")
     c.add_argument("name", help="the case's name (see `forensic-lr examples`)")
     c.add_argument("dir", help="destination folder")
-    c.add_argument("--force", action="store_true", help="overwrite files in a non-empty DIR")
+    c.add_argument("--force", action="store_true",
+                   help="replace a worked case copied to DIR before (the whole folder)")
     p.set_defaults(func=_cmd_examples)
 
     p = sub.add_parser("init", help="write a commented case-file template to a folder")
@@ -652,24 +659,22 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .case import load_case
-    from .errors import ForensicLRWarning, InputError
-    from .output import write_outputs
+    from .errors import ForensicLRWarning
+    from .output import OutputFolder
     from .pipeline import run_case_full
     from .report import build_report
 
     spec = load_case(args.case)
     formats = _parse_formats(args.format, spec.report.formats)
     out = Path(args.out)
-    if out.is_dir() and any(out.iterdir()) and not args.force:  # fail before the long work
-        raise InputError(
-            f"output folder {out} is not empty; choose an empty or new folder, "
-            "or use --force to overwrite its files"
-        )
-    with warnings.catch_warnings():  # their texts are in the result and printed below
-        warnings.simplefilter("ignore", ForensicLRWarning)
-        run = run_case_full(spec, progress=None if args.quiet else _progress_bar("bootstrap"))
-    files = build_report(run, formats)  # everything in memory before anything is written
-    written = write_outputs(out, files, force=args.force)
+    inputs = [args.case, *spec.input_paths()]
+    # checked and locked before the long work; committed all or nothing
+    with OutputFolder(out, force=args.force, inputs=inputs) as target:
+        with warnings.catch_warnings():  # their texts are in the result and printed below
+            warnings.simplefilter("ignore", ForensicLRWarning)
+            run = run_case_full(spec, progress=None if args.quiet else _progress_bar("bootstrap"))
+        files = build_report(run, formats)  # everything in memory before anything is written
+        written = target.commit(files)
     if args.quiet:
         return EXIT_OK
     for r in run.result.results:
@@ -724,7 +729,7 @@ def _cmd_examples(args: argparse.Namespace) -> int:
         for p in sorted(folder.rglob("*"))
         if p.is_file() and "__pycache__" not in p.parts
     }
-    write_outputs(Path(args.dir), files, force=args.force)
+    write_outputs(Path(args.dir), files, force=args.force, inputs=[folder], option="DIR")
     if not args.quiet:
         print(f"copied the {args.name!r} case to {args.dir}")
         print(f"run it with: forensic-lr run {Path(args.dir) / 'case.toml'} --out report")
@@ -737,12 +742,14 @@ def _cmd_init(args: argparse.Namespace) -> int:
 
     from .case import case_template
     from .errors import InputError
-    from .output import write_outputs
+    from .output import write_file
 
     target = Path(args.dir) / "case.toml"
-    if target.exists() and not args.force:
-        raise InputError(f"{target} exists; choose another folder or use --force to replace it")
-    write_outputs(Path(args.dir), {"case.toml": case_template().encode("utf-8")}, force=True)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the folder {target.parent}: {exc.strerror}") from None
+    write_file(target, case_template().encode("utf-8"), force=args.force, option="case.toml")
     if not args.quiet:
         print(f"wrote {target}. Next:")
         print("  1. put the same-source scores in ss.csv and the different-source scores in")
@@ -758,13 +765,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        with warnings.catch_warnings():
+            if not args.verbose:
+                # numerical RuntimeWarnings (overflow in exp...) are not for the user; an
+                # appended filter yields to any filter already set (python -W, pytest)
+                warnings.filterwarnings("ignore", category=RuntimeWarning, append=True)
+            status = args.func(args)
+            sys.stdout.flush()  # a reader that closed the pipe shows here, not at exit
+            return status
     except ForensicLRError as exc:
         print(f"forensic-lr: error: {exc}", file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print("forensic-lr: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader (e.g. `| head`) has what it wanted: stop quietly, and keep Python from
+        # complaining when it flushes stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":  # pragma: no cover

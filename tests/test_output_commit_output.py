@@ -1,0 +1,258 @@
+"""The all-or-nothing commit of output folders and files (forensic_lr.output).
+
+Fault injection (a rename or a flush that fails part-way), two real processes racing
+for one folder, planted links, leftovers of killed runs and the checks made before any
+work is done.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from forensic_lr.errors import InputError
+from forensic_lr.output import (
+    MANIFEST,
+    OutputFolder,
+    check_output_folder,
+    write_file,
+    write_outputs,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+OLD = {"result.json": b"old json", "report.pdf": b"old pdf", "figures/a.svg": b"<svg>old</svg>"}
+NEW = {"result.json": b"new json", "report.html": b"new html", "figures/a.svg": b"<svg/>"}
+
+
+def listing(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` except the manifest, with its bytes."""
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in folder.rglob("*")
+        if p.is_file() and p.name != MANIFEST
+    }
+
+
+def test_force_replaces_the_whole_previous_set(tmp_path):
+    out = tmp_path / "out"
+    write_outputs(out, OLD, force=False)
+    manifest = json.loads((out / MANIFEST).read_text())
+    assert set(manifest["files"]) == set(OLD)
+    write_outputs(out, {"result.json": b"json only"}, force=True)
+    assert listing(out) == {"result.json": b"json only"}  # no stale report.pdf or figure
+    assert not [p for p in tmp_path.iterdir() if ".new-" in p.name or ".old-" in p.name]
+
+
+def test_without_force_nothing_is_overwritten(tmp_path):
+    out = tmp_path / "out"
+    write_outputs(out, OLD, force=False)
+    with pytest.raises(InputError, match="use --force"):
+        write_outputs(out, NEW, force=False)
+    assert listing(out) == OLD
+
+
+def test_force_refuses_a_folder_it_did_not_write(tmp_path):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("the examiner's notes")
+    with pytest.raises(InputError, match="not written by forensic-lr"):
+        write_outputs(out, NEW, force=True)
+    assert (out / "notes.txt").read_text() == "the examiner's notes"
+
+
+def test_force_refuses_entries_added_to_an_output_folder(tmp_path):
+    # a directory named report.pdf (or any file the last run did not write) is refused
+    # before anything is replaced
+    out = tmp_path / "out"
+    write_outputs(out, {"result.json": b"old"}, force=False)
+    (out / "report.pdf").mkdir()
+    with pytest.raises(InputError, match=r"did not write \(report.pdf/\)"):
+        write_outputs(out, NEW, force=True)
+    assert (out / "result.json").read_bytes() == b"old" and (out / "report.pdf").is_dir()
+
+
+@pytest.mark.parametrize("failing_calls", [{1}, {2}, {2, 3}, {3}])
+def test_failed_swap_leaves_the_old_or_the_new_set(tmp_path, monkeypatch, failing_calls):
+    # the n-th call of os.rename / os.replace raises for n in `failing_calls`: the swap
+    # stops before it starts ({1}), half-way ({2}, the old set is moved back), half-way
+    # with the way back failing too ({2, 3}); {3}: the swap succeeds
+    out = tmp_path / "out"
+    write_outputs(out, OLD, force=False)
+    calls = []
+
+    def failing(real):
+        def call(src, dst, *args, **kwargs):
+            calls.append((src, dst))
+            if len(calls) in failing_calls:
+                raise OSError(errno.EIO, "injected failure")
+            return real(src, dst, *args, **kwargs)
+        return call
+
+    for name in ("rename", "replace"):
+        monkeypatch.setattr(os, name, failing(getattr(os, name)))
+    if failing_calls == {3}:
+        write_outputs(out, NEW, force=True)
+    else:
+        with pytest.raises(InputError, match="cannot write"):
+            write_outputs(out, NEW, force=True)
+    monkeypatch.undo()
+    # what a reader sees now: the complete old or new set, or no folder (never a mix)
+    assert not out.exists() or listing(out) in (OLD, NEW)
+    assert out.exists() or failing_calls == {2, 3}
+    # the next run tidies up: an old set moved aside comes back, temporary folders go
+    with OutputFolder(out, force=True):
+        pass
+    assert listing(out) == (NEW if failing_calls == {3} else OLD)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".out.lock", "out"]
+
+
+def test_kill_between_the_two_renames_is_repaired(tmp_path):
+    # a run killed after moving the old set aside leaves no folder, and the old set
+    # (complete) beside it; a run killed while staging leaves a temporary folder
+    out = tmp_path / "out"
+    write_outputs(out, OLD, force=False)
+    os.rename(out, tmp_path / ".out.old-0123456789abcdef")
+    (tmp_path / ".out.new-fedcba9876543210").mkdir()
+    (tmp_path / ".out.new-fedcba9876543210" / "result.json").write_bytes(b"half")
+    with pytest.raises(InputError, match="use --force"):
+        write_outputs(out, NEW, force=False)  # the old set is back, so this is refused
+    assert listing(out) == OLD
+    assert not (tmp_path / ".out.new-fedcba9876543210").exists()
+    write_outputs(out, NEW, force=True)
+    assert listing(out) == NEW
+
+
+def test_disk_full_while_writing_leaves_nothing(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    real = os.fsync
+    count = []
+
+    def full(fd):
+        count.append(fd)
+        if len(count) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(fd)
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(InputError, match="no space left"):
+        write_outputs(out, NEW, force=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".out.lock"]
+
+
+def test_output_folder_holding_an_input_is_refused(tmp_path):
+    case = tmp_path / "case"
+    case.mkdir()
+    (case / "result.json").write_text("an input")
+    with pytest.raises(InputError, match="holds an input"):
+        write_outputs(case, NEW, force=True, inputs=[case / "result.json"])
+    with pytest.raises(InputError, match="holds an input"):
+        check_output_folder(tmp_path, force=True, inputs=[case / "result.json"])
+    assert (case / "result.json").read_text() == "an input"
+
+
+def test_early_checks(tmp_path):
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(InputError, match="is a file"):
+        check_output_folder(tmp_path / "file" / "out", force=False)
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    with pytest.raises(InputError, match="symbolic link to nothing"):
+        check_output_folder(tmp_path / "dangling", force=True)
+    with pytest.raises(InputError, match="not a folder"):
+        check_output_folder(tmp_path / "file", force=True)
+    assert check_output_folder(tmp_path / "new" / "deeper", force=False) == (
+        tmp_path / "new" / "deeper"
+    ).resolve()
+    assert not (tmp_path / "new").exists()  # checking creates nothing
+
+
+def test_no_permission_is_reported_before_work(tmp_path, monkeypatch):
+    # (the tests may run as root, who may write anywhere: os.access is stubbed)
+    monkeypatch.setattr(os, "access", lambda path, mode: False)
+    with pytest.raises(InputError, match="no permission"):
+        check_output_folder(tmp_path / "out", force=False)
+
+
+def test_missing_parents_are_created_and_removed_on_failure(tmp_path):
+    out = tmp_path / "a" / "b" / "out"
+    with pytest.raises(RuntimeError), OutputFolder(out, force=False):
+        raise RuntimeError("the computation failed")
+    assert not out.exists()
+    write_outputs(out, {"x.txt": b"x"}, force=False)
+    assert listing(out) == {"x.txt": b"x"}
+
+
+_RACER = textwrap.dedent("""
+    import sys, time
+    sys.path.insert(0, {root!r})
+    from forensic_lr.errors import InputError
+    from forensic_lr.output import OutputFolder
+    try:
+        with OutputFolder({out!r}, force=False) as target:
+            print("locked", flush=True)
+            time.sleep(float(sys.argv[1]))
+            target.commit({{"who.txt": sys.argv[2].encode()}})
+    except InputError as exc:
+        print(exc, file=sys.stderr)
+        sys.exit(2)
+""")
+
+
+def test_two_processes_racing_for_one_folder(tmp_path):
+    out = tmp_path / "out"
+    script = _RACER.format(root=str(ROOT), out=str(out))
+    first = subprocess.Popen([sys.executable, "-c", script, "3", "first"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert first.stdout.readline().strip() == "locked"  # the first holds the lock
+    second = subprocess.run([sys.executable, "-c", script, "0", "second"],
+                            capture_output=True, text=True, timeout=60)
+    _, first_err = first.communicate(timeout=60)
+    assert first.returncode == 0, first_err
+    assert second.returncode == 2
+    assert "another forensic-lr run is writing to" in second.stderr
+    assert listing(out) == {"who.txt": b"first"}
+
+
+def test_single_file_never_follows_a_planted_link(tmp_path, monkeypatch):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    # a link planted at the old fixed temporary name, and at every name we might pick
+    (tmp_path / "p.svg.partial").symlink_to(victim)
+    import forensic_lr.output as output
+
+    monkeypatch.setattr(output.secrets, "token_hex", lambda n: "0" * (2 * n))
+    (tmp_path / f".p.svg.{'0' * 16}.tmp").symlink_to(victim)
+    with pytest.raises(InputError, match="cannot write"):
+        write_file(tmp_path / "p.svg", b"<svg/>", force=False)
+    assert victim.read_text() == "precious"
+    monkeypatch.undo()
+    write_file(tmp_path / "p.svg", b"<svg/>", force=False)
+    assert (tmp_path / "p.svg").read_bytes() == b"<svg/>" and victim.read_text() == "precious"
+
+
+def test_single_file_replaces_a_link_at_its_path_instead_of_writing_through(tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    (tmp_path / "p.svg").symlink_to(victim)
+    with pytest.raises(InputError, match="--force"):
+        write_file(tmp_path / "p.svg", b"<svg/>", force=False)
+    write_file(tmp_path / "p.svg", b"<svg/>", force=True)
+    assert not (tmp_path / "p.svg").is_symlink()
+    assert victim.read_text() == "precious"
+
+
+def test_single_file_refuses_inputs_and_folders(tmp_path):
+    (tmp_path / "a.csv").write_text("1\n")
+    with pytest.raises(InputError, match="input of this run"):
+        write_file(tmp_path / "a.csv", b"x", force=True, inputs=[tmp_path / "a.csv"])
+    (tmp_path / "d.svg").mkdir()
+    with pytest.raises(InputError, match="is a folder"):
+        write_file(tmp_path / "d.svg", b"x", force=True)
+    with pytest.raises(InputError, match="does not exist"):
+        write_file(tmp_path / "no" / "p.svg", b"x", force=True)
