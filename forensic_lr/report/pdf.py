@@ -1,12 +1,17 @@
-"""HTML to PDF with weasyprint, fetching nothing outside the template folders."""
+"""HTML to PDF with weasyprint, fetching nothing outside the template folders.
+
+A resource the renderer refuses or cannot load (an image, a stylesheet) is an error, not
+a silently missing picture in a signed report.
+"""
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from ..errors import ForensicLRError
+from ..errors import ForensicLRError, InputError, excerpt
 
 
 class FetchRefused(ForensicLRError):
@@ -56,11 +61,28 @@ def _mime(path: Path) -> str:
     }.get(path.suffix.lower(), "application/octet-stream")
 
 
+class _Failures(logging.Handler):
+    """Collects the errors weasyprint logs (failed image, stylesheet, attachment loads)."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.ERROR)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
 def html_to_pdf(html: str, *, roots, fetcher: SafeFetcher | None = None) -> bytes:
     """Render ``html`` to PDF bytes; relative URLs resolve against the first root.
 
     The PDF carries no creation date and pinned font timestamps, so identical HTML gives
     identical bytes.
+
+    Raises
+    ------
+    InputError
+        The HTML asks for a resource the fetcher refuses (``fetcher.refused`` lists
+        them), or one that fails to load.
     """
     import weasyprint
 
@@ -71,10 +93,25 @@ def html_to_pdf(html: str, *, roots, fetcher: SafeFetcher | None = None) -> byte
     # pins it so that the PDF bytes do not depend on the clock.
     saved = os.environ.get("SOURCE_DATE_EPOCH")
     os.environ["SOURCE_DATE_EPOCH"] = "0"
+    logger = logging.getLogger("weasyprint")
+    failures, propagate = _Failures(), logger.propagate
+    logger.addHandler(failures)
+    logger.propagate = False  # reported below as one error, not printed on the way
     try:
-        return document.write_pdf()
+        pdf = document.write_pdf()
     finally:
+        logger.removeHandler(failures)
+        logger.propagate = propagate
         if saved is None:
             del os.environ["SOURCE_DATE_EPOCH"]
         else:
             os.environ["SOURCE_DATE_EPOCH"] = saved
+    if fetcher.refused:
+        shown = ", ".join(excerpt(url, 80) for url in fetcher.refused[:3])
+        raise InputError(f"the report template asks for {len(fetcher.refused)} resource(s) "
+                         f"the PDF renderer may not fetch ({shown}); a report may use only "
+                         "data: URLs and files inside its template folder")
+    if failures.messages:
+        raise InputError("the PDF renderer could not load a resource of the report template: "
+                         f"{excerpt(failures.messages[0], 200)}")
+    return pdf
