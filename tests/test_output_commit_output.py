@@ -256,3 +256,42 @@ def test_single_file_refuses_inputs_and_folders(tmp_path):
         write_file(tmp_path / "d.svg", b"x", force=True)
     with pytest.raises(InputError, match="does not exist"):
         write_file(tmp_path / "no" / "p.svg", b"x", force=True)
+
+
+_SLOW_RUN = textwrap.dedent("""
+    import sys, time
+    sys.path.insert(0, {root!r})
+    import forensic_lr.pipeline as pipeline
+    from forensic_lr.cli import main
+
+    real = pipeline.run_case_full
+
+    def slow(spec, **kwargs):  # the lock is held while the case is computed
+        print("computing", flush=True)
+        time.sleep(float(sys.argv[1]))
+        return real(spec, **kwargs)
+
+    pipeline.run_case_full = slow
+    sys.exit(main(["-q", "run", {case!r}, "--out", {out!r}, "--format", "json"]))
+""")
+
+
+def test_two_runs_to_the_same_out(tmp_path):
+    from forensic_lr.cli import main
+
+    assert main(["-q", "examples", "copy", "small-background", str(tmp_path / "case")]) == 0
+    case = tmp_path / "case" / "case.toml"
+    case.write_text(case.read_text().replace("n = 1000", "n = 200"))
+    out = tmp_path / "out"
+    script = _SLOW_RUN.format(root=str(ROOT), case=str(case), out=str(out))
+    first = subprocess.Popen([sys.executable, "-c", script, "3"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert first.stdout.readline().strip() == "computing"
+    second = subprocess.run([sys.executable, "-c", script, "0"],
+                            capture_output=True, text=True, timeout=120)
+    _, first_err = first.communicate(timeout=120)
+    assert first.returncode == 0, first_err
+    assert second.returncode == 2, second.stderr
+    assert "another forensic-lr run is writing to" in second.stderr
+    assert "Traceback" not in second.stderr
+    assert sorted(p.name for p in out.iterdir()) == [MANIFEST, "result.json"]
