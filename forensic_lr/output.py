@@ -176,6 +176,10 @@ def _check_contents(target: Path, *, force: bool, inputs: Iterable[str | Path],
     if found is not None:
         raise InputError(f"{option} {target} holds an input of this run ({found}); write the "
                          "output to a new folder, e.g. a 'report' folder beside the case file")
+    if Path.cwd().resolve().is_relative_to(target):
+        # replacing it would leave the shell in a deleted folder
+        raise InputError(f"{option} {target} is (or holds) the current folder; write the "
+                         "output to a new sub-folder, e.g. --out report")
     if not target.is_dir() or not any(target.iterdir()):
         return
     if not force:
@@ -200,7 +204,8 @@ def check_output_folder(path: str | Path, *, force: bool, inputs: Iterable[str |
     """Check an output folder before any work is done; return its absolute path.
 
     Refused: a path under a file, a dangling symbolic link, a folder the user may not
-    write in, an existing file, a folder holding one of ``inputs``, a non-empty folder
+    write in, an existing file, a folder holding one of ``inputs`` or the current folder,
+    a non-empty folder
     without ``force``, and (with ``force``) a folder that is not a previous output set
     (no :data:`MANIFEST`, or entries it does not list). ``option`` names the path in
     messages (``"--out"``, ``"--plots"``...).

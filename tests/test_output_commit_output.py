@@ -157,6 +157,17 @@ def test_output_folder_holding_an_input_is_refused(tmp_path):
     assert (case / "result.json").read_text() == "an input"
 
 
+def test_the_current_folder_is_never_swapped_away(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputError, match="current folder"):
+        write_outputs(".", NEW, force=False)
+    with pytest.raises(InputError, match="current folder"):
+        write_outputs(tmp_path.parent, NEW, force=True)
+    assert sorted(write_outputs("report", NEW, force=False)) == sorted(
+        (tmp_path / "report" / name) for name in NEW
+    )
+
+
 def test_early_checks(tmp_path):
     (tmp_path / "file").write_text("x")
     with pytest.raises(InputError, match="is a file"):
@@ -295,3 +306,39 @@ def test_two_runs_to_the_same_out(tmp_path):
     assert "another forensic-lr run is writing to" in second.stderr
     assert "Traceback" not in second.stderr
     assert sorted(p.name for p in out.iterdir()) == [MANIFEST, "result.json"]
+
+
+_WRITER = textwrap.dedent("""
+    import sys
+    sys.path.insert(0, {root!r})
+    from forensic_lr.output import write_outputs
+    tag = sys.argv[1].encode()
+    files = {{f"part{{i:02d}}.bin": tag * 200_000 for i in range(12)}}
+    print("start", flush=True)
+    write_outputs({out!r}, files, force=True)
+""")
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.05, 0.1, 0.2, 0.4])
+def test_killed_commit_never_leaves_a_mix(tmp_path, delay):
+    # kill -9 at some moment of a commit (where exactly depends on the machine): the
+    # folder holds one complete set, or is missing with the old set beside it, which the
+    # next run moves back
+    import signal
+    import time
+
+    out = tmp_path / "out"
+    old = {f"part{i:02d}.bin": b"old" * 200_000 for i in range(12)}
+    write_outputs(out, old, force=False)
+    script = _WRITER.format(root=str(ROOT), out=str(out))
+    proc = subprocess.Popen([sys.executable, "-c", script, "new"], stdout=subprocess.PIPE)
+    assert proc.stdout.readline().strip() == b"start"
+    time.sleep(delay)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=60)
+    new = {name: b"new" * 200_000 for name in old}
+    assert not out.exists() or listing(out) in (old, new)
+    with OutputFolder(out, force=True):
+        pass
+    assert listing(out) in (old, new)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".out.lock", "out"]

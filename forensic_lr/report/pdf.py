@@ -62,14 +62,22 @@ def _mime(path: Path) -> str:
 
 
 class _Failures(logging.Handler):
-    """Collects the errors weasyprint logs (failed image, stylesheet, attachment loads)."""
+    """Collects the errors weasyprint logs (failed image, stylesheet, attachment loads).
 
-    def __init__(self) -> None:
-        super().__init__(level=logging.ERROR)
+    Its warnings (e.g. an ignored CSS property) go to ``passthrough``: Python's last-resort
+    handler when the program set up no logging, as they would without this handler.
+    """
+
+    def __init__(self, passthrough: logging.Handler | None) -> None:
+        super().__init__(level=logging.WARNING)
         self.messages: list[str] = []
+        self.passthrough = passthrough
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
+        if record.levelno >= logging.ERROR:
+            self.messages.append(record.getMessage())
+        elif self.passthrough is not None:
+            self.passthrough.handle(record)
 
 
 def html_to_pdf(html: str, *, roots, fetcher: SafeFetcher | None = None) -> bytes:
@@ -94,14 +102,12 @@ def html_to_pdf(html: str, *, roots, fetcher: SafeFetcher | None = None) -> byte
     saved = os.environ.get("SOURCE_DATE_EPOCH")
     os.environ["SOURCE_DATE_EPOCH"] = "0"
     logger = logging.getLogger("weasyprint")
-    failures, propagate = _Failures(), logger.propagate
+    failures = _Failures(None if logger.hasHandlers() else logging.lastResort)
     logger.addHandler(failures)
-    logger.propagate = False  # reported below as one error, not printed on the way
     try:
         pdf = document.write_pdf()
     finally:
         logger.removeHandler(failures)
-        logger.propagate = propagate
         if saved is None:
             del os.environ["SOURCE_DATE_EPOCH"]
         else:
@@ -109,8 +115,9 @@ def html_to_pdf(html: str, *, roots, fetcher: SafeFetcher | None = None) -> byte
     if fetcher.refused:
         shown = ", ".join(excerpt(url, 80) for url in fetcher.refused[:3])
         raise InputError(f"the report template asks for {len(fetcher.refused)} resource(s) "
-                         f"the PDF renderer may not fetch ({shown}); a report may use only "
-                         "data: URLs and files inside its template folder")
+                         f"the PDF renderer may not fetch or cannot find ({shown}); a report "
+                         "may use only data: URLs and existing files inside its template "
+                         "folder")
     if failures.messages:
         raise InputError("the PDF renderer could not load a resource of the report template: "
                          f"{excerpt(failures.messages[0], 200)}")
