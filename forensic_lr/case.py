@@ -256,6 +256,8 @@ class CaseSpec(_Section):
         out are refused (:class:`~forensic_lr.errors.InputError`), so that a case file
         cannot make the tool read, hash or quote an arbitrary file.
         """
+        if "\x00" in relative:
+            raise InputError(f"path {excerpt(relative)} contains a NUL character")
         path = (self.base_dir / relative).resolve()
         roots = (self.base_dir, *self.data_roots)
         if not any(path.is_relative_to(Path(root).resolve()) for root in roots):

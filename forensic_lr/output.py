@@ -230,8 +230,8 @@ class OutputFolder:
 
     Entering creates the missing parent folders, takes the lock, tidies what a killed
     run left beside the folder and runs :func:`check_output_folder`'s checks. Leaving
-    releases the lock; parent folders created on entry are removed again if nothing was
-    committed.
+    releases the lock; parent folders created on entry (and the lock file in them) are
+    removed again if nothing was committed.
     """
 
     def __init__(self, path: str | Path, *, force: bool, inputs: Iterable[str | Path] = (),
@@ -283,6 +283,9 @@ class OutputFolder:
     def _release(self) -> None:
         if self._lock is not None:
             self._lock.release()
+            if not self._committed and self._made:
+                # the lock file sits in a folder this run created: leave nothing behind
+                Path(self._lock.lock_file).unlink(missing_ok=True)
             self._lock = None
         if not self._committed:
             self._remove_made()
@@ -290,7 +293,7 @@ class OutputFolder:
     def _remove_made(self) -> None:
         for folder in reversed(self._made):
             try:
-                folder.rmdir()  # only if still empty (the lock file keeps its folder)
+                folder.rmdir()  # only if still empty
             except OSError:
                 break
         self._made = []

@@ -76,6 +76,12 @@ def test_case_paths_outside_the_case_folder_are_refused(case, secret, tmp_path, 
     assert not (tmp_path / "out").exists()
 
 
+def test_nul_in_a_case_path_is_a_user_error(case, tmp_path, capsys):
+    _set_ss(case, "ss\\u0000.csv")
+    code, text = _run(["run", str(case), "--out", str(tmp_path / "out")], capsys)
+    assert code == 2 and "NUL" in text
+
+
 def test_links_and_subfolders_inside_the_case_folder_are_fine(case):
     (case.parent / "data").mkdir()
     os.rename(case.parent / "ss.csv", case.parent / "data" / "ss.csv")
