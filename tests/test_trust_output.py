@@ -188,6 +188,21 @@ def test_sandbox_stops_template_escapes(tmp_path, text):
     assert "uid=" not in message
 
 
+@pytest.mark.parametrize("text", ["{{ r.parse_file('/etc/passwd') }}", "{{ r.model_dump() }}",
+                                  "{{ r.__class__.parse_file('/etc/passwd') }}"])
+def test_templates_cannot_call_methods_of_the_records(tmp_path, text):
+    # pydantic's parse_file classmethod would read any file it is given
+    from forensic_lr.case import Propositions
+
+    lab = _lab(tmp_path, text, "t.html")
+    with pytest.raises(InputError, match="sandbox"):
+        render("t.html", {"r": Propositions(hp="same", hd="different")}, lab)
+    (lab / "ok.html").write_text("{{ r.hp }} / {{ r.hd }}")  # values stay readable
+    assert render("ok.html", {"r": Propositions(hp="same", hd="different")}, lab) == (
+        "same / different"
+    )
+
+
 def test_template_escape_through_the_case_file_exits_2(case, tmp_path, capsys):
     lab = case.parent / "templates"
     lab.mkdir()

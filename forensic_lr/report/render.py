@@ -4,7 +4,8 @@ Templates come from the package and, first, from a lab's template folder (truste
 configuration, see docs/user/trust-model.md). Both render in jinja's immutable sandbox
 (:class:`jinja2.sandbox.ImmutableSandboxedEnvironment`): a template can read the values it
 is given but not reach Python internals (``cycler.__init__.__globals__``...), call
-methods that change them, or build huge strings and numbers. Files are read only from
+methods of the result records or methods that change values, or build huge strings and
+numbers. Files are read only from
 inside the template folders: a template or stylesheet that is a symbolic link leading out
 is refused. A mistake in a lab template is an :class:`~forensic_lr.errors.InputError`
 naming the template file and line.
@@ -59,9 +60,22 @@ class _FolderLoader(jinja2.FileSystemLoader):
 
 
 class _ReportSandbox(ImmutableSandboxedEnvironment):
-    """The immutable sandbox, also refusing huge ``*`` repetitions and ``**`` powers."""
+    """The immutable sandbox, also refusing huge ``*`` repetitions and ``**`` powers.
+
+    Templates may read the records' values but call none of their methods, nor any
+    method of a class: pydantic's ``parse_file`` classmethod, for one, would read any
+    file named.
+    """
 
     intercepted_binops = frozenset({"*", "**"})
+
+    def is_safe_attribute(self, obj, attr, value) -> bool:
+        if callable(value) and (
+            isinstance(obj, type)
+            or type(obj).__module__.partition(".")[0] in ("forensic_lr", "pydantic")
+        ):
+            return False
+        return super().is_safe_attribute(obj, attr, value)
 
     def call_binop(self, context, operator, left, right):
         if operator == "**" and isinstance(right, numbers.Real) and (
