@@ -199,15 +199,24 @@ def test_missing_parents_are_created_and_removed_on_failure(tmp_path):
     assert listing(out) == {"x.txt": b"x"}
 
 
+_WAIT = """
+def wait_for(path):  # hold on until the test says so (no timing assumptions)
+    import os, time
+    deadline = time.monotonic() + 120
+    while path != "-" and not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.02)
+"""
+
 _RACER = textwrap.dedent("""
-    import sys, time
+    import sys
     sys.path.insert(0, {root!r})
     from forensic_lr.errors import InputError
     from forensic_lr.output import OutputFolder
+    {wait}
     try:
         with OutputFolder({out!r}, force=False) as target:
             print("locked", flush=True)
-            time.sleep(float(sys.argv[1]))
+            wait_for(sys.argv[1])
             target.commit({{"who.txt": sys.argv[2].encode()}})
     except InputError as exc:
         print(exc, file=sys.stderr)
@@ -217,13 +226,15 @@ _RACER = textwrap.dedent("""
 
 def test_two_processes_racing_for_one_folder(tmp_path):
     out = tmp_path / "out"
-    script = _RACER.format(root=str(ROOT), out=str(out))
-    first = subprocess.Popen([sys.executable, "-c", script, "3", "first"],
+    script = _RACER.format(root=str(ROOT), out=str(out), wait=_WAIT)
+    go = tmp_path / "go"
+    first = subprocess.Popen([sys.executable, "-c", script, str(go), "first"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert first.stdout.readline().strip() == "locked"  # the first holds the lock
-    second = subprocess.run([sys.executable, "-c", script, "0", "second"],
-                            capture_output=True, text=True, timeout=60)
-    _, first_err = first.communicate(timeout=60)
+    second = subprocess.run([sys.executable, "-c", script, "-", "second"],
+                            capture_output=True, text=True, timeout=120)
+    go.touch()  # the first may finish now
+    _, first_err = first.communicate(timeout=120)
     assert first.returncode == 0, first_err
     assert second.returncode == 2
     assert "another forensic-lr run is writing to" in second.stderr
@@ -270,16 +281,16 @@ def test_single_file_refuses_inputs_and_folders(tmp_path):
 
 
 _SLOW_RUN = textwrap.dedent("""
-    import sys, time
+    import sys
     sys.path.insert(0, {root!r})
     import forensic_lr.pipeline as pipeline
     from forensic_lr.cli import main
-
+    {wait}
     real = pipeline.run_case_full
 
     def slow(spec, **kwargs):  # the lock is held while the case is computed
         print("computing", flush=True)
-        time.sleep(float(sys.argv[1]))
+        wait_for(sys.argv[1])
         return real(spec, **kwargs)
 
     pipeline.run_case_full = slow
@@ -294,12 +305,14 @@ def test_two_runs_to_the_same_out(tmp_path):
     case = tmp_path / "case" / "case.toml"
     case.write_text(case.read_text().replace("n = 1000", "n = 200"))
     out = tmp_path / "out"
-    script = _SLOW_RUN.format(root=str(ROOT), case=str(case), out=str(out))
-    first = subprocess.Popen([sys.executable, "-c", script, "3"],
+    script = _SLOW_RUN.format(root=str(ROOT), case=str(case), out=str(out), wait=_WAIT)
+    go = tmp_path / "go"
+    first = subprocess.Popen([sys.executable, "-c", script, str(go)],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert first.stdout.readline().strip() == "computing"
-    second = subprocess.run([sys.executable, "-c", script, "0"],
+    second = subprocess.run([sys.executable, "-c", script, "-"],
                             capture_output=True, text=True, timeout=120)
+    go.touch()  # the first may finish now
     _, first_err = first.communicate(timeout=120)
     assert first.returncode == 0, first_err
     assert second.returncode == 2, second.stderr
