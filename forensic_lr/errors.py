@@ -68,3 +68,14 @@ class ExtrapolationWarning(ForensicLRWarning):
 
 class SmallSampleWarning(ForensicLRWarning):
     """A background class has too few scores for a stable estimate."""
+
+
+def excerpt(value: object, limit: int = 40) -> str:
+    """A short, printable quotation of ``value`` for an error message.
+
+    At most ``limit`` characters; control and other non-printable characters are shown
+    as ``?``, and a cut is marked with an ellipsis, so that a message never echoes a
+    whole line of a file (or a 200,000-character field) to the terminal.
+    """
+    text = "".join(c if c.isprintable() else "?" for c in str(value)[: limit + 1])
+    return repr(text[:limit] + "..." if len(text) > limit else text)

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ..errors import InputError
+from ..errors import InputError, excerpt
 from ..records import CaseInfo, Propositions, ScoreDirection
 
 ReportFormat = Literal["pdf", "html", "json"]
@@ -165,6 +165,9 @@ class CaseSpec(_Section):
     validation: Validation = Field(default_factory=Validation)
     report: ReportOptions = Field(default_factory=ReportOptions)
     base_dir: Path = Field(default=Path("."), exclude=True)
+    #: folders outside the case folder that the case's paths may name (a lab's shared
+    #: background data); never read from the case file itself
+    data_roots: tuple[Path, ...] = Field(default=(), exclude=True)
     source_sha256: str | None = Field(
         default=None, exclude=True, description="SHA-256 of the case file (set by load_case)"
     )
@@ -205,9 +208,32 @@ class CaseSpec(_Section):
         return self
 
     def resolve(self, relative: str) -> Path:
-        """A path from the case file, made absolute against the case file's folder."""
-        path = Path(relative)
-        return path if path.is_absolute() else self.base_dir / path
+        """A path from the case file, made absolute against the case file's folder.
+
+        The path must lie, after symbolic links, inside the case folder or one of
+        ``data_roots``: absolute paths elsewhere, ``..`` climbing out and links leading
+        out are refused (:class:`~forensic_lr.errors.InputError`), so that a case file
+        cannot make the tool read, hash or quote an arbitrary file.
+        """
+        if "\x00" in relative:
+            raise InputError(f"path {excerpt(relative)} contains a NUL character")
+        path = (self.base_dir / relative).resolve()
+        roots = (self.base_dir, *self.data_roots)
+        if not any(path.is_relative_to(Path(root).resolve()) for root in roots):
+            where = "the case folder" + (" or the lab's data folders" if self.data_roots else "")
+            raise InputError(
+                f"path {excerpt(relative)} leads outside {where} (after symbolic links); "
+                "put the file in the case folder and name it relative to the case file"
+            )
+        return path
+
+    def input_paths(self) -> list[Path]:
+        """Every file and folder the case file names (score files, templates, scale file)."""
+        bg, report = self.background, self.report
+        names = [bg.ss, bg.ds, bg.scores, bg.suspect_ss, bg.unlabelled, report.template_dir]
+        if report.verbal_scale.lower().endswith(".json"):
+            names.append(report.verbal_scale)
+        return [self.resolve(name) for name in names if name is not None]
 
 
 def _format_validation_error(path: str, exc: ValidationError) -> str:
@@ -226,17 +252,18 @@ def _format_validation_error(path: str, exc: ValidationError) -> str:
     return "\n".join(lines)
 
 
-_INTERNAL_KEYS = ("base_dir", "source_sha256")
+_INTERNAL_KEYS = ("base_dir", "data_roots", "source_sha256")
 
 
 def case_from_dict(
-    data: dict[str, Any], *, base_dir: Path, source: str = "case", source_sha256: str | None = None
+    data: dict[str, Any], *, base_dir: Path, source: str = "case", source_sha256: str | None = None,
+    data_roots: tuple[Path, ...] = (),
 ) -> CaseSpec:
     """Validate a parsed case file; errors name the section, the key and the fix.
 
     Besides the schema, the background files and ``template_dir`` must exist and the
     verbal scale must be a shipped key or a valid JSON scale file (paths relative to
-    ``base_dir``).
+    ``base_dir``, inside it or one of ``data_roots``: see :meth:`CaseSpec.resolve`).
     """
     from .verbal import load_scale
 
@@ -248,35 +275,47 @@ def case_from_dict(
         )
     try:
         spec = CaseSpec.model_validate(
-            {**data, "base_dir": base_dir, "source_sha256": source_sha256}
+            {**data, "base_dir": base_dir, "source_sha256": source_sha256,
+             "data_roots": tuple(data_roots)}
         )
     except ValidationError as exc:
         raise InputError(_format_validation_error(source, exc)) from None
     from ..calibration import extra_inputs
 
+    def resolved(section: str, key: str, name: str) -> Path:
+        try:
+            return spec.resolve(name)
+        except InputError as exc:
+            raise InputError(f"{source}: [{section}] {key}: {exc}") from None
+
     for key in ("ss", "ds", "scores", *extra_inputs()):
         name = getattr(spec.background, key)
-        if name is not None and not spec.resolve(name).is_file():
+        if name is not None and not resolved("background", key, name).is_file():
             raise InputError(
                 f"{source}: [background] {key}: file not found: {spec.resolve(name)}; "
                 "paths are relative to the case file's folder"
             )
     template_dir = spec.report.template_dir
-    if template_dir is not None and not spec.resolve(template_dir).is_dir():
+    if template_dir is not None and not resolved("report", "template_dir", template_dir).is_dir():
         raise InputError(
             f"{source}: [report] template_dir: folder not found: {spec.resolve(template_dir)}; "
             "remove the key to use the shipped templates"
         )
     scale = spec.report.verbal_scale
+    if scale.lower().endswith(".json"):
+        scale = str(resolved("report", "verbal_scale", scale))
     try:
-        load_scale(str(spec.resolve(scale)) if scale.lower().endswith(".json") else scale)
+        load_scale(scale)
     except InputError as exc:
         raise InputError(f"{source}: [report] verbal_scale: {exc}") from None
     return spec
 
 
-def load_case(path: str | Path) -> CaseSpec:
+def load_case(path: str | Path, *, data_roots: tuple[Path, ...] = ()) -> CaseSpec:
     """Read and validate a case file (``.toml`` or ``.json``).
+
+    Paths in the case file must lie inside its folder or one of ``data_roots`` (folders
+    a lab profile names for shared background data).
 
     Raises
     ------
@@ -302,6 +341,7 @@ def load_case(path: str | Path) -> CaseSpec:
         base_dir=path.resolve().parent,
         source=str(path),
         source_sha256=hashlib.sha256(raw).hexdigest(),
+        data_roots=data_roots,
     )
 
 

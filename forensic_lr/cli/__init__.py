@@ -9,13 +9,17 @@ traceback and returns 2.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import warnings
 from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import ForensicLRError
 from . import calibrate, case, compare, fusion, label_noise, multiclass, validate
 from .common import EXIT_USER_ERROR, add_verbosity
+
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as for any command whose reader stopped early
 
 __all__ = ["main"]
 
@@ -46,13 +50,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the process exit status."""
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        with warnings.catch_warnings():
+            if not args.verbose:
+                # numerical RuntimeWarnings (overflow in exp...) are not for the user; an
+                # appended filter yields to any filter already set (python -W, pytest)
+                warnings.filterwarnings("ignore", category=RuntimeWarning, append=True)
+            status = args.func(args)
+            sys.stdout.flush()  # a reader that closed the pipe shows here, not at exit
+            return status
     except ForensicLRError as exc:
         print(f"forensic-lr: error: {exc}", file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print("forensic-lr: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader (e.g. `| head`) has what it wanted: stop quietly, and keep Python from
+        # complaining when it flushes stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":  # pragma: no cover

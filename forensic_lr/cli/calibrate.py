@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from ..calibration import method_names
-from .common import EXIT_OK, parse_options, print_json, progress_bar
+from .common import EXIT_OK, parse_options, print_json, progress_bar, seed_value
 
 #: Extra score inputs on the command line: option destination -> flag. The methods that use
 #: them and whether they are required are declared by the calibrators themselves.
@@ -54,7 +54,7 @@ def add_parser(sub) -> None:
         "--n", type=int, default=None,
         help="bootstrap replicates (default 1000) or posterior draws (default 4000)",
     )
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=seed_value, default=0, help="random seed (default 0)")
     p.add_argument(
         "--direction", choices=("higher_is_similar", "lower_is_similar"),
         default="higher_is_similar", help="score direction of all scores (default higher)",

@@ -11,7 +11,7 @@ import argparse
 from collections.abc import Sequence
 
 from ..errors import InputError
-from .common import EXIT_OK, check_output_folder, progress_bar
+from .common import EXIT_OK, progress_bar
 
 
 def add_parsers(sub) -> None:
@@ -19,7 +19,8 @@ def add_parsers(sub) -> None:
     p = sub.add_parser("run", help="run a case file: LR, validation and the expert report")
     p.add_argument("case", metavar="CASE.toml", help="the case file (TOML or JSON)")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for the report files")
-    p.add_argument("--force", action="store_true", help="overwrite files in a non-empty --out")
+    p.add_argument("--force", action="store_true",
+                   help="replace the output of an earlier run in --out (the whole set)")
     p.add_argument(
         "--format", metavar="pdf,html,json", default=None,
         help="formats to write (default: [report] formats of the case file)",
@@ -31,7 +32,8 @@ def add_parsers(sub) -> None:
     c = esub.add_parser("copy", help="copy a worked case to a folder")
     c.add_argument("name", help="the case's name (see `forensic-lr examples`)")
     c.add_argument("dir", help="destination folder")
-    c.add_argument("--force", action="store_true", help="overwrite files in a non-empty DIR")
+    c.add_argument("--force", action="store_true",
+                   help="replace a worked case copied to DIR before (the whole folder)")
     p.set_defaults(func=examples)
 
     p = sub.add_parser("init", help="write a commented case-file template to a folder")
@@ -58,18 +60,20 @@ def run(args: argparse.Namespace) -> int:
     from ..casework.pipeline import run_case_full
     from ..casework.spec import load_case
     from ..errors import ForensicLRWarning
-    from ..output import write_outputs
+    from ..output import OutputFolder
     from ..report import build_report
 
     spec = load_case(args.case)
     formats = _parse_formats(args.format, spec.report.formats)
     out = Path(args.out)
-    check_output_folder(out, force=args.force)  # fail before the long work
-    with warnings.catch_warnings():  # their texts are in the result and printed below
-        warnings.simplefilter("ignore", ForensicLRWarning)
-        run = run_case_full(spec, progress=progress_bar("bootstrap", args))
-    files = build_report(run, formats)  # everything in memory before anything is written
-    written = write_outputs(out, files, force=args.force)
+    inputs = [args.case, *spec.input_paths()]
+    # checked and locked before the long work; committed all or nothing
+    with OutputFolder(out, force=args.force, inputs=inputs) as target:
+        with warnings.catch_warnings():  # their texts are in the result and printed below
+            warnings.simplefilter("ignore", ForensicLRWarning)
+            run = run_case_full(spec, progress=progress_bar("bootstrap", args))
+        files = build_report(run, formats)  # everything in memory before anything is written
+        written = target.commit(files)
     if args.quiet:
         return EXIT_OK
     for r in run.result.results:
@@ -124,7 +128,7 @@ def examples(args: argparse.Namespace) -> int:
         for p in sorted(folder.rglob("*"))
         if p.is_file() and "__pycache__" not in p.parts
     }
-    write_outputs(Path(args.dir), files, force=args.force)
+    write_outputs(Path(args.dir), files, force=args.force, inputs=[folder], option="DIR")
     if not args.quiet:
         print(f"copied the {args.name!r} case to {args.dir}")
         print(f"run it with: forensic-lr run {Path(args.dir) / 'case.toml'} --out report")
@@ -136,13 +140,14 @@ def init(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..casework.spec import case_template
-    from ..errors import InputError
-    from ..output import write_outputs
+    from ..output import write_file
 
     target = Path(args.dir) / "case.toml"
-    if target.exists() and not args.force:
-        raise InputError(f"{target} exists; choose another folder or use --force to replace it")
-    write_outputs(Path(args.dir), {"case.toml": case_template().encode("utf-8")}, force=True)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the folder {target.parent}: {exc.strerror}") from None
+    write_file(target, case_template().encode("utf-8"), force=args.force, option="case.toml")
     if not args.quiet:
         print(f"wrote {target}. Next:")
         print("  1. put the same-source scores in ss.csv and the different-source scores in")

@@ -6,7 +6,6 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
@@ -76,10 +75,19 @@ def parse_options(items: Sequence[str]) -> dict:
     return options
 
 
-def check_output_folder(out: Path, *, force: bool, option: str = "--out") -> None:
-    """Refuse a non-empty output folder without ``--force``, before any long work."""
-    if out.is_dir() and any(out.iterdir()) and not force:
-        raise InputError(
-            f"{option} folder {out} is not empty; choose an empty or new folder, or use "
-            "--force to overwrite its files"
-        )
+def seed_value(text: str) -> int:
+    """An argparse type for random seeds: a whole number >= 0 (numpy's SeedSequence)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a seed; give a whole number >= 0, "
+                                          "e.g. 20261122")
+    return value
+
+
+def score_inputs(args: argparse.Namespace) -> list[str]:
+    """The input files named on the command line (an output folder may not hold them)."""
+    names = ("ss", "ds", "scores", "criteria", "suspect_ss", "unlabelled")
+    return [getattr(args, n) for n in names if getattr(args, n, None)]

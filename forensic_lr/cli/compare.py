@@ -17,7 +17,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..io.paired import PairedScores, load_paired_scores
 from ..io.scores import ScoreSet
-from .common import print_json
+from .common import print_json, seed_value
 
 
 def add_ci_arguments(p: argparse.ArgumentParser, *, switch: bool = True) -> None:
@@ -30,7 +30,7 @@ def add_ci_arguments(p: argparse.ArgumentParser, *, switch: bool = True) -> None
                    help="resample trials or sources (auto: sources when the files have "
                    "source columns)")
     g.add_argument("--n", type=int, default=1000, help="bootstrap replicates (default 1000)")
-    g.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    g.add_argument("--seed", type=seed_value, default=0, help="bootstrap seed (default 0)")
     g.add_argument("--level", type=float, default=0.95, help="interval level (default 0.95)")
     # the keys of validation.INTERVALS, which is not imported at start-up
     g.add_argument("--interval", choices=("bc", "percentile"), default="bc",
@@ -130,8 +130,12 @@ def _load(args: argparse.Namespace) -> PairedScores:
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     """``forensic-lr compare``: paired comparison, as text or JSON."""
+    from ..output import check_output_file
     from ..validation import compare_systems  # scipy-heavy: imported when used
 
+    inputs = [f for f in (args.a, args.b, args.scores) if f]
+    if args.plot:  # before the work: the same checks as when the figure is written
+        check_output_file(args.plot, force=args.force, inputs=inputs)
     data = _load(args)
     result = compare_systems(
         data.a_ss, data.a_ds, data.b_ss, data.b_ds, names=data.names, by=args.by,
@@ -139,7 +143,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         seed=args.seed, interval=args.interval,
     )
     if args.plot:
-        _write_plot(Path(args.plot), result, force=args.force)
+        _write_plot(Path(args.plot), result, force=args.force, inputs=inputs)
     record = result.to_dict()
     record["matched_by"] = data.matched_by
     record["inputs"] = dict(data.files)
@@ -150,18 +154,12 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_plot(path: Path, result, *, force: bool) -> None:
+def _write_plot(path: Path, result, *, force: bool, inputs) -> None:
     """Write the SVG atomically; an existing file is kept unless ``force``."""
+    from ..output import write_file
     from ..plots import paired_comparison_svg
 
-    if path.exists() and not force:
-        raise InputError("exists; choose another --plot file or use --force", path=str(path))
-    if not path.parent.is_dir():
-        raise InputError("folder of --plot does not exist; create it first", path=str(path))
-    svg = paired_comparison_svg(result)
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(svg, encoding="utf-8")
-    partial.replace(path)
+    write_file(path, paired_comparison_svg(result).encode("utf-8"), force=force, inputs=inputs)
 
 
 def _print_comparison(record: dict, data: PairedScores) -> None:

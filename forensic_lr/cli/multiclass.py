@@ -45,7 +45,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plots", metavar="DIR", help="write reliability diagrams (SVG) here")
-    p.add_argument("--force", action="store_true", help="overwrite existing plot files")
+    p.add_argument("--force", action="store_true", help="replace the plots of an earlier run")
     p.set_defaults(func=_cmd_multiclass)
     return p
 
@@ -65,8 +65,13 @@ def _load(logits_path: str, labels_path: str, what: str):
 
 def _cmd_multiclass(args: argparse.Namespace) -> int:
     # scipy-heavy: imported when the command runs, not at start-up
+    from ..output import check_output_folder
     from ..studies.multiclass import METHODS, calibration_metrics, reliability_diagram, softmax
 
+    inputs = [f for f in (args.val_logits, args.val_labels, args.test_logits, args.test_labels)
+              if f]
+    if args.plots:  # before the work: the same checks as when the figures are written
+        check_output_folder(args.plots, force=args.force, inputs=inputs, option="--plots")
     val_z, val_y = _load(args.val_logits, args.val_labels, "validation")
     if (args.test_logits is None) != (args.test_labels is None):
         raise InputError("give both --test-logits and --test-labels, or neither")
@@ -98,7 +103,8 @@ def _cmd_multiclass(args: argparse.Namespace) -> int:
                 ("after", temperature, f"T = {temperature:.3f}"),
             )
         }
-        write_outputs(Path(args.plots), figures, force=args.force)
+        write_outputs(Path(args.plots), figures, force=args.force, inputs=inputs,
+                      option="--plots")
     record = {
         "method": args.method,
         "temperature": temperature,

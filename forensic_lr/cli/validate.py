@@ -16,13 +16,8 @@ from pathlib import Path
 
 from ..calibration import method_names
 from ..errors import InputError
-from .common import (
-    EXIT_OK,
-    add_llr_inputs,
-    check_output_folder,
-    print_json,
-    progress_bar,
-)
+from ..output import check_output_folder
+from .common import EXIT_OK, add_llr_inputs, print_json, progress_bar, score_inputs, seed_value
 from .compare import add_ci_arguments, ci_record, print_ci
 
 
@@ -73,7 +68,8 @@ def add_parser(sub) -> None:
     g.add_argument("--folds", type=int, default=5,
                    help="cross-validation folds (default 5); with source columns the folds "
                    "are by source and 0 means leave-one-source-out")
-    g.add_argument("--fold-seed", type=int, default=0, help="seed of the fold shuffles")
+    g.add_argument("--fold-seed", type=seed_value, default=0,
+                   help="seed of the fold shuffles")
     p.set_defaults(func=run)
 
 
@@ -122,7 +118,7 @@ def _llr_metrics(args: argparse.Namespace) -> int:
             "llr_hist.svg": plots.llr_histogram_svg(data.ss, data.ds),
         }
         write_outputs(Path(args.plots), {k: v.encode() for k, v in figures.items()},
-                      force=args.force)
+                      force=args.force, inputs=score_inputs(args), option="--plots")
     if args.json:
         print_json(result)
         return EXIT_OK
@@ -146,8 +142,9 @@ def _check_llr_args(args: argparse.Namespace) -> None:
     for flag, cost in (("--c-miss", args.c_miss), ("--c-fa", args.c_fa)):
         if not cost > 0.0:
             raise InputError(f"{flag} {cost:g}: costs must be positive numbers")
-    if args.plots:
-        check_output_folder(Path(args.plots), force=args.force, option="--plots")
+    if args.plots:  # the same checks as output.write_outputs, before the figures are drawn
+        check_output_folder(args.plots, force=args.force, inputs=score_inputs(args),
+                            option="--plots")
 
 
 def _check_inputs(args: argparse.Namespace) -> None:
@@ -286,7 +283,7 @@ def _report(args: argparse.Namespace) -> int:
     from ..report.validation import build_validation_report
 
     out = Path(args.report)
-    check_output_folder(out, force=args.force, option="--report")
+    check_output_folder(out, force=args.force, inputs=score_inputs(args), option="--report")
     intervals = None
     if args.ci == "bootstrap":
         intervals = {"by": args.by, "n": args.n, "level": args.level, "seed": args.seed,
@@ -296,7 +293,8 @@ def _report(args: argparse.Namespace) -> int:
         about={"title": args.title, "laboratory": args.laboratory, "analyst": args.analyst,
                "date": args.date, "data": args.data_description},
     )
-    written = write_outputs(out, build_validation_report(study), force=args.force)
+    written = write_outputs(out, build_validation_report(study), force=args.force,
+                            inputs=score_inputs(args), option="--report")
     if not args.quiet:
         print(f"wrote {len(written)} file(s) to {out}")
     return EXIT_OK

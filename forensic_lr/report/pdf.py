@@ -1,12 +1,17 @@
-"""HTML to PDF with weasyprint, fetching nothing outside the template folders."""
+"""HTML to PDF with weasyprint, fetching nothing outside the template folders.
+
+A resource the renderer refuses or cannot load (an image, a stylesheet) is an error, not
+a silently missing picture in a signed report.
+"""
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from ..errors import ForensicLRError
+from ..errors import ForensicLRError, InputError, excerpt
 
 
 class FetchRefused(ForensicLRError):
@@ -56,11 +61,36 @@ def _mime(path: Path) -> str:
     }.get(path.suffix.lower(), "application/octet-stream")
 
 
+class _Failures(logging.Handler):
+    """Collects the errors weasyprint logs (failed image, stylesheet, attachment loads).
+
+    Its warnings (e.g. an ignored CSS property) go to ``passthrough``: Python's last-resort
+    handler when the program set up no logging, as they would without this handler.
+    """
+
+    def __init__(self, passthrough: logging.Handler | None) -> None:
+        super().__init__(level=logging.WARNING)
+        self.messages: list[str] = []
+        self.passthrough = passthrough
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno >= logging.ERROR:
+            self.messages.append(record.getMessage())
+        elif self.passthrough is not None:
+            self.passthrough.handle(record)
+
+
 def html_to_pdf(html: str, *, roots, fetcher: SafeFetcher | None = None) -> bytes:
     """Render ``html`` to PDF bytes; relative URLs resolve against the first root.
 
     The PDF carries no creation date and pinned font timestamps, so identical HTML gives
     identical bytes.
+
+    Raises
+    ------
+    InputError
+        The HTML asks for a resource the fetcher refuses (``fetcher.refused`` lists
+        them), or one that fails to load.
     """
     import weasyprint
 
@@ -71,10 +101,24 @@ def html_to_pdf(html: str, *, roots, fetcher: SafeFetcher | None = None) -> byte
     # pins it so that the PDF bytes do not depend on the clock.
     saved = os.environ.get("SOURCE_DATE_EPOCH")
     os.environ["SOURCE_DATE_EPOCH"] = "0"
+    logger = logging.getLogger("weasyprint")
+    failures = _Failures(None if logger.hasHandlers() else logging.lastResort)
+    logger.addHandler(failures)
     try:
-        return document.write_pdf()
+        pdf = document.write_pdf()
     finally:
+        logger.removeHandler(failures)
         if saved is None:
             del os.environ["SOURCE_DATE_EPOCH"]
         else:
             os.environ["SOURCE_DATE_EPOCH"] = saved
+    if fetcher.refused:
+        shown = ", ".join(excerpt(url, 80) for url in fetcher.refused[:3])
+        raise InputError(f"the report template asks for {len(fetcher.refused)} resource(s) "
+                         f"the PDF renderer may not fetch or cannot find ({shown}); a report "
+                         "may use only data: URLs and existing files inside its template "
+                         "folder")
+    if failures.messages:
+        raise InputError("the PDF renderer could not load a resource of the report template: "
+                         f"{excerpt(failures.messages[0], 200)}")
+    return pdf

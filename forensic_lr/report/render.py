@@ -1,16 +1,35 @@
-"""Jinja2 rendering of the reports: one environment, autoescaped, with number filters."""
+"""Jinja2 rendering of the reports: one sandboxed environment, autoescaped, with filters.
+
+Templates come from the package and, first, from a lab's template folder (trusted lab
+configuration, see docs/user/trust-model.md). Both render in jinja's immutable sandbox
+(:class:`jinja2.sandbox.ImmutableSandboxedEnvironment`): a template can read the values it
+is given but not reach Python internals (``cycler.__init__.__globals__``...), call
+methods of the result records or methods that change values, or build huge strings and
+numbers. Files are read only from
+inside the template folders: a template or stylesheet that is a symbolic link leading out
+is refused. A mistake in a lab template is an :class:`~forensic_lr.errors.InputError`
+naming the template file and line.
+"""
 
 from __future__ import annotations
 
 import math
+import numbers
 import re
+import traceback
 from pathlib import Path
 
 import jinja2
+from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 from markupsafe import Markup, escape
 
 from .._resources import templates_dir
 from ..casework.verbal import format_lr
+from ..errors import InputError, excerpt
+
+#: Largest string or sequence a template may build with ``*``, and largest exponent of ``**``.
+MAX_TEMPLATE_LENGTH = 1_000_000
+MAX_TEMPLATE_EXPONENT = 1_000
 
 #: Illustrative prior odds for the annex: how an LR updates prior odds.
 PRIOR_ODDS_LOG10 = (-6, -4, -2, 0, 2)
@@ -22,12 +41,63 @@ def template_roots(template_dir: str | Path | None = None) -> tuple[Path, ...]:
     return (Path(template_dir), shipped) if template_dir else (shipped,)
 
 
+def _inside(path: Path, root: Path) -> bool:
+    return path.resolve().is_relative_to(root.resolve())
+
+
+class _FolderLoader(jinja2.FileSystemLoader):
+    """A file-system loader that refuses files whose real path lies outside its folder."""
+
+    def get_source(self, environment, template):
+        source, filename, uptodate = super().get_source(environment, template)
+        root = Path(self.searchpath[0])
+        if not _inside(Path(filename), root):
+            raise InputError(
+                f"template {excerpt(template)} is a symbolic link leading out of the template "
+                "folder; copy the file into the folder instead", path=str(root)
+            )
+        return source, filename, uptodate
+
+
+class _ReportSandbox(ImmutableSandboxedEnvironment):
+    """The immutable sandbox, also refusing huge ``*`` repetitions and ``**`` powers.
+
+    Templates may read the records' values but call none of their methods, nor any
+    method of a class: pydantic's ``parse_file`` classmethod, for one, would read any
+    file named.
+    """
+
+    intercepted_binops = frozenset({"*", "**"})
+
+    def is_safe_attribute(self, obj, attr, value) -> bool:
+        if callable(value) and (
+            isinstance(obj, type)
+            or type(obj).__module__.partition(".")[0] in ("forensic_lr", "pydantic")
+        ):
+            return False
+        return super().is_safe_attribute(obj, attr, value)
+
+    def call_binop(self, context, operator, left, right):
+        if operator == "**" and isinstance(right, numbers.Real) and (
+            abs(right) > MAX_TEMPLATE_EXPONENT
+        ):
+            raise SecurityError(f"exponent {right!r} is larger than {MAX_TEMPLATE_EXPONENT}")
+        if operator == "*":
+            for seq, times in ((left, right), (right, left)):
+                if (isinstance(seq, str | list | tuple) and isinstance(times, int)
+                        and len(seq) * times > MAX_TEMPLATE_LENGTH):
+                    raise SecurityError(
+                        f"repetition longer than {MAX_TEMPLATE_LENGTH:,} items"
+                    )
+        return super().call_binop(context, operator, left, right)
+
+
 def environment(template_dir: str | Path | None = None) -> jinja2.Environment:
-    """Autoescaping, strict environment searching the lab's folder before the shipped one."""
+    """Sandboxed, autoescaping, strict environment: the lab's folder before the shipped one."""
     loader = jinja2.ChoiceLoader(
-        [jinja2.FileSystemLoader(str(root)) for root in template_roots(template_dir)]
+        [_FolderLoader(str(root)) for root in template_roots(template_dir)]
     )
-    env = jinja2.Environment(
+    env = _ReportSandbox(
         loader=loader,
         autoescape=True,
         undefined=jinja2.StrictUndefined,
@@ -64,15 +134,55 @@ def odds_markup(log10_odds: float) -> Markup:
     return Markup("1 to ") + lr_markup(format_lr(-log10_odds))
 
 
+def _template_line(exc: BaseException, roots) -> tuple[str | None, int | None]:
+    """The template file and line where ``exc`` arose (jinja maps its frames to them)."""
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if any(_inside(Path(frame.filename), Path(root)) for root in roots):
+            return frame.filename, frame.lineno
+    return None, None
+
+
 def render(name: str, context: dict, template_dir: str | Path | None = None) -> str:
-    """Render template ``name`` with ``context``."""
-    return environment(template_dir).get_template(name).render(**context)
+    """Render template ``name`` with ``context``.
+
+    Raises
+    ------
+    InputError
+        With a lab ``template_dir``: a template syntax error, an undefined variable, an
+        operation the sandbox refuses or any other failure of the lab's template, naming
+        the template file and line. (A failure of the shipped templates alone is a bug and
+        keeps its traceback.)
+    """
+    try:
+        return environment(template_dir).get_template(name).render(**context)
+    except InputError:
+        raise
+    except jinja2.TemplateSyntaxError as exc:
+        if not template_dir:
+            raise
+        raise InputError(f"template syntax error: {exc.message}; correct the template",
+                         path=exc.filename or exc.name, line=exc.lineno) from None
+    except (jinja2.TemplateError, ArithmeticError, LookupError, TypeError, ValueError,
+            AttributeError) as exc:
+        if not template_dir:
+            raise
+        path, line = _template_line(exc, template_roots(template_dir))
+        kind = "refused by the sandbox" if isinstance(exc, SecurityError) else "failed"
+        raise InputError(f"the lab's report template {kind}: {str(exc)[:200]}; correct the "
+                         "template", path=path or str(template_dir), line=line) from None
 
 
 def stylesheet(template_dir: str | Path | None = None) -> str:
-    """The report CSS (the lab's ``report.css`` if it has one), to inline in the HTML."""
+    """The report CSS (the lab's ``report.css`` if it has one), to inline in the HTML.
+
+    A ``report.css`` that is a symbolic link leading out of its folder is refused, not
+    inlined.
+    """
     for root in template_roots(template_dir):
         css = root / "report.css"
+        if css.is_symlink() and not _inside(css, root):
+            raise InputError("report.css is a symbolic link leading out of the template folder; "
+                             "copy the stylesheet into the folder instead", path=str(css))
         if css.is_file():
             return css.read_text(encoding="utf-8")
     return ""

@@ -40,7 +40,7 @@ def test_multiclass_json_matches_the_library(capsys, tmp_path):
     assert out["after"]["ece"] < out["before"]["ece"] / 3
     assert out["after"]["accuracy"] == out["before"]["accuracy"]
     assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == [
-        "reliability_after.svg", "reliability_before.svg"
+        ".forensic-lr-output.json", "reliability_after.svg", "reliability_before.svg"
     ]
 
 

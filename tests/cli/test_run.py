@@ -10,7 +10,7 @@ from forensic_lr.casework.pipeline import run_case
 from forensic_lr.casework.spec import load_case
 from forensic_lr.cli import main
 from forensic_lr.errors import ForensicLRWarning, InputError
-from forensic_lr.output import write_outputs
+from forensic_lr.output import MANIFEST, write_outputs
 
 # ---------------------------------------------------------------- write_outputs
 
@@ -25,7 +25,7 @@ def test_write_outputs_nested_and_atomic(tmp_path):
 
 
 def test_write_outputs_refuses_non_empty_folder(tmp_path):
-    (tmp_path / "old.txt").write_text("keep")
+    write_outputs(tmp_path, {"old.txt": b"keep"}, force=False)
     with pytest.raises(InputError, match="use --force"):
         write_outputs(tmp_path, {"a.txt": b"A"}, force=False)
     assert not (tmp_path / "a.txt").exists()
@@ -34,11 +34,11 @@ def test_write_outputs_refuses_non_empty_folder(tmp_path):
 
 
 def test_write_outputs_failure_replaces_nothing(tmp_path):
-    (tmp_path / "a.txt").write_bytes(b"old")
+    write_outputs(tmp_path, {"a.txt": b"old"}, force=False)
     with pytest.raises(TypeError):  # the second content is not bytes: fails while staging
         write_outputs(tmp_path, {"a.txt": b"new", "b.txt": None}, force=True)
     assert (tmp_path / "a.txt").read_bytes() == b"old"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [MANIFEST, "a.txt"]
 
 
 @pytest.mark.parametrize("name", ["../x.txt", "/etc/x", "", "a\\b"])
@@ -108,13 +108,12 @@ def test_run_writes_result_json(small_case, tmp_path, capsys):
     text = capsys.readouterr().out
     assert "LR = " in text and "warning:" in text
     assert (out / "result.json").read_text() == expected
-    assert [p.name for p in out.iterdir()] == ["result.json"]
+    assert sorted(p.name for p in out.iterdir()) == [MANIFEST, "result.json"]
 
 
 def test_run_refuses_non_empty_out_without_force(small_case, tmp_path, capsys):
     out = tmp_path / "out"
-    out.mkdir()
-    (out / "result.json").write_text("old")
+    write_outputs(out, {"result.json": b"old"}, force=False)
     assert main(["-q", "run", str(small_case), "--out", str(out), "--format", "json"]) == 2
     assert "--force" in capsys.readouterr().err
     assert (out / "result.json").read_text() == "old"

@@ -13,6 +13,7 @@ from forensic_lr import report
 from forensic_lr._resources import examples_dir
 from forensic_lr.casework.pipeline import run_case_full
 from forensic_lr.casework.spec import load_case
+from forensic_lr.errors import InputError
 from forensic_lr.report import build_report, pdf
 from forensic_lr.report.pdf import SafeFetcher, html_to_pdf
 from forensic_lr.report.render import odds_markup
@@ -109,8 +110,8 @@ def test_fetcher_refuses_files_outside_templates_and_urls(tmp_path):
         '<img src="http://example.com/x.png"><link rel="stylesheet" href="https://e.com/a.css">'
     )
     fetcher = SafeFetcher([inside])
-    pdf = html_to_pdf(html, roots=[inside], fetcher=fetcher)
-    assert pdf.startswith(b"%PDF")
+    with pytest.raises(InputError, match="3 resource"):  # an error, not a missing image
+        html_to_pdf(html, roots=[inside], fetcher=fetcher)
     assert sorted(fetcher.refused) == sorted(
         ["file:///etc/passwd", "http://example.com/x.png", "https://e.com/a.css"]
     )
@@ -188,8 +189,8 @@ def test_lab_template_cannot_fetch_outside_its_folder(voice_case, tmp_path, monk
             fetchers.append(self)
 
     monkeypatch.setattr(pdf, "SafeFetcher", Recording)
-    files = build_report(run, formats=("pdf",), template_dir=tmp_path)
-    assert files["report.pdf"].startswith(b"%PDF")
+    with pytest.raises(InputError, match="may not fetch"):
+        build_report(run, formats=("pdf",), template_dir=tmp_path)
     assert sorted(fetchers[0].refused) == sorted(
         ["file:///etc/passwd", "http://example.com/logo.png", "https://e.com/x.css"]
     )
