@@ -4,9 +4,10 @@ Usage: ``python benchmarks/bench_render_plots.py [--calibrator kde] [--n-ss 1000
 [--n-ds 100000] [--case case_examples/voice/case.toml] [--before-ref REF]``
 
 Runs one case (a synthetic one of the given size with ``[uncertainty] method = "none"``,
-or ``--case``), then times, median of three, for the figures of this checkout ("after")
-and for those of the version at ``--before-ref`` (default: where this branch left
-``main``; its ``plots.py`` and ``report/figures.py`` are loaded from git):
+or ``--case``), then times the figures of this checkout ("after") and those of the
+version at ``--before-ref`` (default: where this branch left ``main``; its ``plots.py``
+and ``report/figures.py`` are loaded from git), interleaved ``--repeat`` times, median
+and minimum:
 
 * building the six case-report figures (matplotlib + SVG text);
 * weasyprint rendering the whole case report (HTML -> PDF) with those figures, and the
@@ -53,13 +54,17 @@ folds = 5
 EMPTY_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"></svg>'
 
 
-def _median_time(fn, repeat: int = 3) -> tuple[float, object]:
-    times, value = [], None
+def _alternating(jobs: dict, repeat: int) -> dict[str, tuple[float, float, object]]:
+    """Run each job ``repeat`` times, interleaved (before, after, before, ...), so that a
+    busy machine slows both alike; returns name -> (median s, minimum s, last value)."""
+    times: dict[str, list[float]] = {name: [] for name in jobs}
+    values: dict[str, object] = {}
     for _ in range(repeat):
-        start = time.perf_counter()
-        value = fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), value
+        for name, job in jobs.items():
+            start = time.perf_counter()
+            values[name] = job()
+            times[name].append(time.perf_counter() - start)
+    return {n: (statistics.median(t), min(t), values[n]) for n, t in times.items()}
 
 
 def _load_before(ref: str):
@@ -92,6 +97,7 @@ def main() -> None:
     parser.add_argument("--case", help="a case file to use instead of the synthetic case")
     parser.add_argument("--before-ref", help="git revision to compare with "
                         "(default: git merge-base HEAD main)")
+    parser.add_argument("--repeat", type=int, default=5, help="interleaved runs (default 5)")
     args = parser.parse_args()
     ref = args.before_ref or subprocess.run(
         ["git", "merge-base", "HEAD", "main"], check=True, capture_output=True, text=True
@@ -127,25 +133,31 @@ def main() -> None:
         return lambda: html_to_pdf(html, roots=roots)
 
     html_to_pdf("<p>warm-up</p>", roots=roots)  # fonts and weasyprint's first-use cost
-    rows = {}
-    for name, build in (("before", before_figures), ("after", case_figures)):
-        t_fig, figures = _median_time(lambda build=build: build(run))
-        t_pdf, _ = _median_time(pdf_of(figures))
-        rows[name] = (t_fig, t_pdf, figures)
-    t_empty, _ = _median_time(pdf_of({k: EMPTY_SVG for k in rows["after"][2]}))
+    built = _alternating({"before": lambda: before_figures(run),
+                          "after": lambda: case_figures(run)}, args.repeat)
+    figures = {name: built[name][2] for name in built}
+    empty = {key: EMPTY_SVG for key in figures["after"]}
+    pdf = _alternating({"before": pdf_of(figures["before"]), "after": pdf_of(figures["after"]),
+                        "empty": pdf_of(empty)}, args.repeat)
 
-    print(f"case: {label}; before = {ref[:10]}; median of 3 runs, one process")
-    print(f"{'':<40}{'before':>10}{'after':>10}{'after/before':>14}")
-    b, a = rows["before"], rows["after"]
-    lines = (
-        ("build the figures (s)", b[0], a[0]),
-        ("weasyprint: report with figures (s)", b[1], a[1]),
-        ("weasyprint: figures' share (s)", b[1] - t_empty, a[1] - t_empty),
-        ("figures + PDF (s)", b[0] + b[1], a[0] + a[1]),
-    )
-    for text, x, y in lines:
-        print(f"{text:<40}{x:>10.3f}{y:>10.3f}{y / x:>14.2f}")
-    print(f"{'weasyprint: report with empty figures (s)':<40}{t_empty:>10.3f}")
+    print(f"case: {label}; before = {ref[:10]}; {args.repeat} interleaved runs in one "
+          "process: median (minimum)")
+    print(f"{'':<38}{'before':>16}{'after':>16}{'ratio':>14}")
+
+    def row(text, b, a):
+        print(f"{text:<38}{b[0]:>8.3f} ({b[1]:.3f}){a[0]:>8.3f} ({a[1]:.3f})"
+              f"{a[0] / b[0]:>7.2f} ({a[1] / b[1]:.2f})")
+
+    row("build the figures (s)", built["before"], built["after"])
+    row("weasyprint: report with figures (s)", pdf["before"], pdf["after"])
+    share = {n: (pdf[n][0] - pdf["empty"][0], pdf[n][1] - pdf["empty"][1])
+             for n in ("before", "after")}
+    row("weasyprint: the figures' share (s)", share["before"], share["after"])
+    total = {n: (built[n][0] + pdf[n][0], built[n][1] + pdf[n][1]) for n in ("before", "after")}
+    row("figures + PDF (s)", total["before"], total["after"])
+    print(f"{'weasyprint: report, empty figures (s)':<38}{pdf['empty'][0]:>8.3f} "
+          f"({pdf['empty'][1]:.3f})")
+    b, a = (None, None, figures["before"]), (None, None, figures["after"])
     print(f"\n{'SVG elements / kB':<22}{'before':>16}{'after':>16}{'ratio':>8}")
     total_b = total_a = 0
     for key in a[2]:
