@@ -201,7 +201,7 @@ _PRESENTATION = frozenset(
     }
 )
 _STYLE_ATTR = re.compile(r' style="([^"]*)"')
-_GEOMETRY = re.compile(r' (d|x|y|width|height|transform|points)="([^"]*)"')
+_GEOMETRY = re.compile(r' (d|x|y|width|height|points)="([^"]*)"')  # user units (pt)
 _NUMBER = re.compile(r"-?\d+\.\d+")
 _ZERO_ROTATION = re.compile(r' transform="rotate\(-?0 [^)]*\)"')
 _GROUP_TAG = re.compile(r"<g(?:\s[^>]*)?>|</g>")
