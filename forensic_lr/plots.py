@@ -105,8 +105,9 @@ _PAD = 4.0 / 72.0  # inches between the drawing and the figure's edge, and above
 def _fit(fig: Figure) -> None:
     """Place the axes so that everything drawn fits, the legend below them.
 
-    One measurement of the axes' decorations (tick labels, axis labels, title, a twin
-    axis) with an off-screen renderer, instead of a layout engine's iterations: the
+    Measures the axes' decorations (tick labels, axis labels, title, a twin axis) with an
+    off-screen renderer and moves the axes inside the margins they need, twice (the
+    tick labels can change when the axes change size), instead of a layout engine: the
     same result for one Axes (and its twin) at about half the cost of drawing.
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -116,16 +117,17 @@ def _fit(fig: Figure) -> None:
     width, height = fig.bbox.width, fig.bbox.height
     pad = _PAD * fig.dpi
     legend_height = sum(g.get_window_extent(renderer).height for g in fig.legends)
-    box = fig.axes[0].get_window_extent(renderer)
-    drawn = Bbox.union([a.get_tightbbox(renderer) for a in fig.axes])
-    x0 = pad + (box.x0 - drawn.x0)
-    x1 = width - pad - (drawn.x1 - box.x1)
-    y0 = pad + legend_height + (pad if fig.legends else 0.0) + (box.y0 - drawn.y0)
-    y1 = height - pad - (drawn.y1 - box.y1)
-    for axes in fig.axes:
-        axes.set_position([x0 / width, y0 / height, (x1 - x0) / width, (y1 - y0) / height])
     for legend in fig.legends:
         legend.set_bbox_to_anchor((0.5, pad / height), transform=fig.transFigure)
+    for _ in range(2):
+        box = fig.axes[0].get_window_extent(renderer)
+        drawn = Bbox.union([a.get_tightbbox(renderer) for a in fig.axes])
+        x0 = pad + (box.x0 - drawn.x0)
+        x1 = width - pad - (drawn.x1 - box.x1)
+        y0 = pad + legend_height + (pad if fig.legends else 0.0) + (box.y0 - drawn.y0)
+        y1 = height - pad - (drawn.y1 - box.y1)
+        for axes in fig.axes:
+            axes.set_position([x0 / width, y0 / height, (x1 - x0) / width, (y1 - y0) / height])
 
 
 def _fix_tick_labels(fig: Figure) -> None:

@@ -426,3 +426,32 @@ def test_model_curves_are_the_models_values_and_reused_without_calling_it():
     fig = plots.score_densities(SS, DS, Refuses(), curves=curves)
     labels = {ln.get_label() for ax in fig.axes for ln in ax.get_lines()}
     assert {"fitted same-source density", "log10 LR (right axis)"} <= labels
+
+
+# ----------------------------------------------------------------------------- layout
+WIDE = RNG.normal(0.0, 4.0, 300), RNG.normal(-9.0, 5.0, 3000)  # log10 LRs from -8 to +5
+
+
+@pytest.mark.parametrize("name", ["pav", "tippett", "det", "llr_histogram", "score_densities"])
+def test_everything_drawn_fits_inside_the_figure_for_wide_ranges(name):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    ss, ds = WIDE
+    fig = {
+        "pav": lambda: plots.pav(ss, ds, llr_input=True, xlabel="cross-validated log10 LR"),
+        "tippett": lambda: plots.tippett(ss, ds, case_log10_lr=3.4, elub_log10=(-2.0, 2.45)),
+        "det": lambda: plots.det(ss, ds, case_llr=7.8),
+        "llr_histogram": lambda: plots.llr_histogram(ss, ds, case_llr=7.8),
+        "score_densities": lambda: plots.score_densities(
+            ss, ds, make_calibrator("gaussian").fit(ss, ds), case_score=12.0,
+            elub_log10=(-2.0, 2.45)),
+    }[name]()
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    drawn = fig.get_tightbbox(renderer)  # inches
+    assert drawn.x0 >= -0.01 and drawn.y0 >= -0.01
+    assert drawn.x1 <= 6.3 + 0.01 and drawn.y1 <= 3.6 + 0.01
+    legend = fig.legends[0].get_window_extent(renderer)
+    for ax in fig.axes:
+        assert not legend.overlaps(ax.get_tightbbox(renderer))
