@@ -1,20 +1,32 @@
-"""Figures as SVG text (matplotlib, Agg backend, no global pyplot state).
+"""Figures of LR validation and casework: matplotlib Figures, and compact SVG for reports.
 
-Every function builds its own :class:`matplotlib.figure.Figure`, returns the SVG as a
-string and releases the figure. Output is deterministic: the same input gives the
-same bytes (fixed SVG id salt, no date). Axes name their log base.
+Each figure function (:func:`tippett`, :func:`det`, :func:`ape`, :func:`ece`, :func:`pav`,
+:func:`roc`, :func:`score_densities`, :func:`llr_histogram`, :func:`reliability`,
+:func:`paired_comparison`) draws into the Axes given as ``ax`` (compose several figures
+in one Figure of subplots) or, with ``ax=None``, into a new
+:class:`matplotlib.figure.Figure` in the package style, and returns the Figure.
+
+Nothing here selects a matplotlib backend or uses :mod:`matplotlib.pyplot`: importing the
+package leaves a notebook's inline plotting as it was. Figures are built directly as
+``Figure`` objects and rendered by :func:`to_svg` through matplotlib's SVG canvas. The
+``*_svg`` functions (what the reports and the command line use) return that SVG text:
+deterministic bytes (fixed id salt, no date), text kept as text, coordinates rounded to
+0.01 pt and every style written as presentation attributes, so that a PDF renderer has
+few elements and no CSS to parse. Axes name their log base.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 
 import matplotlib
-
-matplotlib.use("Agg")
-
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from scipy.special import ndtri
 
@@ -22,11 +34,36 @@ from . import metrics
 from ._checks import check_pair
 from .errors import InputError
 
+__all__ = [
+    "ModelCurves",
+    "ape",
+    "ape_svg",
+    "count_with_rate",
+    "det",
+    "det_svg",
+    "ece",
+    "ece_svg",
+    "llr_histogram",
+    "llr_histogram_svg",
+    "model_curves",
+    "paired_comparison",
+    "paired_comparison_svg",
+    "pav",
+    "pav_svg",
+    "reliability",
+    "reliability_svg",
+    "roc",
+    "roc_svg",
+    "score_densities",
+    "score_density_svg",
+    "tippett",
+    "tippett_svg",
+    "to_svg",
+]
+
 _LOG10_E = float(np.log10(np.e))
 _SIZE = (6.3, 3.6)
 _STYLE = {
-    "svg.hashsalt": "forensic-lr",
-    "svg.fonttype": "none",  # text stays text: smaller SVG, faster PDF, selectable
     "font.size": 9,
     "axes.titlesize": 10,
     "axes.labelsize": 9,
@@ -36,54 +73,241 @@ _STYLE = {
     "axes.grid": True,
     "grid.alpha": 0.3,
 }
+_SVG_STYLE = {
+    "svg.hashsalt": "forensic-lr",
+    "svg.fonttype": "none",  # text stays text: smaller SVG, faster PDF, selectable
+}
 SS_COLOUR, DS_COLOUR, CASE_COLOUR, REF_COLOUR = "#1f5fa8", "#c0392b", "#2e7d32", "#777777"
+ELUB_COLOUR = "#7b3f99"
 
 
-def _figure() -> tuple[Figure, object]:
-    fig = Figure(figsize=_SIZE, layout="constrained")
-    return fig, fig.add_subplot()
+# ------------------------------------------------------------------------ canvas and legend
+@contextlib.contextmanager
+def _axes(ax: Axes | None) -> Iterator[tuple[Axes, bool]]:
+    """Yield ``(axes, own)``: the caller's Axes, or a new Figure's in the package style.
 
-
-def _svg(fig: Figure) -> str:
-    buffer = io.StringIO()
+    The style is applied with :func:`matplotlib.rc_context` only while a new Figure is
+    drawn (it restores every setting on exit); a caller's Axes keep the caller's style.
+    """
+    if ax is not None:
+        yield ax, False
+        return
     with matplotlib.rc_context(_STYLE):
-        fig.savefig(buffer, format="svg", metadata={"Date": None})
-    fig.clear()
-    return buffer.getvalue()
+        fig = Figure(figsize=_SIZE)
+        yield fig.add_subplot(), True
+        _fix_tick_labels(fig)
+        _fit(fig)
 
 
-def _styled(draw):
-    """Run a drawing function inside the package's matplotlib style."""
-
-    @functools.wraps(draw)  # ``__wrapped__`` gives the Figure (used by the tests)
-    def wrapper(*args, **kwargs) -> str:
-        with matplotlib.rc_context(_STYLE):
-            return _svg(draw(*args, **kwargs))
-
-    return wrapper
+_PAD = 4.0 / 72.0  # inches between the drawing and the figure's edge, and above the legend
 
 
-def _legend(fig: Figure, ax, extra=None) -> None:
-    """One legend below the axes, so it never covers data."""
+def _fit(fig: Figure) -> None:
+    """Place the axes so that everything drawn fits, the legend below them.
+
+    Measures the axes' decorations (tick labels, axis labels, title, a twin axis) with an
+    off-screen renderer and moves the axes inside the margins they need, twice (the
+    tick labels can change when the axes change size), instead of a layout engine: the
+    same result for one Axes (and its twin) at about half the cost of drawing.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.transforms import Bbox
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    width, height = fig.bbox.width, fig.bbox.height
+    pad = _PAD * fig.dpi
+    legend_height = sum(g.get_window_extent(renderer).height for g in fig.legends)
+    for legend in fig.legends:
+        legend.set_bbox_to_anchor((0.5, pad / height), transform=fig.transFigure)
+    for _ in range(2):
+        box = fig.axes[0].get_window_extent(renderer)
+        drawn = Bbox.union([a.get_tightbbox(renderer) for a in fig.axes])
+        x0 = pad + (box.x0 - drawn.x0)
+        x1 = width - pad - (drawn.x1 - box.x1)
+        y0 = pad + legend_height + (pad if fig.legends else 0.0) + (box.y0 - drawn.y0)
+        y1 = height - pad - (drawn.y1 - box.y1)
+        for axes in fig.axes:
+            axes.set_position([x0 / width, y0 / height, (x1 - x0) / width, (y1 - y0) / height])
+
+
+def _fix_tick_labels(fig: Figure) -> None:
+    """Ticks are made when the Figure is drawn, outside the style's context: fix their
+    label size now."""
+    for axes in fig.axes:
+        axes.tick_params(labelsize=_STYLE["xtick.labelsize"])
+
+
+def _legend(ax: Axes, own: bool, extra: Axes | None = None) -> None:
+    """One legend: below the axes of our own Figure (never over data), else in the Axes."""
     handles, labels = ax.get_legend_handles_labels()
     if extra is not None:
         more = extra.get_legend_handles_labels()
         handles, labels = handles + more[0], labels + more[1]
-    longest = max((len(text) for text in labels), default=0)
+    if not own:
+        ax.legend(handles, labels)
+        return
+    longest = max((len(line) for text in labels for line in text.split("\n")), default=0)
     columns = 3 if longest <= 28 else 2 if longest <= 45 else 1  # fits 6.3 in at 9 pt
-    fig.legend(
-        handles, labels, loc="outside lower center", ncols=min(columns, len(labels)),
-        frameon=False,
+    engine = ax.figure.get_layout_engine() is not None  # else :func:`_fit` places it
+    ax.figure.legend(
+        handles, labels, loc="outside lower center" if engine else "lower center",
+        ncols=min(columns, len(labels)), frameon=False, borderaxespad=0.0,
     )
 
 
-def _mark(ax, x: float | None, label: str) -> None:
+def _mark(ax: Axes, x: float | None, label: str) -> None:
     if x is not None and np.isfinite(x):
         ax.axvline(x, color=CASE_COLOUR, linewidth=1.5, linestyle="--", label=label)
 
 
-@_styled
-def tippett_svg(ss_llr, ds_llr, *, case_log10_lr=None, kind: str = "I"):
+def _elub_label(elub_log10: tuple[float, float]) -> str:
+    low, high = elub_log10
+    return f"ELUB (log10 LR {low:+.2f}, {high:+.2f})"
+
+
+def _mark_elub(ax: Axes, elub_log10, *, axis: str = "x") -> None:
+    """Dotted lines at the ELUB bounds (Vergeer et al. 2016), one legend entry for both."""
+    if elub_log10 is None:
+        return
+    low, high = (float(v) for v in elub_log10)
+    line = ax.axvline if axis == "x" else ax.axhline
+    style = {"color": ELUB_COLOUR, "linestyle": ":", "linewidth": 1.4}
+    line(low, label=_elub_label((low, high)), **style)
+    line(high, **style)
+
+
+def count_with_rate(count: int, total: int) -> str:
+    """``"1 of 3,000 (0.03 %)"``: a count, its total and the percentage.
+
+    The percentage keeps one significant digit below 1 % and one decimal above, so a
+    single trial among thousands never reads as "0.0 %".
+    """
+    if total <= 0:
+        return f"{count:,} of {total:,}"
+    percent = 100.0 * count / total
+    if percent == 0.0 or percent == 100.0:
+        text = f"{percent:.0f}"
+    else:
+        decimals = max(1, -int(np.floor(np.log10(percent))))
+        text = f"{percent:.{decimals}f}"
+    return f"{count:,} of {total:,} ({text} %)"
+
+
+# ------------------------------------------------------------------------------ SVG output
+_PRESENTATION = frozenset(
+    {
+        "fill", "fill-opacity", "fill-rule", "stroke", "stroke-width", "stroke-opacity",
+        "stroke-linecap", "stroke-linejoin", "stroke-dasharray", "stroke-dashoffset",
+        "stroke-miterlimit", "opacity", "font-size", "font-family", "font-weight",
+        "font-style", "text-anchor", "clip-path",
+    }
+)
+_STYLE_ATTR = re.compile(r' style="([^"]*)"')
+_GEOMETRY = re.compile(r' (d|x|y|width|height|points)="([^"]*)"')  # user units (pt)
+_NUMBER = re.compile(r"-?\d+\.\d+")
+_ZERO_ROTATION = re.compile(r' transform="rotate\(-?0 [^)]*\)"')
+_GROUP_TAG = re.compile(r"<g(?:\s[^>]*)?>|</g>")
+_BARE_GROUP = re.compile(r"<g(?: id=\"[^\"]*\")?/?>")
+_GLOBAL_STYLE = re.compile(r"<defs>\s*<style[^>]*>\*\{([^}]*)\}</style>\s*</defs>\s*")
+
+
+def _attributes(match: re.Match) -> str:
+    """``style="a: b; c: d"`` -> ``a="b" c="d"`` when every property is an SVG attribute."""
+    pairs = [part.split(":", 1) for part in match.group(1).split(";") if part.strip()]
+    if any(len(p) != 2 or p[0].strip() not in _PRESENTATION for p in pairs):
+        return match.group(0)
+    return "".join(f' {name.strip()}="{value.strip()}"' for name, value in pairs)
+
+
+def _rounded(match: re.Match) -> str:
+    def short(number: re.Match) -> str:
+        text = f"{float(number.group()):.2f}".rstrip("0").rstrip(".")
+        return "0" if text == "-0" else text
+
+    return f' {match.group(1)}="{_NUMBER.sub(short, " ".join(match.group(2).split()))}"'
+
+
+def _without_bare_groups(svg: str) -> str:
+    """Drop ``<g>`` wrappers that carry nothing but an id (their children move up)."""
+    out, stack, start = [], [], 0
+    for tag in _GROUP_TAG.finditer(svg):
+        out.append(svg[start:tag.start()])
+        start = tag.end()
+        text = tag.group()
+        if text == "</g>":
+            if not stack.pop():
+                out.append(text)
+        elif text.endswith("/>"):  # an empty group: nothing to close
+            if not _BARE_GROUP.fullmatch(text):
+                out.append(text)
+        elif _BARE_GROUP.fullmatch(text):
+            stack.append(True)
+        else:
+            stack.append(False)
+            out.append(text)
+    out.append(svg[start:])
+    return "".join(out)
+
+
+def _compact(svg: str) -> str:
+    """Same picture, fewer elements and bytes (the PDF renderer's cost grows with both).
+
+    Drops the DOCTYPE and metadata, moves the global ``*{...}`` stroke style to the root
+    (inherited), turns ``style`` into presentation attributes, rounds coordinates to 0.01
+    pt (4 micrometres), drops zero rotations and id-only ``<g>`` wrappers.
+    """
+    svg = svg[svg.find("<svg"):]
+    svg = re.sub(r"\s*<metadata>.*?</metadata>", "", svg, count=1, flags=re.S)
+    found = _GLOBAL_STYLE.search(svg)
+    if found:
+        svg = svg[: found.start()] + svg[found.end():]
+        root = "".join(
+            f' {name.strip()}="{value.strip()}"'
+            for name, value in (p.split(":", 1) for p in found.group(1).split(";") if p.strip())
+        )
+        svg = svg.replace("<svg ", f"<svg{root} ", 1)
+    svg = _STYLE_ATTR.sub(_attributes, svg)
+    svg = _ZERO_ROTATION.sub("", svg)
+    svg = _GEOMETRY.sub(_rounded, svg)
+    svg = _without_bare_groups(svg)
+    return re.sub(r">\s+<", "><", svg)
+
+
+def to_svg(fig: Figure) -> str:
+    """SVG text of a Figure: deterministic (fixed id salt, no date) and compact.
+
+    Rendered by matplotlib's SVG canvas into memory (no backend is selected, no file is
+    written), then rewritten as described in the module docstring.
+    """
+    buffer = io.StringIO()
+    with matplotlib.rc_context(_SVG_STYLE):
+        fig.savefig(buffer, format="svg", metadata={"Date": None})
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + _compact(buffer.getvalue()) + "\n"
+
+
+def _svg_of(figure_function: Callable[..., Figure], name: str) -> Callable[..., str]:
+    """The ``*_svg`` wrapper of a figure function: same arguments, SVG text out."""
+
+    @functools.wraps(figure_function)  # ``__wrapped__`` is the figure function
+    def svg(*args, **kwargs) -> str:
+        fig = figure_function(*args, **kwargs)
+        text = to_svg(fig)
+        fig.clear()
+        return text
+
+    svg.__name__ = svg.__qualname__ = name
+    svg.__doc__ = (
+        f"SVG text of :func:`{figure_function.__name__}` (same arguments; see "
+        ":func:`to_svg`)."
+    )
+    return svg
+
+
+# ---------------------------------------------------------------------------------- Tippett
+def tippett(
+    ss_llr, ds_llr, *, case_log10_lr: float | None = None, kind: str = "I",
+    elub_log10: tuple[float, float] | None = None, ax: Axes | None = None,
+) -> Figure:
     """Tippett plot of SS and DS log10 LRs.
 
     Parameters
@@ -92,18 +316,22 @@ def tippett_svg(ss_llr, ds_llr, *, case_log10_lr=None, kind: str = "I"):
         Natural-log LRs of same-source and different-source trials (+-inf allowed: they
         count in the proportions but have no abscissa).
     case_log10_lr : float, optional
-        This case's log10 LR, marked by a vertical line.
+        This case's log10 LR, marked by a vertical line; the legend gives how many SS and
+        DS trials reach it, as counts and rates ("1 of 3,000 (0.03 %)").
     kind : {"I", "II"}
         ``"I"`` (the usual form [1]_): both curves show the share of trials with
         log10 LR >= x. ``"II"``: the SS curve shows the share with log10 LR <= x (rising
         to the right) and the DS curve the share >= x (rising to the left), the
         presentation common in forensic voice comparison [2]_; at x = 0 the SS curve
         reads the RMEP and the DS curve the RMED.
+    elub_log10 : (float, float), optional
+        ELUB bounds in log10 LR, marked by dotted lines.
+    ax : matplotlib Axes, optional
+        Draw here; default a new Figure.
 
     Returns
     -------
-    str
-        SVG text.
+    matplotlib.figure.Figure
 
     Notes
     -----
@@ -123,30 +351,38 @@ def tippett_svg(ss_llr, ds_llr, *, case_log10_lr=None, kind: str = "I"):
     if kind not in ("I", "II"):
         raise InputError(f"Tippett kind must be 'I' or 'II', got {kind!r}")
     data = metrics.tippett(ss_llr, ds_llr)
-    fig, ax = _figure()
-    x = data.log10_lr
-    if kind == "I":
-        ax.step(x, data.ss_prop_ge, where="pre", color=SS_COLOUR, label="same source: LR >= x")
-    else:
-        ss, _ = check_pair(ss_llr, ds_llr)
-        ss10 = np.sort(ss * _LOG10_E)
-        ss_le = np.searchsorted(ss10, x, side="right") / ss10.size
-        ax.step(x, ss_le, where="post", color=SS_COLOUR, label="same source: LR <= x")
-    ax.step(
-        x, data.ds_prop_ge, where="pre", color=DS_COLOUR, label="different source: LR >= x"
-    )
-    ax.axvline(0, color=REF_COLOUR, linewidth=0.8)
-    _mark(ax, case_log10_lr, "this case")
-    ax.set_xlabel("log10 LR (x)")
-    ax.set_ylabel("proportion of trials")
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_title(f"Tippett plot (type {kind})")
-    _legend(fig, ax)
-    return fig
+    ss, ds = check_pair(ss_llr, ds_llr)
+    with _axes(ax) as (ax, own):
+        x = data.log10_lr
+        if kind == "I":
+            ax.step(x, data.ss_prop_ge, where="pre", color=SS_COLOUR,
+                    label="same source: LR >= x")
+        else:
+            ss10 = np.sort(ss * _LOG10_E)
+            ss_le = np.searchsorted(ss10, x, side="right") / ss10.size
+            ax.step(x, ss_le, where="post", color=SS_COLOUR, label="same source: LR <= x")
+        ax.step(x, data.ds_prop_ge, where="pre", color=DS_COLOUR,
+                label="different source: LR >= x")
+        ax.axvline(0, color=REF_COLOUR, linewidth=0.8)
+        _mark_elub(ax, elub_log10)
+        if case_log10_lr is not None:
+            case_llr = case_log10_lr / _LOG10_E
+            n_ss = int(np.sum(ss >= case_llr) if kind == "I" else np.sum(ss <= case_llr))
+            n_ds = int(np.sum(ds >= case_llr))
+            side = "at or above" if kind == "I" else "at or below"
+            _mark(ax, case_log10_lr,
+                  f"this case; LRs {side} it:\nsame source {count_with_rate(n_ss, ss.size)},\n"
+                  f"different source {count_with_rate(n_ds, ds.size)}")
+        ax.set_xlabel("log10 LR (x)")
+        ax.set_ylabel("proportion of trials")
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_title(f"Tippett plot (type {kind})")
+        _legend(ax, own)
+    return ax.figure
 
 
-@_styled
-def ape_svg(ss_llr, ds_llr, *, case_llr=None):
+# ------------------------------------------------------------------------------ APE and ECE
+def ape(ss_llr, ds_llr, *, case_llr: float | None = None, ax: Axes | None = None) -> Figure:
     """APE curve: Bayes error rate against prior log10 odds.
 
     Parameters
@@ -156,11 +392,12 @@ def ape_svg(ss_llr, ds_llr, *, case_llr=None):
     case_llr : float, optional
         Marks the prior log10 odds ``-case_llr / ln 10`` at which this case's LR brings
         the posterior odds to 1 (where it changes the decision).
+    ax : matplotlib Axes, optional
+        Draw here; default a new Figure.
 
     Returns
     -------
-    str
-        SVG text.
+    matplotlib.figure.Figure
 
     Notes
     -----
@@ -176,22 +413,22 @@ def ape_svg(ss_llr, ds_llr, *, case_llr=None):
            detection", Computer Speech and Language 20 (2006) 230-275.
     """
     curve = metrics.ape_curve(ss_llr, ds_llr)
-    fig, ax = _figure()
-    x = curve.plo * _LOG10_E
-    ax.plot(x, curve.actual, color=SS_COLOUR, label="actual LRs")
-    ax.plot(x, curve.minimum, color=SS_COLOUR, linestyle="--", label="after PAV (minimum)")
-    ax.plot(x, curve.reference, color=REF_COLOUR, linestyle=":", label="LR = 1 (no evidence)")
-    if case_llr is not None:
-        _mark(ax, -case_llr * _LOG10_E, "prior where this case's LR changes the decision")
-    ax.set_xlabel("prior log10 odds")
-    ax.set_ylabel("Bayes error rate")
-    ax.set_title("Applied probability of error (APE)")
-    _legend(fig, ax)
-    return fig
+    with _axes(ax) as (ax, own):
+        x = curve.plo * _LOG10_E
+        ax.plot(x, curve.actual, color=SS_COLOUR, label="actual LRs")
+        ax.plot(x, curve.minimum, color=SS_COLOUR, linestyle="--", label="after PAV (minimum)")
+        ax.plot(x, curve.reference, color=REF_COLOUR, linestyle=":",
+                label="LR = 1 (no evidence)")
+        if case_llr is not None:
+            _mark(ax, -case_llr * _LOG10_E, "prior where this case's LR changes the decision")
+        ax.set_xlabel("prior log10 odds")
+        ax.set_ylabel("Bayes error rate")
+        ax.set_title("Applied probability of error (APE)")
+        _legend(ax, own)
+    return ax.figure
 
 
-@_styled
-def ece_svg(ss_llr, ds_llr, *, case_llr=None):
+def ece(ss_llr, ds_llr, *, case_llr: float | None = None, ax: Axes | None = None) -> Figure:
     """Empirical cross-entropy (ECE, bits) against prior log10 odds.
 
     Parameters
@@ -201,11 +438,12 @@ def ece_svg(ss_llr, ds_llr, *, case_llr=None):
     case_llr : float, optional
         Marks the prior log10 odds ``-case_llr / ln 10`` at which this case's LR would
         bring the posterior odds to 1.
+    ax : matplotlib Axes, optional
+        Draw here; default a new Figure.
 
     Returns
     -------
-    str
-        SVG text.
+    matplotlib.figure.Figure
 
     Notes
     -----
@@ -221,28 +459,89 @@ def ece_svg(ss_llr, ds_llr, *, case_llr=None):
            of Forensic Sciences 58 (2013) 1503-1518.
     """
     curve = metrics.ece_curve(ss_llr, ds_llr)
-    fig, ax = _figure()
-    x = curve.plo * _LOG10_E
-    ax.plot(x, curve.actual, color=SS_COLOUR, label="LRs as computed")
-    ax.plot(x, curve.calibrated, color=SS_COLOUR, linestyle="--", label="after PAV calibration")
-    ax.plot(x, curve.reference, color=REF_COLOUR, linestyle=":", label="LR = 1 (no evidence)")
-    ax.set_xlabel("prior log10 odds")
-    if case_llr is not None:
-        _mark(ax, -case_llr * _LOG10_E, "prior odds that this case's LR would bring to 1")
-    ax.set_ylabel("empirical cross-entropy (bits)")
-    ax.set_title("Empirical cross-entropy (ECE)")
-    ax.set_ylim(bottom=0)
-    _legend(fig, ax)
-    return fig
+    with _axes(ax) as (ax, own):
+        x = curve.plo * _LOG10_E
+        ax.plot(x, curve.actual, color=SS_COLOUR, label="LRs as computed")
+        ax.plot(x, curve.calibrated, color=SS_COLOUR, linestyle="--",
+                label="after PAV calibration")
+        ax.plot(x, curve.reference, color=REF_COLOUR, linestyle=":",
+                label="LR = 1 (no evidence)")
+        ax.set_xlabel("prior log10 odds")
+        if case_llr is not None:
+            _mark(ax, -case_llr * _LOG10_E, "prior odds that this case's LR would bring to 1")
+        ax.set_ylabel("empirical cross-entropy (bits)")
+        ax.set_title("Empirical cross-entropy (ECE)")
+        ax.set_ylim(bottom=0)
+        _legend(ax, own)
+    return ax.figure
 
 
-_DET_TICKS = np.array([0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5])
-_DET_RANGE = (0.001, 0.5)  # the conventional 0.1 % to 50 % of DET plots
+# -------------------------------------------------------------------------------------- DET
+#: DET ticks in order of preference (decades first): the conventional 0.1 %, 1 %, 10 %,
+#: 50 % and their 2 and 5 multiples, down to 0.01 % and up to 90 %.
+_DET_TICKS = np.array(
+    [0.5, 0.1, 0.01, 0.001, 0.0001, 0.2, 0.02, 0.002, 0.0002, 0.05, 0.005, 0.0005, 0.3,
+     0.7, 0.9]
+)
 
 
-@_styled
-def det_svg(ss_llr, ds_llr, *, case_llr=None):
-    """DET plot: miss against false-alarm rate on probit axes from 0.1 % to 50 %.
+def _det_limits(rates: np.ndarray, eer: float) -> tuple[float, float]:
+    """Axis range (as rates) that shows the curve: a tick below its smallest non-zero rate
+    (and below the EER), at least 0.01 %; up to 50 %, or 90 % for a weak system."""
+    positive = rates[(rates > 0) & (rates < 1)]
+    smallest = positive.min() if positive.size else 0.001
+    if eer > 0:
+        smallest = min(smallest, eer)
+    below = _DET_TICKS[_DET_TICKS <= 0.8 * smallest]
+    low = below.max() if below.size else _DET_TICKS.min()
+    high = 0.5 if eer <= 0.4 else 0.9
+    return float(min(low, 0.05)), high
+
+
+def _det_ticks(limits: tuple[float, float]) -> np.ndarray:
+    """The conventional ticks within ``limits``, taken in order of preference while
+    they stay at least 1/14 of the axis apart on the probit scale; ascending."""
+    lo, hi = ndtri(np.asarray(limits))
+    inside = _DET_TICKS[(_DET_TICKS >= limits[0]) & (_DET_TICKS <= limits[1])]
+    kept: list[float] = []
+    for tick, z in zip(inside, ndtri(inside), strict=True):  # 15 ticks: not a hot loop
+        if all(abs(z - ndtri(k)) >= (hi - lo) / 14 for k in kept):
+            kept.append(float(tick))
+    return np.sort(np.array(kept))
+
+
+def _hull_path(hull: metrics.ROC, eer: float, limits) -> tuple[np.ndarray, np.ndarray]:
+    """Points along the ROC convex hull on probit axes, with the EER point as a vertex.
+
+    A straight hull segment is not straight on probit axes: each segment is sampled in
+    (p_fa, p_miss) space, more densely the longer it is once warped, so the drawn curve is
+    the image of the hull and the EER point lies on it.
+    """
+    x, y = hull.p_fa, hull.p_miss
+    lo, hi = ndtri(np.asarray(limits))
+    with np.errstate(divide="ignore"):
+        px, py = np.clip(ndtri(x), lo - 1, hi + 1), np.clip(ndtri(y), lo - 1, hi + 1)
+    length = np.hypot(np.diff(px), np.diff(py))
+    steps = np.clip(np.ceil(length / 0.04), 1, 200).astype(int)
+    seg = np.repeat(np.arange(steps.size), steps)
+    t = (np.arange(seg.size) - np.repeat(np.cumsum(steps) - steps, steps)) / steps[seg]
+    d = y - x  # rises from -1 to +1; the EER segment is where it crosses 0
+    k = int(np.searchsorted(d, 0.0, side="left"))
+    if 0 < k < x.size and d[k] != 0.0:
+        t_eer = -d[k - 1] / (d[k] - d[k - 1])
+        at = int(np.searchsorted(seg, k - 1, side="left"))
+        at += int(np.searchsorted(t[at:at + steps[k - 1]], t_eer))
+        seg, t = np.insert(seg, at, k - 1), np.insert(t, at, t_eer)
+    fa = np.append(x[seg] + t * (x[seg + 1] - x[seg]), x[-1])
+    miss = np.append(y[seg] + t * (y[seg + 1] - y[seg]), y[-1])
+    if 0 < k < x.size and d[k] != 0.0:
+        fa[at] = miss[at] = eer  # the same float as metrics.eer, not a re-rounded one
+    with np.errstate(divide="ignore"):
+        return ndtri(fa), ndtri(miss)
+
+
+def det(ss_llr, ds_llr, *, case_llr: float | None = None, ax: Axes | None = None) -> Figure:
+    """DET plot: miss against false-alarm rate on probit axes.
 
     Parameters
     ----------
@@ -250,19 +549,24 @@ def det_svg(ss_llr, ds_llr, *, case_llr=None):
         Natural-log LRs (or any score-like values) of SS and DS trials.
     case_llr : float, optional
         Marks the operating point of a threshold at this case's LLR (share of SS below
-        it, of DS at or above it).
+        it, of DS at or above it), with counts and rates in the legend.
+    ax : matplotlib Axes, optional
+        Draw here; default a new Figure.
 
     Returns
     -------
-    str
-        SVG text.
+    matplotlib.figure.Figure
 
     Notes
     -----
     Both axes are warped by the probit ``Phi^-1(p)`` [1]_ so that normal score
-    distributions give straight lines; ticks and range follow the usual 0.1 %-50 %
-    convention [2]_. The empirical curve (``metrics.roc``), its convex hull and the EER
-    point on the hull (``metrics.eer``) are drawn; points outside the range are clipped.
+    distributions give straight lines. The empirical curve (``metrics.roc``), its convex
+    hull and the EER point on the hull (``metrics.eer``) are drawn; the hull is sampled
+    along each of its straight (p_fa, p_miss) segments so that its warped image, and the
+    EER point on it, are drawn where they are. Each axis spans from a conventional tick
+    [2]_ below the smallest non-zero rate of that class (1 / N for N trials, so a small
+    background fills the plot) and below the EER, to 50 % (90 % when the EER exceeds
+    40 %); points outside the range are clipped.
 
     References
     ----------
@@ -270,68 +574,63 @@ def det_svg(ss_llr, ds_llr, *, case_llr=None):
            assessment of detection task performance", Proc. Eurospeech (1997) 1895-1898.
     .. [2] D. A. van Leeuwen, ROCAnalysis.jl documentation, "DET plot".
     """
-    curve = metrics.roc(ss_llr, ds_llr)
-    hull = metrics.roc_convex_hull(ss_llr, ds_llr)
-    eer = metrics.eer(ss_llr, ds_llr)
-    fig, ax = _figure()
-    lim = ndtri(np.array(_DET_RANGE))
-    with np.errstate(divide="ignore"):
-        ax.plot(ndtri(curve.p_fa), ndtri(curve.p_miss), color=SS_COLOUR, label="DET")
-        ax.plot(
-            ndtri(hull.p_fa),
-            ndtri(hull.p_miss),
-            color=SS_COLOUR,
-            linestyle="--",
-            linewidth=0.9,
-            label="convex hull",
-        )
-    ax.plot(lim, lim, color=REF_COLOUR, linewidth=0.6)
-    if _DET_RANGE[0] <= eer <= _DET_RANGE[1]:
-        ax.plot([ndtri(eer)], [ndtri(eer)], "o", color=CASE_COLOUR, label=f"EER = {eer:.1%}")
-    else:
-        ax.plot([], [], "o", color=CASE_COLOUR, label=f"EER = {eer:.1%} (outside the range)")
-    if case_llr is not None:
-        ss, ds = check_pair(ss_llr, ds_llr)
-        p_miss, p_fa = np.mean(ss < case_llr), np.mean(ds >= case_llr)
+    ss, ds = check_pair(ss_llr, ds_llr)
+    curve = metrics.roc(ss, ds)
+    hull = metrics.roc_convex_hull(ss, ds)
+    eer = metrics.eer(ss, ds)
+    x_lim, y_lim = _det_limits(curve.p_fa, eer), _det_limits(curve.p_miss, eer)
+    with _axes(ax) as (ax, own):
         with np.errstate(divide="ignore"):
-            point = ndtri([p_fa, p_miss])
-        label = f"threshold at this case's LR ({p_fa:.1%} false alarms, {p_miss:.1%} misses)"
-        if np.all((point >= lim[0]) & (point <= lim[1])):
-            ax.plot(*point, "s", color=CASE_COLOUR, fillstyle="none", label=label)
-        else:  # no marker at a misleading edge position; the rates stay in the legend
-            ax.plot(
-                [],
-                [],
-                "s",
-                color=CASE_COLOUR,
-                fillstyle="none",
-                label=label + ", outside the plotted range",
-            )
-    ticks = ndtri(_DET_TICKS)
-    labels = [f"{100 * t:g}%" for t in _DET_TICKS]
-    for setter, tick_setter in ((ax.set_xlim, ax.set_xticks), (ax.set_ylim, ax.set_yticks)):
-        setter(*lim)
-        tick_setter(ticks, labels)
-    ax.set_xlabel("false alarm rate (different source judged same)")
-    ax.set_ylabel("miss rate\n(same source judged different)")
-    ax.set_title("Detection error trade-off (DET)")
-    _legend(fig, ax)
-    return fig
+            ax.plot(ndtri(curve.p_fa), ndtri(curve.p_miss), color=SS_COLOUR, label="DET")
+        hx, hy = _hull_path(hull, eer, (min(x_lim[0], y_lim[0]), max(x_lim[1], y_lim[1])))
+        ax.plot(hx, hy, color=SS_COLOUR, linestyle="--", linewidth=0.9, label="convex hull")
+        diagonal = ndtri(np.array([min(x_lim[0], y_lim[0]), max(x_lim[1], y_lim[1])]))
+        ax.plot(diagonal, diagonal, color=REF_COLOUR, linewidth=0.6)
+        shown = x_lim[0] <= eer <= x_lim[1] and y_lim[0] <= eer <= y_lim[1]
+        label = f"EER = {100 * eer:.1f} % (on the convex hull)"
+        if shown:
+            ax.plot([ndtri(eer)], [ndtri(eer)], "o", color=CASE_COLOUR, label=label)
+        else:
+            ax.plot([], [], "o", color=CASE_COLOUR, label=label + ", outside the range")
+        if case_llr is not None:
+            n_miss, n_fa = int(np.sum(ss < case_llr)), int(np.sum(ds >= case_llr))
+            p_miss, p_fa = n_miss / ss.size, n_fa / ds.size
+            with np.errstate(divide="ignore"):
+                point = ndtri([p_fa, p_miss])
+            inside = (x_lim[0] <= p_fa <= x_lim[1]) and (y_lim[0] <= p_miss <= y_lim[1])
+            label = (f"threshold at this case's LR{'' if inside else ' (outside the range)'}"
+                     f":\nfalse alarms {count_with_rate(n_fa, ds.size)},"
+                     f"\nmisses {count_with_rate(n_miss, ss.size)}")
+            if inside:
+                ax.plot(*point, "s", color=CASE_COLOUR, fillstyle="none", label=label)
+            else:  # no marker at a misleading edge position; the rates stay in the legend
+                ax.plot([], [], "s", color=CASE_COLOUR, fillstyle="none", label=label)
+        for limits, set_lim, set_ticks in ((x_lim, ax.set_xlim, ax.set_xticks),
+                                           (y_lim, ax.set_ylim, ax.set_yticks)):
+            ticks = _det_ticks(limits)
+            set_lim(*ndtri(np.array(limits)))
+            set_ticks(ndtri(ticks), [f"{100 * t:g}%" for t in ticks])
+        ax.set_xlabel("false alarm rate (different source judged same)")
+        ax.set_ylabel("miss rate\n(same source judged different)")
+        ax.set_title("Detection error trade-off (DET)")
+        _legend(ax, own)
+    return ax.figure
 
 
-@_styled
-def roc_svg(ss_llr, ds_llr):
+# -------------------------------------------------------------------------------------- ROC
+def roc(ss_llr, ds_llr, *, ax: Axes | None = None) -> Figure:
     """ROC: hit rate against false-alarm rate, with its convex hull and the AUC.
 
     Parameters
     ----------
     ss_llr, ds_llr : array_like
         LLRs (or any score-like values) of SS and DS trials.
+    ax : matplotlib Axes, optional
+        Draw here; default a new Figure.
 
     Returns
     -------
-    str
-        SVG text.
+    matplotlib.figure.Figure
 
     Notes
     -----
@@ -347,44 +646,43 @@ def roc_svg(ss_llr, ds_llr):
     """
     curve = metrics.roc(ss_llr, ds_llr)
     hull = metrics.roc_convex_hull(ss_llr, ds_llr)
-    fig, ax = _figure()
-    ax.plot(
-        curve.p_fa,
-        1 - curve.p_miss,
-        color=SS_COLOUR,
-        label=f"ROC (AUC = {metrics.auc(ss_llr, ds_llr):.3f})",
-    )
-    ax.plot(
-        hull.p_fa,
-        1 - hull.p_miss,
-        color=SS_COLOUR,
-        linestyle="--",
-        linewidth=0.9,
-        label="convex hull",
-    )
-    ax.plot([0, 1], [0, 1], color=REF_COLOUR, linewidth=0.6)
-    ax.set_xlabel("false alarm rate")
-    ax.set_ylabel("hit rate")
-    ax.set_title("Receiver operating characteristic (ROC)")
-    _legend(fig, ax)
-    return fig
+    with _axes(ax) as (ax, own):
+        ax.plot(curve.p_fa, 1 - curve.p_miss, color=SS_COLOUR,
+                label=f"ROC (AUC = {metrics.auc(ss_llr, ds_llr):.3f})")
+        ax.plot(hull.p_fa, 1 - hull.p_miss, color=SS_COLOUR, linestyle="--", linewidth=0.9,
+                label="convex hull")
+        ax.plot([0, 1], [0, 1], color=REF_COLOUR, linewidth=0.6)
+        ax.set_xlabel("false alarm rate")
+        ax.set_ylabel("hit rate")
+        ax.set_title("Receiver operating characteristic (ROC)")
+        _legend(ax, own)
+    return ax.figure
 
 
-@_styled
-def pav_svg(ss_scores, ds_scores, *, xlabel: str = "score"):
+# -------------------------------------------------------------------------------------- PAV
+def pav(
+    ss_scores, ds_scores, *, xlabel: str | None = None, llr_input: bool = False,
+    elub_log10: tuple[float, float] | None = None, ax: Axes | None = None,
+) -> Figure:
     """PAV transform: each score's optimal (PAV) log10 LR, a non-decreasing step curve.
 
     Parameters
     ----------
     ss_scores, ds_scores : array_like
-        Scores (or LLRs) of SS and DS trials.
-    xlabel : str
-        Label of the x axis (say which log base if the inputs are LLRs).
+        Scores, or natural-log LLRs with ``llr_input=True``, of SS and DS trials.
+    xlabel : str, optional
+        Label of the x axis (default ``"score"``, or ``"log10 LR (input)"`` for LLRs).
+    llr_input : bool
+        The inputs are natural-log LLRs: the x axis shows them as log10 LR (both axes in
+        log10) and the line y = x, where a well-calibrated method's LRs lie, is drawn.
+    elub_log10 : (float, float), optional
+        ELUB bounds in log10 LR, marked by dotted horizontal lines.
+    ax : matplotlib Axes, optional
+        Draw here; default a new Figure.
 
     Returns
     -------
-    str
-        SVG text.
+    matplotlib.figure.Figure
 
     Notes
     -----
@@ -400,41 +698,55 @@ def pav_svg(ss_scores, ds_scores, *, xlabel: str = "score"):
            detection", Computer Speech and Language 20 (2006) 230-275.
     """
     fit = metrics.pav_fit(ss_scores, ds_scores)
-    fig, ax = _figure()
-    x = np.append(fit.block_low, fit.block_high[-1])
-    y10 = fit.llr * _LOG10_E
-    finite = np.isfinite(y10)
-    if finite.any():
-        low, high = y10[finite].min(), y10[finite].max()
-    else:
-        low, high = -1.0, 1.0
-    pad = 0.1 * max(high - low, 1.0)
-    shown = np.clip(y10, low - pad, high + pad)  # +-inf blocks sit at the plot's edge
-    ax.step(x, np.append(shown, shown[-1]), where="post", color=SS_COLOUR,
-            label="PAV (optimal) log10 LR")
-    for sign, marker, text in ((1, "^", "+inf"), (-1, "v", "-inf")):
-        edge = np.isinf(y10) & (np.sign(y10) == sign)
-        if edge.any():
-            centre = 0.5 * (fit.block_low[edge] + fit.block_high[edge])
-            ax.plot(centre, shown[edge], marker, color=SS_COLOUR,
-                    label=f"block with log10 LR = {text} (drawn at the edge)")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("log10 LR")
-    ax.set_title("Pool-adjacent-violators transform")
-    _legend(fig, ax)
-    return fig
+    scale = _LOG10_E if llr_input else 1.0
+    if xlabel is None:
+        xlabel = "log10 LR (input)" if llr_input else "score"
+    with _axes(ax) as (ax, own):
+        x = np.append(fit.block_low, fit.block_high[-1]) * scale
+        y10 = fit.llr * _LOG10_E
+        finite = np.isfinite(y10)
+        if finite.any():
+            low, high = y10[finite].min(), y10[finite].max()
+        else:
+            low, high = -1.0, 1.0
+        pad = 0.1 * max(high - low, 1.0)
+        shown = np.clip(y10, low - pad, high + pad)  # +-inf blocks sit at the plot's edge
+        ax.step(x, np.append(shown, shown[-1]), where="post", color=SS_COLOUR,
+                label="PAV (optimal) log10 LR")
+        for sign, marker, text in ((1, "^", "+inf"), (-1, "v", "-inf")):
+            edge = np.isinf(y10) & (np.sign(y10) == sign)
+            if edge.any():
+                centre = 0.5 * (fit.block_low[edge] + fit.block_high[edge]) * scale
+                ax.plot(centre, shown[edge], marker, color=SS_COLOUR,
+                        label=f"block with log10 LR = {text} (drawn at the edge)")
+        if llr_input:
+            span = x[np.isfinite(x)]
+            if span.size:
+                ends = np.array([span.min(), span.max()])
+                ax.plot(ends, ends, color=REF_COLOUR, linestyle=":",
+                        label="y = x (well calibrated)")
+        _mark_elub(ax, elub_log10, axis="y")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("PAV log10 LR")
+        ax.set_title("Pool-adjacent-violators transform")
+        _legend(ax, own)
+    return ax.figure
 
 
-def _histogram(ax, ss, ds, bins, *, hidden=(0, 0)) -> None:
-    """Density histograms of DS then SS values; ``hidden`` counts values not shown."""
+# ------------------------------------------------------------------------------- histograms
+def _histogram(ax: Axes, ss, ds, bins, *, hidden=(0, 0)) -> None:
+    """Density histograms of DS then SS values, one filled step outline each;
+    ``hidden`` counts values not shown."""
     for values, colour, name, n_hidden in (
         (ds, DS_COLOUR, "different source", hidden[1]),
         (ss, SS_COLOUR, "same source", hidden[0]),
     ):
-        note = f", {n_hidden} infinite not shown" if n_hidden else ""
-        label = f"{name} (n = {values.size + n_hidden}{note})"
+        note = f", {n_hidden:,} infinite not shown" if n_hidden else ""
+        label = f"{name} (n = {values.size + n_hidden:,}{note})"
         if values.size:
-            ax.hist(values, bins=bins, density=True, alpha=0.45, color=colour, label=label)
+            density, edges = np.histogram(values, bins=bins, density=True)
+            ax.stairs(density, edges, fill=True, alpha=0.45, color=colour, linewidth=0,
+                      label=label)
         else:
             ax.plot([], [], color=colour, label=label)
 
@@ -446,8 +758,10 @@ def _bins(values: np.ndarray) -> np.ndarray:
     return np.histogram_bin_edges(values, bins=min(60, max(10, values.size // 20)))
 
 
-@_styled
-def llr_histogram_svg(ss_llr, ds_llr, *, case_llr=None):
+def llr_histogram(
+    ss_llr, ds_llr, *, case_llr: float | None = None,
+    elub_log10: tuple[float, float] | None = None, ax: Axes | None = None,
+) -> Figure:
     """Histograms of the SS and DS log10 LRs.
 
     Parameters
@@ -456,11 +770,14 @@ def llr_histogram_svg(ss_llr, ds_llr, *, case_llr=None):
         Natural-log LRs of SS and DS trials; +-inf are counted in the legend, not drawn.
     case_llr : float, optional
         This case's natural-log LR, marked at ``case_llr / ln 10``.
+    elub_log10 : (float, float), optional
+        ELUB bounds in log10 LR, marked by dotted lines.
+    ax : matplotlib Axes, optional
+        Draw here; default a new Figure.
 
     Returns
     -------
-    str
-        SVG text.
+    matplotlib.figure.Figure
 
     Notes
     -----
@@ -470,21 +787,60 @@ def llr_histogram_svg(ss_llr, ds_llr, *, case_llr=None):
     ss, ds = check_pair(ss_llr, ds_llr)
     ss_ok, ds_ok = np.isfinite(ss), np.isfinite(ds)
     ss10, ds10 = ss[ss_ok] * _LOG10_E, ds[ds_ok] * _LOG10_E
-    fig, ax = _figure()
-    bins = _bins(np.concatenate([ss10, ds10]))
-    hidden = (int(ss.size - ss_ok.sum()), int(ds.size - ds_ok.sum()))
-    _histogram(ax, ss10, ds10, bins, hidden=hidden)
-    if case_llr is not None:
-        _mark(ax, case_llr * _LOG10_E, "this case")
-    ax.set_xlabel("log10 LR")
-    ax.set_ylabel("density")
-    ax.set_title("Distribution of log10 LRs")
-    _legend(fig, ax)
-    return fig
+    with _axes(ax) as (ax, own):
+        bins = _bins(np.concatenate([ss10, ds10]))
+        hidden = (int(ss.size - ss_ok.sum()), int(ds.size - ds_ok.sum()))
+        _histogram(ax, ss10, ds10, bins, hidden=hidden)
+        if case_llr is not None:
+            _mark(ax, case_llr * _LOG10_E, "this case")
+        _mark_elub(ax, elub_log10)
+        ax.set_xlabel("log10 LR")
+        ax.set_ylabel("density")
+        ax.set_title("Distribution of log10 LRs")
+        _legend(ax, own)
+    return ax.figure
 
 
-@_styled
-def score_density_svg(ss, ds, calibrator=None, *, case_score=None):
+@dataclass(frozen=True)
+class ModelCurves:
+    """A fitted model evaluated once on a grid of scores, for figures.
+
+    ``pdf_ss`` and ``pdf_ds`` are ``None`` for a model without class densities
+    (discriminative calibrators); ``log10_lr`` is the model's (bounded, if ELUB) log10 LR.
+    """
+
+    score: np.ndarray
+    pdf_ss: np.ndarray | None
+    pdf_ds: np.ndarray | None
+    log10_lr: np.ndarray
+
+
+def model_curves(calibrator, ss, ds, *, case_score: float | None = None,
+                 points: int = 400) -> ModelCurves:
+    """Evaluate a fitted calibrator's densities and log10 LR once on a score grid.
+
+    The grid spans the background scores (``ss``, ``ds``) widened by 5 % of their range
+    on each side, and this case's score if given. A case report computes this once and
+    passes it to every figure that draws the model (an expensive model such as a kernel
+    density estimate on 10^5 scores is then evaluated once per case).
+    """
+    both = np.concatenate([np.asarray(ss, dtype=float), np.asarray(ds, dtype=float)])
+    span = both.max() - both.min()
+    low, high = both.min() - 0.05 * span, both.max() + 0.05 * span
+    if case_score is not None and np.isfinite(case_score):
+        low, high = min(low, case_score), max(high, case_score)
+    grid = np.linspace(low, high, points)
+    pdf_ss = pdf_ds = None
+    if hasattr(calibrator, "density"):
+        pdf_ss, pdf_ds = calibrator.density(grid)
+    return ModelCurves(grid, pdf_ss, pdf_ds, calibrator.llr(grid) * _LOG10_E)
+
+
+def score_densities(
+    ss, ds, calibrator=None, *, case_score: float | None = None,
+    curves: ModelCurves | None = None, elub_log10: tuple[float, float] | None = None,
+    ax: Axes | None = None,
+) -> Figure:
     """Histograms of the raw SS and DS scores with the fitted model.
 
     Parameters
@@ -496,11 +852,17 @@ def score_density_svg(ss, ds, calibrator=None, *, case_score=None):
         its ``llr`` is drawn as log10 LR on a second y axis.
     case_score : float, optional
         This case's score, marked by a vertical line (the grid is widened to include it).
+    curves : ModelCurves, optional
+        The model already evaluated (:func:`model_curves`); used instead of
+        ``calibrator``, which is then not called.
+    elub_log10 : (float, float), optional
+        ELUB bounds in log10 LR, marked by dotted lines on the log10 LR axis.
+    ax : matplotlib Axes, optional
+        Draw here; default a new Figure.
 
     Returns
     -------
-    str
-        SVG text.
+    matplotlib.figure.Figure
 
     Notes
     -----
@@ -508,75 +870,60 @@ def score_density_svg(ss, ds, calibrator=None, *, case_score=None):
     pdf_ds(s)``: the right axis reads the ratio of the two drawn densities.
     """
     ss, ds = check_pair(ss, ds, names=("ss", "ds"), allow_inf=False)
-    fig, ax = _figure()
-    both = np.concatenate([ss, ds])
-    _histogram(ax, ss, ds, _bins(both))
-    span = both.max() - both.min()
-    grid = np.linspace(both.min() - 0.05 * span, both.max() + 0.05 * span, 400)
-    if case_score is not None:
-        grid = np.linspace(min(grid[0], case_score), max(grid[-1], case_score), 400)
-    if calibrator is not None and hasattr(calibrator, "density"):
-        pdf_ss, pdf_ds = calibrator.density(grid)
-        ax.plot(grid, pdf_ss, color=SS_COLOUR, label="fitted same-source density")
-        ax.plot(grid, pdf_ds, color=DS_COLOUR, label="fitted different-source density")
-    _mark(ax, case_score, "this case's score")
-    ax.set_xlabel("score")
-    ax.set_ylabel("density")
-    if calibrator is not None:
-        twin = ax.twinx()
-        twin.plot(
-            grid,
-            calibrator.llr(grid) * _LOG10_E,
-            color="black",
-            linewidth=1,
-            linestyle="-.",
-            label="log10 LR (right axis)",
-        )
-        twin.set_ylabel("log10 LR")
-        twin.grid(False)
-        _legend(fig, ax, twin)
-    else:
-        _legend(fig, ax)
-    ax.set_title("Background scores and the fitted model")
-    return fig
+    if curves is None and calibrator is not None:
+        curves = model_curves(calibrator, ss, ds, case_score=case_score)
+    with _axes(ax) as (ax, own):
+        _histogram(ax, ss, ds, _bins(np.concatenate([ss, ds])))
+        if curves is not None and curves.pdf_ss is not None:
+            ax.plot(curves.score, curves.pdf_ss, color=SS_COLOUR,
+                    label="fitted same-source density")
+            ax.plot(curves.score, curves.pdf_ds, color=DS_COLOUR,
+                    label="fitted different-source density")
+        _mark(ax, case_score, "this case's score")
+        ax.set_xlabel("score")
+        ax.set_ylabel("density")
+        twin = None
+        if curves is not None:
+            twin = ax.twinx()
+            twin.plot(curves.score, curves.log10_lr, color="black", linewidth=1,
+                      linestyle="-.", label="log10 LR (right axis)")
+            _mark_elub(twin, elub_log10, axis="y")
+            twin.set_ylabel("log10 LR")
+            twin.grid(False)
+        _legend(ax, own, twin)
+        ax.set_title("Background scores and the fitted model")
+    return ax.figure
 
 
-@_styled
-def reliability_svg(diagram, *, title: str = "Reliability diagram"):
-    """Top-label reliability diagram (see ``studies.multiclass.reliability_diagram``)."""
-    fig, ax = _figure()
-    used = diagram.count > 0
-    edges = diagram.bin_edges
-    centres = 0.5 * (edges[:-1] + edges[1:])
-    widths = np.diff(edges)
-    ax.bar(
-        centres[used],
-        diagram.accuracy[used],
-        width=widths[used] * 0.95,
-        color=SS_COLOUR,
-        alpha=0.6,
-        label="accuracy in bin",
-    )
-    ax.plot(
-        diagram.confidence[used],
-        diagram.accuracy[used],
-        "o",
-        color=SS_COLOUR,
-        markersize=3,
-        label="(mean confidence, accuracy)",
-    )
-    ax.plot([0, 1], [0, 1], color=REF_COLOUR, linestyle=":", label="perfect calibration")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
-    ax.set_xlabel("confidence (top-label probability)")
-    ax.set_ylabel("accuracy")
-    ax.set_title(f"{title}: ECE = {diagram.ece:.3f}")
-    _legend(fig, ax)
-    return fig
+# ------------------------------------------------------------------- multiclass, comparison
+def reliability(diagram, *, title: str = "Reliability diagram", ax: Axes | None = None
+                ) -> Figure:
+    """Top-label reliability diagram (:func:`~forensic_lr.studies.multiclass.reliability_diagram`).
+
+    Bars give each bin's accuracy, dots its (mean confidence, accuracy); the dotted
+    diagonal is perfect calibration (Guo et al. 2017, "On calibration of modern neural
+    networks", ICML). Returns the Figure (drawn into ``ax`` if given).
+    """
+    with _axes(ax) as (ax, own):
+        used = diagram.count > 0
+        edges = diagram.bin_edges
+        centres = 0.5 * (edges[:-1] + edges[1:])
+        widths = np.diff(edges)
+        ax.bar(centres[used], diagram.accuracy[used], width=widths[used] * 0.95,
+               color=SS_COLOUR, alpha=0.6, label="accuracy in bin")
+        ax.plot(diagram.confidence[used], diagram.accuracy[used], "o", color=SS_COLOUR,
+                markersize=3, label="(mean confidence, accuracy)")
+        ax.plot([0, 1], [0, 1], color=REF_COLOUR, linestyle=":", label="perfect calibration")
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+        ax.set_xlabel("confidence (top-label probability)")
+        ax.set_ylabel("accuracy")
+        ax.set_title(f"{title}: ECE = {diagram.ece:.3f}")
+        _legend(ax, own)
+    return ax.figure
 
 
-@_styled
-def paired_comparison_svg(comparison):
+def paired_comparison(comparison, *, ax: Sequence[Axes] | None = None) -> Figure:
     """Bootstrap distributions of the paired differences in Cllr and minCllr (``a - b``).
 
     Parameters
@@ -584,6 +931,12 @@ def paired_comparison_svg(comparison):
     comparison : forensic_lr.validation.bootstrap.PairedComparison
         Its ``replicates`` (NaN replicates are skipped; infinite ones are counted in the
         title), its intervals of the differences, ``level``, ``interval`` and ``names``.
+    ax : pair of matplotlib Axes, optional
+        The two panels (Cllr, minCllr); default a new Figure with two subplots.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Notes
     -----
@@ -591,32 +944,58 @@ def paired_comparison_svg(comparison):
     interval as a shaded band: when the band lies left of 0, system ``a`` has the lower
     cost.
     """
-    a, b = comparison.names
-    from .validation.bootstrap import INTERVALS
+    from .validation import INTERVALS
 
+    a, b = comparison.names
     kind = INTERVALS[comparison.interval]
-    fig = Figure(figsize=_SIZE, layout="constrained")
-    axes = fig.subplots(1, 2, sharey=False)
-    colours = (SS_COLOUR, DS_COLOUR)
-    panels = (
-        (comparison.replicates["cllr"], comparison.cllr_diff, "Cllr"),
-        (comparison.replicates["min_cllr"], comparison.min_cllr_diff, "minCllr"),
-    )
-    for ax, (values, diff, label), colour in zip(axes, panels, colours, strict=True):
-        v = np.asarray(values, dtype=np.float64)
-        v = v[~np.isnan(v)]
-        finite = v[np.isfinite(v)]
-        title = f"{label}: {a} - {b} (bits)"
-        if finite.size < v.size:
-            title += f"\n{v.size - finite.size} infinite replicate(s) not drawn"
-        if finite.size:
-            ax.hist(finite, bins=40, color=colour, alpha=0.6, label="bootstrap replicates")
-        if np.isfinite(diff.low) and np.isfinite(diff.high):
-            ax.axvspan(diff.low, diff.high, color=colour, alpha=0.15,
-                       label=f"{100 * comparison.level:g}% {kind} interval")
-        ax.axvline(0.0, color=REF_COLOUR, linestyle="--", label="no difference")
-        ax.set_xlabel(f"difference in {label} (bits)")
-        ax.set_title(title)
-    axes[0].set_ylabel("replicates")
-    _legend(fig, axes[0])
-    return fig
+    own = ax is None
+    with contextlib.ExitStack() as stack:
+        if own:
+            stack.enter_context(matplotlib.rc_context(_STYLE))
+            axes = Figure(figsize=_SIZE, layout="constrained").subplots(1, 2, sharey=False)
+        else:
+            axes = tuple(ax)
+            if len(axes) != 2:
+                raise InputError(f"paired_comparison draws two panels: pass two Axes, "
+                                 f"got {len(axes)}")
+        panels = (
+            (comparison.replicates["cllr"], comparison.cllr_diff, "Cllr"),
+            (comparison.replicates["min_cllr"], comparison.min_cllr_diff, "minCllr"),
+        )
+        for panel, (values, diff, label), colour in zip(
+            axes, panels, (SS_COLOUR, DS_COLOUR), strict=True
+        ):
+            v = np.asarray(values, dtype=np.float64)
+            v = v[~np.isnan(v)]
+            finite = v[np.isfinite(v)]
+            title = f"{label}: {a} - {b} (bits)"
+            if finite.size < v.size:
+                title += f"\n{v.size - finite.size} infinite replicate(s) not drawn"
+            if finite.size:
+                counts, edges = np.histogram(finite, bins=40)
+                panel.stairs(counts, edges, fill=True, color=colour, alpha=0.6, linewidth=0,
+                             label="bootstrap replicates")
+            if np.isfinite(diff.low) and np.isfinite(diff.high):
+                panel.axvspan(diff.low, diff.high, color=colour, alpha=0.15,
+                              label=f"{100 * comparison.level:g}% {kind} interval")
+            panel.axvline(0.0, color=REF_COLOUR, linestyle="--", label="no difference")
+            panel.set_xlabel(f"difference in {label} (bits)")
+            panel.set_title(title)
+        axes[0].set_ylabel("replicates")
+        _legend(axes[0], own)
+        if own:
+            _fix_tick_labels(axes[0].figure)
+    return axes[0].figure
+
+
+# ----------------------------------------------------------- SVG text for reports and the CLI
+tippett_svg = _svg_of(tippett, "tippett_svg")
+ape_svg = _svg_of(ape, "ape_svg")
+ece_svg = _svg_of(ece, "ece_svg")
+det_svg = _svg_of(det, "det_svg")
+roc_svg = _svg_of(roc, "roc_svg")
+pav_svg = _svg_of(pav, "pav_svg")
+llr_histogram_svg = _svg_of(llr_histogram, "llr_histogram_svg")
+score_density_svg = _svg_of(score_densities, "score_density_svg")
+reliability_svg = _svg_of(reliability, "reliability_svg")
+paired_comparison_svg = _svg_of(paired_comparison, "paired_comparison_svg")

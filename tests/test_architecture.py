@@ -106,7 +106,6 @@ def test_reports_only_render():
         assert not bad, f"{path.name} imports {sorted(bad)}"
 
 
-@pytest.mark.xfail(strict=True, reason="plots still selects Agg at import (being replaced)")
 def test_importing_the_library_leaves_the_matplotlib_backend_alone():
     code = (
         "import matplotlib; matplotlib.use('svg'); import forensic_lr, forensic_lr.plots, "

@@ -142,14 +142,16 @@ def test_pav_curve_is_the_optimal_llr_by_block():
     assert "block with log10 LR = -inf (drawn at the edge)" in labels
 
 
-def test_det_axes_span_the_conventional_range():
+def test_det_axes_span_conventional_ticks_down_to_the_data():
     svg = rendered("det")
-    for tick in ("0.1%", "0.5%", "1%", "10%", "50%"):
+    for tick in ("0.5%", "1%", "10%", "50%"):
         assert f">{tick}</text>" in svg
     fig = figure_of(plots.det_svg, SS, DS)
     from scipy.stats import norm
 
-    assert fig.axes[0].get_xlim() == pytest.approx(norm.ppf([0.001, 0.5]))
+    # 200 DS trials: the smallest false-alarm rate is 0.5 %, so the axis starts at the
+    # conventional tick below it (0.2 %) instead of an empty 0.1 %-0.2 % band
+    assert fig.axes[0].get_xlim() == pytest.approx(norm.ppf([0.002, 0.5]))
     eer_point = next(ln for label, ln in curves(fig).items() if label.startswith("EER"))
     from forensic_lr.metrics import eer
 
@@ -186,7 +188,7 @@ def test_score_density_without_density_and_without_calibrator():
 
 
 def test_case_is_marked():
-    assert ">this case</text>" in rendered("tippett")
+    assert ">this case; LRs at or above it:</text>" in rendered("tippett")
     assert ">this case's score</text>" in rendered("density")
 
 

@@ -114,7 +114,7 @@ def _llr_metrics(args: argparse.Namespace) -> int:
             "ece.svg": plots.ece_svg(data.ss, data.ds),
             "det.svg": plots.det_svg(data.ss, data.ds),
             "roc.svg": plots.roc_svg(data.ss, data.ds),
-            "pav.svg": plots.pav_svg(data.ss, data.ds, xlabel="input LLR (natural log)"),
+            "pav.svg": plots.pav_svg(data.ss, data.ds, llr_input=True, xlabel="input log10 LR"),
             "llr_hist.svg": plots.llr_histogram_svg(data.ss, data.ds),
         }
         write_outputs(Path(args.plots), {k: v.encode() for k, v in figures.items()},

@@ -2,29 +2,33 @@
 
 from __future__ import annotations
 
-import math
-
 from .. import plots
-
-_LN10 = math.log(10.0)
 
 
 def case_figures(run) -> dict[str, str]:
     """Figure name -> SVG for a :class:`forensic_lr.casework.pipeline.CaseRun`.
 
     Validation figures use the cross-validated LLRs of the background (what the
-    metrics table reports); the density figure uses the model fitted on all of it.
-    The first evidence score is the one marked.
+    metrics table reports); the density figure uses the model fitted on all of it,
+    evaluated once on a score grid (:func:`forensic_lr.plots.model_curves`). The first
+    evidence score is the one marked; figures with a log10 LR axis mark the ELUB bounds
+    the background supports (applied or not, as the report's method section states).
     """
     first = run.result.results[0]
+    method = run.result.method
+    elub = None
+    if method.elub_log10_lr_low is not None and method.elub_log10_lr_high is not None:
+        elub = (method.elub_log10_lr_low, method.elub_log10_lr_high)
     ss, ds = run.ss_llr_cv, run.ds_llr_cv
+    case_score = float(run.evidence_scores[0])
+    curves = plots.model_curves(run.calibrator, run.ss, run.ds, case_score=case_score)
     return {
-        "tippett": plots.tippett_svg(ss, ds, case_log10_lr=first.log10_lr),
+        "tippett": plots.tippett_svg(ss, ds, case_log10_lr=first.log10_lr, elub_log10=elub),
         "ape": plots.ape_svg(ss, ds, case_llr=first.llr),
         "ece": plots.ece_svg(ss, ds, case_llr=first.llr),
         "det": plots.det_svg(ss, ds, case_llr=first.llr),
         "score_densities": plots.score_density_svg(
-            run.ss, run.ds, run.calibrator, case_score=float(run.evidence_scores[0])
+            run.ss, run.ds, case_score=case_score, curves=curves, elub_log10=elub
         ),
-        "llr_histogram": plots.llr_histogram_svg(ss, ds, case_llr=first.llr),
+        "llr_histogram": plots.llr_histogram_svg(ss, ds, case_llr=first.llr, elub_log10=elub),
     }

@@ -38,7 +38,7 @@ def build_validation_report(
         "ece": plots.ece_svg(ss_llr, ds_llr),
         "ape": plots.ape_svg(ss_llr, ds_llr),
         "det": plots.det_svg(ss_llr, ds_llr),
-        "pav": plots.pav_svg(ss_llr, ds_llr, xlabel="cross-validated LLR (natural log)"),
+        "pav": plots.pav_svg(ss_llr, ds_llr, llr_input=True, xlabel="cross-validated log10 LR"),
         "score_densities": plots.score_density_svg(arrays.ss, arrays.ds, arrays.best_fitted),
     }
     for name, svg in figures.items():
