@@ -95,6 +95,9 @@ def _short(value: Any) -> str:
     """A value for ``repr``: numbers rounded, long sequences summarised."""
     if isinstance(value, float):
         return f"{value:.4g}"
+    if isinstance(value, list | tuple) and any(isinstance(v, Record) for v in value):
+        kinds = sorted({type(v).__name__ for v in value})
+        return f"[{len(value)} {'/'.join(kinds)}]"
     if isinstance(value, list | tuple) and len(value) > 3:
         return f"[{len(value)} items]"
     if isinstance(value, Mapping) and len(value) > 4:
