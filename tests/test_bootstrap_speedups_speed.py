@@ -127,3 +127,27 @@ def test_taylor_gradient_within_its_bound(quadratic):
     assert np.all(np.abs(grad - direct_grad) <= err + 1e-15)
     np.testing.assert_allclose(hess, direct_hess, rtol=1e-10, atol=1e-12)
     assert np.median(err) < 1e-10  # the bound is useful, not vacuous, this close
+
+
+# ------------------------------------------------------------------------------------ kde
+
+
+@pytest.mark.parametrize(("n_ss", "n_ds"), SIZES)
+@pytest.mark.parametrize("ties", [False, True])
+@pytest.mark.parametrize("rule", ["silverman", "scott", 0.3])
+def test_kde_hook_equals_loop(n_ss, n_ds, ties, rule):
+    ss, ds = _data(n_ss, n_ds, seed=n_ss + n_ds, ties=ties)
+    cal = make_calibrator("kde", bandwidth=rule)
+    hook, loop = _hook_and_loop(cal, ss, ds, SCORES, 30, 6)
+    np.testing.assert_allclose(hook, loop, rtol=1e-11, atol=1e-11)
+
+
+def test_kde_hook_with_many_scores_refits_as_fit(monkeypatch):
+    """Past the exact-sum size, ``fit`` bins the density: the hook then refits each replicate."""
+    from forensic_lr.calibration import kde
+
+    monkeypatch.setattr(kde, "_EXACT", 1000)
+    ss, ds = _data(60, 200, seed=4)
+    scores = np.linspace(-3, 4, 9)
+    hook, loop = _hook_and_loop(make_calibrator("kde"), ss, ds, scores, 10, 2)
+    np.testing.assert_allclose(hook, loop, rtol=1e-12, atol=1e-12)
