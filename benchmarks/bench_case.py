@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/bench_case.py [--calibrator bayes|all] [--n-ss 10000] [--n-ds 100000]
+    python benchmarks/bench_case.py [--calibrator bayes|pav,kde|all] [--n-ss 10000] [--n-ds 100000]
                                     [--repeats 3] [--stages]
 
 For each calibrator, times the whole ``forensic-lr run`` (case file in, report files out,
@@ -143,14 +143,18 @@ def stage_table(folder: Path, calibrator: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--calibrator", default="bayes", choices=(*CALIBRATORS, "all"),
-                        help="a method, or 'all' (default: bayes)")
+    parser.add_argument("--calibrator", default="bayes",
+                        help="a method, several separated by commas, or 'all' (default: bayes)")
     parser.add_argument("--n-ss", type=int, default=10_000)
     parser.add_argument("--n-ds", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--stages", action="store_true", help="also time each stage once")
     args = parser.parse_args()
-    names = CALIBRATORS if args.calibrator == "all" else (args.calibrator,)
+    names = CALIBRATORS if args.calibrator == "all" else tuple(args.calibrator.split(","))
+    unknown = sorted(set(names) - set(CALIBRATORS))
+    if unknown:
+        parser.error(f"unknown calibrator(s) {', '.join(unknown)}; choose from "
+                     f"{', '.join(CALIBRATORS)} or all")
 
     warnings.simplefilter("ignore")
     with tempfile.TemporaryDirectory() as tmp:

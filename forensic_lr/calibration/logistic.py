@@ -7,7 +7,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 from .._checks import as_score_array
-from .._resample import bootstrap_index_chunks
+from .._resample import CHUNK_DRAWS, bootstrap_index_chunks
 from ..errors import ConvergenceError, InputError
 from .base import BaseCalibrator
 
@@ -240,7 +240,7 @@ class LogisticCalibrator(BaseCalibrator):
         return out
 
     def bootstrap_llr(self, ss, ds, scores, *, n, rng, progress=None) -> np.ndarray:
-        """LLRs at ``scores`` from ``n`` bootstrap refits solved together (batched Newton).
+        """LLRs at ``scores`` from ``n`` bootstrap refits solved together (Newton on moments).
 
         Parameters
         ----------
@@ -270,11 +270,19 @@ class LogisticCalibrator(BaseCalibrator):
         :meth:`fit` does, which is an affine change of the score: its features are
         ``X T_b`` with an upper-triangular ``T_b``. Newton's method then runs on all
         replicates at once: gradients ``T_b' X' (w_b (p_b - y)) + lambda theta_b`` and
-        Hessians ``T_b' X' W_b X T_b + diag(lambda)`` for every ``b`` come from a few
-        array products, the 2x2 (3x3) systems are solved together by
-        ``numpy.linalg.solve``, with the same stopping rule as :meth:`fit` and a
-        per-replicate Armijo backtracking wherever a full step could fail (see
-        ``_batched_newton``). It starts from the full-data solution.
+        Hessians ``T_b' X' W_b X T_b + diag(lambda)``, the 2x2 (3x3) systems solved
+        together by ``numpy.linalg.solve``, with the same stopping rule as :meth:`fit`,
+        starting from the full-data solution.
+
+        The sums over the scores are not formed per Newton step: ``_TaylorModel`` expands
+        the logistic function about the full-data fit, so that every replicate's gradient
+        and Hessian are combinations of moments that come out of one product of the draw
+        counts with a fixed table (the class means and variances of the resamples, and
+        whether a resample could be constant or separated, come from the same product).
+        The truncation error is bounded; a replicate whose solution is not proven to
+        1e-11, or whose step would need a line search, takes the exact iteration
+        ``_batched_newton`` (with per-replicate Armijo backtracking wherever a full step
+        could fail) from where it stands.
         """
         ss, ds = self._validate(ss, ds)
         l2 = self._check_options()
@@ -297,8 +305,13 @@ class LogisticCalibrator(BaseCalibrator):
         weight = np.where(is_ss, 0.5 / ss.size, 0.5 / ds.size)
         taylor = _TaylorModel(x, y, full.theta_, extra, weight)
         rows = []
-        for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
-            counts = _pair_counts(idx_ss, idx_ds, ss.size, ds.size)
+        n_all = ss.size + ds.size
+        per_chunk = max(1, CHUNK_DRAWS // max(ss.size, ds.size))  # rows of one draw chunk
+        capacity = per_chunk * -(-min(n, _MOMENT_ROWS) // per_chunk)
+        block = np.empty((min(capacity, n), n_all))
+        filled = 0
+
+        def solve(counts):
             mom = taylor.moments(counts)
             m1, m2, m3, m4, low_ss, low_ds = (2.0 * c for c in mom[:, taylor.extra_start :].T)
             d_ss, d_ds = m1, m3  # class means minus the full centre
@@ -310,14 +323,11 @@ class LogisticCalibrator(BaseCalibrator):
             half_ss, half_ds = 1.0 - 0.5 / ss.size, 1.0 - 0.5 / ds.size
             sure = (low_ss > 0) & (low_ss < half_ss) & (low_ds > 0) & (low_ds < half_ds)
             bad = np.zeros(counts.shape[0], dtype=bool)
-            unsure = np.flatnonzero(~sure)
-            if unsure.size:  # look at the resampled scores themselves
-                r_ss, r_ds = ss[idx_ss[unsure]], ds[idx_ds[unsure]]
-                lo_ss, hi_ss = r_ss.min(axis=1), r_ss.max(axis=1)
-                lo_ds, hi_ds = r_ds.min(axis=1), r_ds.max(axis=1)
-                bad[unsure] = (lo_ss == hi_ss) | (lo_ds == hi_ds)
+            for r in np.flatnonzero(~sure):  # look at the drawn scores themselves
+                r_ss, r_ds = ss[counts[r, : ss.size] > 0], ds[counts[r, ss.size :] > 0]
+                bad[r] = r_ss.min() == r_ss.max() or r_ds.min() == r_ds.max()
                 if l2 == 0:
-                    bad[unsure] |= _separated(lo_ss, hi_ss, lo_ds, hi_ds)
+                    bad[r] |= _separated(r_ss.min(), r_ss.max(), r_ds.min(), r_ds.max())
             scale = np.where(bad | ~(scale > 0), 1.0, scale)
             # replicate features: u_b = a u + c with a = scale_full / scale_b
             a = full.scale_ / scale
@@ -335,12 +345,25 @@ class LogisticCalibrator(BaseCalibrator):
             beta = np.einsum("kij,kj->ki", t_mat, theta)  # coefficients on the full-data features
             out = beta @ x_eval.T
             out[bad | ~done] = np.nan
-            rows.append(out)
+            return out
+
+        for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
+            k = idx_ss.shape[0]
+            if filled + k > block.shape[0]:
+                rows.append(solve(block[:filled]))
+                filled = 0
+            _pair_counts(idx_ss, idx_ds, block[filled : filled + k])
+            filled += k
             if progress is not None:
-                progress(sum(r.shape[0] for r in rows), n)
+                progress(sum(r.shape[0] for r in rows) + filled, n)
+        rows.append(solve(block[:filled]))
         return np.vstack(rows)
 
 
+#: Replicates whose moments are computed in one matrix product: OpenBLAS shares a product
+#: with few rows badly between threads on a busy machine (measured 10-40x slower per row
+#: below about 150 rows on 2 cores), so the draw counts of several chunks are collected.
+_MOMENT_ROWS = 192
 #: Order K of the Taylor expansion of the logistic function in ``_TaylorModel``.
 _TAYLOR_ORDER = 12
 #: Radius of the Cauchy circle: sigma is analytic in the strip |Im z| < pi, and on the
@@ -627,14 +650,13 @@ def _batched_newton(x, y, w, l2, t_mat, theta, skip):
     return theta, converged
 
 
-def _pair_counts(idx_ss: np.ndarray, idx_ds: np.ndarray, n_ss: int, n_ds: int) -> np.ndarray:
-    """Draws of each SS then each DS score per replicate (row), as floats.
+def _pair_counts(idx_ss: np.ndarray, idx_ds: np.ndarray, out: np.ndarray) -> None:
+    """Write the draws of each SS then each DS score per replicate (row of ``out``).
 
     One ``bincount`` per row: a single bincount over all rows (offset indices) is several
     times slower, its output being too large for the cache.
     """
-    out = np.empty((idx_ss.shape[0], n_ss + n_ds))
+    n_ss = out.shape[1] - int(idx_ds.shape[1])
     for row, (i_ss, i_ds) in enumerate(zip(idx_ss, idx_ds, strict=True)):
         out[row, :n_ss] = np.bincount(i_ss, minlength=n_ss)
-        out[row, n_ss:] = np.bincount(i_ds, minlength=n_ds)
-    return out
+        out[row, n_ss:] = np.bincount(i_ds, minlength=out.shape[1] - n_ss)
