@@ -24,18 +24,19 @@ def bandwidth(values: np.ndarray, rule: str | float) -> float:
     return float(_bandwidths(values[None, :], rule)[0])
 
 
-def _bandwidths(rows: np.ndarray, rule: str | float, quartiles=None) -> np.ndarray:
+def _bandwidths(rows: np.ndarray, rule: str | float, quartiles=None, sd=None) -> np.ndarray:
     """:func:`bandwidth` of each row of ``rows`` (e.g. bootstrap resamples of one class).
 
     ``quartiles``, if given, is a function returning the rows' 75th and 25th percentiles
-    (:func:`numpy.percentile` by default).
+    (:func:`numpy.percentile` by default); ``sd`` the rows' SDs (``ddof=1``) if known.
     """
     if isinstance(rule, (int, float)) and not isinstance(rule, bool):
         if not rule > 0:
             raise InputError(f"bandwidth must be positive, got {rule!r}")
         return np.full(rows.shape[0], float(rule))
     n = rows.shape[1]
-    sd = rows.std(axis=1, ddof=1)
+    if sd is None:
+        sd = rows.std(axis=1, ddof=1)
     if rule == "silverman":
         if quartiles is None:
             q75, q25 = np.percentile(rows, [75, 25], axis=1)
@@ -223,17 +224,16 @@ class KDECalibrator(BaseCalibrator):
         rows = []
         for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
             r_ss, r_ds = ss[idx_ss], ds[idx_ds]
-            bad = (np.ptp(r_ss, axis=1) == 0) | (np.ptp(r_ds, axis=1) == 0)
             if s.size * max(ss.size, ds.size) > _EXACT:
+                bad = (np.ptp(r_ss, axis=1) == 0) | (np.ptp(r_ds, axis=1) == 0)
                 out = np.full((bad.size, s.size), np.nan)
                 for b in np.flatnonzero(~bad):
                     model = KDECalibrator(bandwidth=self.bandwidth).fit(r_ss[b], r_ds[b])
                     out[b] = model.llr(s)
             else:
-                keep = np.flatnonzero(~bad)
-                out = np.full((bad.size, s.size), np.nan)
-                out[keep] = _kde_llr_rows(s, self.bandwidth, (
-                    (ss_q, idx_ss[keep], r_ss[keep]), (ds_q, idx_ds[keep], r_ds[keep])))
+                out = _kde_llr_rows(
+                    s, self.bandwidth, ((ss_q, idx_ss, r_ss), (ds_q, idx_ds, r_ds))
+                )
             rows.append(out)
             if progress is not None:
                 progress(sum(r.shape[0] for r in rows), n)
@@ -296,13 +296,28 @@ class _ResampleQuartiles:
 
 
 def _kde_llr_rows(s, rule, classes) -> np.ndarray:
-    """LLRs at ``s`` of the KDE pairs of the resamples: ``classes`` holds, for SS then DS,
-    the quartile finder, the draws and the resampled scores."""
+    """LLRs at ``s`` of the KDE pairs of the resamples (NaN where a class is constant).
+
+    ``classes`` holds, for SS then DS, the quartile finder, the draws and the resampled
+    scores. A constant row has a computed SD of at most about ``n eps |value|``
+    (rounding of its mean), far below ``1e-6 |value|``; only rows that small are
+    checked exactly (min == max), so no full pass is spent on the check.
+    """
+    sds = [rows.std(axis=1, ddof=1) for _, _, rows in classes]
+    bad = np.zeros(sds[0].size, dtype=bool)
+    for sd, (_, _, rows) in zip(sds, classes, strict=True):
+        for b in np.flatnonzero(~(sd > 1e-6 * np.abs(rows[:, 0]))):
+            bad[b] |= rows[b].min() == rows[b].max()
+    keep = np.flatnonzero(~bad)
+    out = np.full((bad.size, s.size), np.nan)
     logs = []
-    for quartiles, idx, rows in classes:
-        h = _bandwidths(rows, rule, lambda q=quartiles, i=idx, r=rows: q(i, r))
+    for sd, (quartiles, idx, rows) in zip(sds, classes, strict=True):
+        if keep.size < bad.size:
+            sd, idx, rows = sd[keep], idx[keep], rows[keep]
+        h = _bandwidths(rows, rule, lambda q=quartiles, i=idx, r=rows: q(i, r), sd=sd)
         logs.append(_log_kde_rows(s, rows, h))
-    return logs[0] - logs[1]
+    out[keep] = logs[0] - logs[1]
+    return out
 
 
 def _log_kde_rows(s: np.ndarray, rows: np.ndarray, h: np.ndarray) -> np.ndarray:
