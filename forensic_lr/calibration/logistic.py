@@ -8,7 +8,7 @@ from scipy.special import expit
 
 from .._checks import as_score_array
 from ..errors import ConvergenceError, InputError
-from ..resampling import bootstrap_index_chunks
+from ..resampling import CHUNK_DRAWS, bootstrap_index_chunks
 from .base import BaseCalibrator
 
 _MAX_ITER = 100
@@ -253,7 +253,7 @@ class LogisticCalibrator(BaseCalibrator):
         return out
 
     def bootstrap_llr(self, ss, ds, scores, *, n, rng, progress=None) -> np.ndarray:
-        """LLRs at ``scores`` from ``n`` bootstrap refits solved together (batched Newton).
+        """LLRs at ``scores`` from ``n`` bootstrap refits solved together (Newton on moments).
 
         Parameters
         ----------
@@ -283,52 +283,281 @@ class LogisticCalibrator(BaseCalibrator):
         :meth:`fit` does, which is an affine change of the score: its features are
         ``X T_b`` with an upper-triangular ``T_b``. Newton's method then runs on all
         replicates at once: gradients ``T_b' X' (w_b (p_b - y)) + lambda theta_b`` and
-        Hessians ``T_b' X' W_b X T_b + diag(lambda)`` for every ``b`` come from a few
-        array products, the 2x2 (3x3) systems are solved together by
-        ``numpy.linalg.solve``, with the same stopping rule as :meth:`fit` and a
-        per-replicate Armijo backtracking wherever a full step could fail (see
-        ``_batched_newton``). It starts from the full-data solution.
+        Hessians ``T_b' X' W_b X T_b + diag(lambda)``, the 2x2 (3x3) systems solved
+        together by ``numpy.linalg.solve``, with the same stopping rule as :meth:`fit`,
+        starting from the full-data solution.
+
+        The sums over the scores are not formed per Newton step: ``_TaylorModel`` expands
+        the logistic function about the full-data fit, so that every replicate's gradient
+        and Hessian are combinations of moments that come out of one product of the draw
+        counts with a fixed table (the class means and variances of the resamples, and
+        whether a resample could be constant or separated, come from the same product).
+        The truncation error is bounded; a replicate whose solution is not proven to
+        1e-11, or whose step would need a line search, takes the exact iteration
+        ``_batched_newton`` (with per-replicate Armijo backtracking wherever a full step
+        could fail) from where it stands.
         """
         ss, ds = self._validate(ss, ds)
         l2 = self._check_options()
         s_eval = as_score_array(scores, "scores")
         full = LogisticCalibrator(quadratic=self.quadratic, l2=l2).fit(ss, ds)
-        x = full._features(np.concatenate([ss, ds]))
+        both = np.concatenate([ss, ds])
+        x = full._features(both)
         x_eval = full._features(s_eval)
         y = np.concatenate([np.ones(ss.size), np.zeros(ds.size)])
+        # class moments and the side of the full-data centre, from the same matrix product
+        is_ss = y == 1
+        shifted = both - full.centre_
+        below = both <= full.centre_
+        extra = np.stack(
+            [is_ss * shifted, is_ss * shifted**2, ~is_ss * shifted, ~is_ss * shifted**2,
+             is_ss & below, ~is_ss & below],
+            axis=1,
+        ).astype(np.float64)
+        # prior-neutral weight of one draw of each score: a row of counts times these
+        weight = np.where(is_ss, 0.5 / ss.size, 0.5 / ds.size)
+        taylor = _TaylorModel(x, y, full.theta_, extra, weight)
         rows = []
-        for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
-            r_ss, r_ds = ss[idx_ss], ds[idx_ds]
-            centre, scale = _standardisation(
-                r_ss.mean(axis=1), r_ss.var(axis=1), r_ds.mean(axis=1), r_ds.var(axis=1)
-            )
-            bad = (r_ss.min(axis=1) == r_ss.max(axis=1)) | (r_ds.min(axis=1) == r_ds.max(axis=1))
-            if l2 == 0:
-                bad |= _separated(
-                    r_ss.min(axis=1), r_ss.max(axis=1), r_ds.min(axis=1), r_ds.max(axis=1)
-                )
-            scale = np.where(bad, 1.0, scale)
-            w = np.concatenate(
-                [
-                    _row_counts(idx_ss, ss.size) * (0.5 / ss.size),
-                    _row_counts(idx_ds, ds.size) * (0.5 / ds.size),
-                ],
-                axis=1,
-            )
+        n_all = ss.size + ds.size
+        per_chunk = max(1, CHUNK_DRAWS // max(ss.size, ds.size))  # rows of one draw chunk
+        capacity = per_chunk * -(-min(n, _MOMENT_ROWS) // per_chunk)
+        block = np.empty((min(capacity, n), n_all))
+        filled = 0
+
+        def solve(counts):
+            mom = taylor.moments(counts)
+            m1, m2, m3, m4, low_ss, low_ds = (2.0 * c for c in mom[:, taylor.extra_start :].T)
+            d_ss, d_ds = m1, m3  # class means minus the full centre
+            v_ss, v_ds = np.maximum(m2 - d_ss**2, 0.0), np.maximum(m4 - d_ds**2, 0.0)
+            centre, scale = _standardisation(d_ss, v_ss, d_ds, v_ds)
+            centre = centre + full.centre_
+            # draws on both sides of the centre in both classes: neither class is constant
+            # and each class has a score beyond some score of the other (not separated)
+            half_ss, half_ds = 1.0 - 0.5 / ss.size, 1.0 - 0.5 / ds.size
+            sure = (low_ss > 0) & (low_ss < half_ss) & (low_ds > 0) & (low_ds < half_ds)
+            bad = np.zeros(counts.shape[0], dtype=bool)
+            for r in np.flatnonzero(~sure):  # look at the drawn scores themselves
+                r_ss, r_ds = ss[counts[r, : ss.size] > 0], ds[counts[r, ss.size :] > 0]
+                bad[r] = r_ss.min() == r_ss.max() or r_ds.min() == r_ds.max()
+                if l2 == 0:
+                    bad[r] |= _separated(r_ss.min(), r_ss.max(), r_ds.min(), r_ds.max())
+            scale = np.where(bad | ~(scale > 0), 1.0, scale)
             # replicate features: u_b = a u + c with a = scale_full / scale_b
             a = full.scale_ / scale
             c = (full.centre_ - centre) / scale
             t_mat = _affine_feature_map(a, c, self.quadratic)
             start = np.tile(full.theta_, (a.size, 1))[..., None]
             theta0 = np.linalg.solve(t_mat, start)[..., 0]
-            theta, done = _batched_newton(x, y, w, l2, t_mat, theta0, bad)
+            theta, done = _taylor_newton(taylor, mom, l2, t_mat, theta0, bad)
+            redo = np.flatnonzero(~done & ~bad)
+            if redo.size:  # outside the expansion's proven accuracy: the exact iteration
+                w = counts[redo] * weight
+                theta[redo], done[redo] = _batched_newton(
+                    x, y, w, l2, t_mat[redo], theta[redo], np.zeros(redo.size, bool)
+                )
             beta = np.einsum("kij,kj->ki", t_mat, theta)  # coefficients on the full-data features
             out = beta @ x_eval.T
             out[bad | ~done] = np.nan
-            rows.append(out)
+            return out
+
+        for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
+            k = idx_ss.shape[0]
+            if filled + k > block.shape[0]:
+                rows.append(solve(block[:filled]))
+                filled = 0
+            _pair_counts(idx_ss, idx_ds, block[filled : filled + k])
+            filled += k
             if progress is not None:
-                progress(sum(r.shape[0] for r in rows), n)
+                progress(sum(r.shape[0] for r in rows) + filled, n)
+        rows.append(solve(block[:filled]))
         return np.vstack(rows)
+
+
+#: Replicates whose moments are computed in one matrix product: OpenBLAS shares a product
+#: with few rows badly between threads on a busy machine (measured 10-40x slower per row
+#: below about 150 rows on 2 cores), so the draw counts of several chunks are collected.
+_MOMENT_ROWS = 192
+#: Order K of the Taylor expansion of the logistic function in ``_TaylorModel``.
+_TAYLOR_ORDER = 12
+#: Radius of the Cauchy circle: sigma is analytic in the strip |Im z| < pi, and on the
+#: circle of radius 3 pi / 4 around a real point |sigma| <= 1 / sin(3 pi / 4).
+_TAYLOR_RADIUS = 0.75 * np.pi
+#: Largest proven error (in the coefficients) for which the expansion's answer is kept.
+_TAYLOR_TOL = 1e-11
+
+
+def _sigmoid_derivative_polys(order: int) -> list[np.ndarray]:
+    """Coefficients of ``P_d`` with ``sigma^(d)(z) = P_d(sigma(z))``, ``d = 0..order``.
+
+    ``P_0(s) = s`` and ``P_{d+1}(s) = P_d'(s) s (1 - s)`` since ``sigma' = sigma (1 - sigma)``.
+    """
+    poly = np.polynomial.polynomial
+    out = [np.array([0.0, 1.0])]
+    for _ in range(order):
+        out.append(poly.polymul(poly.polyder(out[-1]), [0.0, 1.0, -1.0]))
+    return out
+
+
+def _poly_powers(coef: np.ndarray, order: int) -> list[np.ndarray]:
+    """Coefficients (last axis, low to high) of ``q(u)^k`` for ``k = 0..order``, per row."""
+    out = [np.ones((*coef.shape[:-1], 1))]
+    for _ in range(order):
+        prev = out[-1]
+        nxt = np.zeros((*coef.shape[:-1], prev.shape[-1] + coef.shape[-1] - 1))
+        for j in range(coef.shape[-1]):
+            nxt[..., j : j + prev.shape[-1]] += coef[..., j : j + 1] * prev
+        out.append(nxt)
+    return out
+
+
+class _TaylorModel:
+    """Weighted logistic gradients and Hessians near a fixed point from shared moments.
+
+    ``extra`` columns are appended to the table, so that their weighted sums come out of
+    the same matrix product (from column ``extra_start`` of :meth:`moments`); ``weight``
+    is the weight of one draw of each score (the table's rows are scaled by it).
+
+    Notes
+    -----
+    With features ``x_i = (u_i^0, ..., u_i^p)`` and coefficients ``beta = beta_hat +
+    Delta``, the linear predictor moves by ``delta_i = sum_j Delta_j u_i^j``. Expanding
+    ``sigma(z_hat_i + delta_i) = sum_k sigma^(k)(z_hat_i) delta_i^k / k!`` and writing
+    ``delta_i^k`` as a polynomial in ``u_i``, every replicate's gradient
+    ``sum_i w_bi (sigma_i - y_i) x_i`` and Hessian ``sum_i w_bi sigma'_i x_i x_i'``
+    become combinations of the moments ``S_b[d, m] = sum_i w_bi sigma^(d)(z_hat_i)
+    u_i^m``: one matrix product of the replicate weights with a fixed table, instead
+    of a pass over every (replicate, score) pair per Newton step.
+
+    The truncation error is bounded by Cauchy's estimate: on a circle of radius
+    ``r = 3 pi / 4`` about a real point, ``|sigma|`` and ``|sigma'| = |sigma(z)
+    sigma(-z)|`` are at most ``M = 1 / sin r`` and ``M^2``, so after order K the
+    remainder at score i is at most ``M^2 rho_i^(K+1) / (1 - rho_i)`` with ``rho_i =
+    |delta_i| / r`` [1]_. Summed with the weights (moments of ``|u|``), this bounds the
+    error of each gradient component; divided by the smallest eigenvalue of the
+    Hessian it bounds the error of the solution.
+
+    References
+    ----------
+    .. [1] L. V. Ahlfors, *Complex Analysis*, 3rd ed., McGraw-Hill, 1979, ch. 4,
+           sec. 2.3 (Cauchy's estimate for the derivatives of an analytic function).
+    """
+
+    def __init__(
+        self,
+        x: np.ndarray,
+        y: np.ndarray,
+        theta_hat: np.ndarray,
+        extra: np.ndarray,
+        weight: np.ndarray,
+    ) -> None:
+        order = _TAYLOR_ORDER
+        self.p = x.shape[1] - 1  # polynomial degree of the features in u
+        self.beta_hat = np.asarray(theta_hat, dtype=np.float64)
+        u = x[:, 1]
+        sig = expit(x @ self.beta_hat)
+        polys = _sigmoid_derivative_polys(order + 1)
+        self.width = [self.p * (d + 1) + 1 for d in range(order + 2)]
+        self.start = np.concatenate([[0], np.cumsum(self.width)])
+        n_abs = self.p * (order + 1) + 2 * self.p + 1
+        self.abs_start = int(self.start[-1])
+        self.y_start = self.abs_start + n_abs
+        self.extra_start = self.y_start + x.shape[1]
+        # built column by column as rows of the transpose (contiguous writes)
+        cols = np.empty((self.extra_start + extra.shape[1], u.size))
+        upow = [weight]
+        for _ in range(max(self.width[-1], n_abs)):
+            upow.append(upow[-1] * u)
+        for d, poly in enumerate(polys):
+            deriv = np.polynomial.polynomial.polyval(sig, poly)
+            for m in range(self.width[d]):
+                np.multiply(deriv, upow[m], out=cols[self.start[d] + m])
+        for m in range(n_abs):
+            np.abs(upow[m], out=cols[self.abs_start + m])
+        cols[self.y_start : self.extra_start] = (weight * y) * x.T
+        cols[self.extra_start :] = weight * extra.T
+        self.table = cols.T
+        self.u_max = float(np.max(np.abs(u)))
+        self.factorial = np.cumprod(np.concatenate([[1.0], np.arange(1.0, order + 2)]))
+
+    def moments(self, counts: np.ndarray) -> np.ndarray:
+        """The replicate moments ``S_b``, one row per row of ``counts`` (draws per score)."""
+        return counts @ self.table
+
+    def gradient_hessian(self, mom: np.ndarray, beta: np.ndarray):
+        """Gradients and Hessians on the full-data features at ``beta`` (rows), and the
+        bound on the truncation error of each gradient component."""
+        order = _TAYLOR_ORDER
+        k_rows, m = beta.shape
+        delta = beta - self.beta_hat
+        q = _poly_powers(delta, order)
+        grad = -mom[:, self.y_start : self.y_start + m]
+        hess = np.zeros((k_rows, m, m))
+        for k in range(order + 1):
+            qk = q[k] / self.factorial[k]
+            deg = qk.shape[1]
+            s_g = mom[:, self.start[k] : self.start[k] + self.width[k]]
+            s_h = mom[:, self.start[k + 1] : self.start[k + 1] + self.width[k + 1]]
+            for a in range(m):
+                grad[:, a] += np.sum(qk * s_g[:, a : a + deg], axis=1)
+                for b in range(m):
+                    hess[:, a, b] += np.sum(qk * s_h[:, a + b : a + b + deg], axis=1)
+        # bound: M^2 / (1 - rho_max) r^-(K+1) sum_i w_i |u_i|^a (sum_j |Delta_j| |u_i|^j)^(K+1)
+        radius = _TAYLOR_RADIUS
+        rho_max = np.sum(np.abs(delta) * self.u_max ** np.arange(m), axis=1) / radius
+        tail = _poly_powers(np.abs(delta), order + 1)[-1]
+        a_mom = mom[:, self.abs_start :]
+        err = np.stack(
+            [np.sum(tail * a_mom[:, a : a + tail.shape[1]], axis=1) for a in range(m)], axis=1
+        )
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            factor = np.where(
+                rho_max < 0.9,
+                (1.0 / np.sin(radius)) ** 2 / (1.0 - rho_max) / radius ** (order + 1),
+                np.inf,
+            )
+        return grad, hess, err * factor[:, None]
+
+
+def _taylor_newton(taylor: _TaylorModel, mom, l2, t_mat, theta, skip):
+    """The Newton iteration of ``_batched_newton`` on the Taylor model of each replicate.
+
+    Same stopping rule and polishing step; a replicate is ``done`` only if it converged
+    with full steps (the safe region of ``_batched_newton``) and the proven error of its
+    solution is below ``_TAYLOR_TOL``. The others are left to the exact iteration.
+    """
+    k, m = theta.shape
+    penalty = np.full(m, l2)
+    penalty[0] = 0.0
+    u_low, u_high = -taylor.u_max, taylor.u_max
+    converged = np.zeros(k, dtype=bool)
+    failed = skip.copy()
+    bound = np.full(k, np.inf)
+    for _ in range(_MAX_ITER):
+        active = ~(converged | failed)
+        if not active.any():
+            break
+        rows = np.flatnonzero(active)
+        t_r, th = t_mat[rows], theta[rows]
+        g0, h0, err = taylor.gradient_hessian(mom[rows], np.einsum("kij,kj->ki", t_r, th))
+        grad = np.einsum("kji,kj->ki", t_r, g0) + penalty * th
+        hess = np.einsum("kai,kab,kbj->kij", t_r, h0, t_r) + np.diag(penalty)
+        with np.errstate(all="ignore"):
+            step = np.linalg.solve(hess, grad[..., None])[..., 0]
+            # error of the solution <= |H^-1| |T' e| (e: gradient error on the full features)
+            smallest = np.linalg.eigvalsh(hess)[:, 0]
+            sol_err = np.linalg.norm(np.einsum("kji,kj->ki", np.abs(t_r), err), axis=1)
+            sol_err = np.where(smallest > 0, sol_err / smallest, np.inf)
+        bad = ~np.isfinite(step).all(axis=1) | (np.max(np.abs(th), axis=1) > 1e8)
+        small = np.max(np.abs(step), axis=1) < _STEP_TOL * (1.0 + np.max(np.abs(th), axis=1))
+        newly = ~bad & ((np.max(np.abs(grad), axis=1) < _GRAD_TOL) | small)
+        change = _largest_change(np.einsum("kij,kj->ki", t_r, step), u_low, u_high)
+        bad |= ~newly & ~(change <= 1.0)  # would need a line search: the exact iteration
+        move = ~bad
+        theta[rows[move]] = th[move] - step[move]
+        converged[rows[newly]] = True
+        bound[rows[newly]] = sol_err[newly]
+        failed[rows[bad]] = True
+    return theta, converged & (bound <= _TAYLOR_TOL)
 
 
 def _affine_feature_map(a: np.ndarray, c: np.ndarray, quadratic: bool) -> np.ndarray:
@@ -434,8 +663,13 @@ def _batched_newton(x, y, w, l2, t_mat, theta, skip):
     return theta, converged
 
 
-def _row_counts(idx: np.ndarray, size: int) -> np.ndarray:
-    """Multiplicity of each of ``size`` items in each row of ``idx`` (one bincount)."""
-    k = idx.shape[0]
-    flat = idx + size * np.arange(k)[:, None]
-    return np.bincount(flat.ravel(), minlength=k * size).reshape(k, size).astype(np.float64)
+def _pair_counts(idx_ss: np.ndarray, idx_ds: np.ndarray, out: np.ndarray) -> None:
+    """Write the draws of each SS then each DS score per replicate (row of ``out``).
+
+    One ``bincount`` per row: a single bincount over all rows (offset indices) is several
+    times slower, its output being too large for the cache.
+    """
+    n_ss = out.shape[1] - int(idx_ds.shape[1])
+    for row, (i_ss, i_ds) in enumerate(zip(idx_ss, idx_ds, strict=True)):
+        out[row, :n_ss] = np.bincount(i_ss, minlength=n_ss)
+        out[row, n_ss:] = np.bincount(i_ds, minlength=out.shape[1] - n_ss)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+from scipy.stats import norm
 
 from .._checks import as_score_array
 from ..errors import InputError
 from ..records import ParamRow
+from ..resampling import bootstrap_index_chunks
 from .base import ExtraInput, param_row
 from .gaussian import TwoNormalsCalibrator, _row_moments
 
@@ -48,9 +50,15 @@ def map_adapt(
     .. [1] D. A. Reynolds, T. F. Quatieri, R. B. Dunn, "Speaker verification using adapted
            Gaussian mixture models", Digital Signal Processing 10 (2000) 19-41, eq. 11-14.
     """
+    mean, var, alpha = _adapt(mean_prior, var_prior, values, relevance)
+    return float(mean), float(var), float(alpha)
+
+
+def _adapt(mean_prior, var_prior, values: np.ndarray, relevance: float):
+    """:func:`map_adapt` for a scalar or an array of prior models (one per bootstrap replicate)."""
     n = values.size
     if n == 0:
-        return float(mean_prior), float(var_prior), 0.0
+        return mean_prior, var_prior, 0.0
     alpha = n / (n + relevance)
     mean = alpha * values.mean() + (1 - alpha) * mean_prior
     # alpha E[x^2] + (1 - alpha)(sigma_pop^2 + mu_pop^2) - mu^2 cancels badly when
@@ -58,7 +66,7 @@ def map_adapt(
     centred = float(np.sum((values - values.mean()) ** 2))
     shift = n * relevance / (n + relevance) * (values.mean() - mean_prior) ** 2
     var = (centred + relevance * var_prior + shift) / (n + relevance)
-    return float(mean), float(var), float(alpha)
+    return mean, var, alpha
 
 
 class SuspectMAPCalibrator(TwoNormalsCalibrator):
@@ -169,8 +177,8 @@ class SuspectMAPCalibrator(TwoNormalsCalibrator):
             )
         return values
 
-    def fit(self, ss, ds) -> SuspectMAPCalibrator:
-        ss, ds = self._validate(ss, ds)
+    def _checked(self) -> tuple[np.ndarray, float]:
+        """The suspect scores and the relevance factor, checked together."""
         r = self.relevance
         if isinstance(r, bool) or not (np.isfinite(r) and r >= 0):
             raise InputError(f"relevance must be a number >= 0, got {r!r}")
@@ -182,9 +190,14 @@ class SuspectMAPCalibrator(TwoNormalsCalibrator):
                 f"all {suspect.size} suspect_ss scores are equal: with relevance = 0 the "
                 "variance would be 0; use relevance > 0"
             )
+        return suspect, float(r)
+
+    def fit(self, ss, ds) -> SuspectMAPCalibrator:
+        ss, ds = self._validate(ss, ds)
+        suspect, r = self._checked()
         m_pop, v_pop = _row_moments(ss)
         m_ds, v_ds = _row_moments(ds)
-        mean, var, alpha = map_adapt(float(m_pop), float(v_pop), suspect, float(r))
+        mean, var, alpha = map_adapt(float(m_pop), float(v_pop), suspect, r)
         self.mean_pop_, self.sd_pop_ = float(m_pop), float(np.sqrt(v_pop))
         self.mean_ss_, self.sd_ss_ = mean, float(np.sqrt(var))
         self.mean_ds_, self.sd_ds_ = float(m_ds), float(np.sqrt(v_ds))
@@ -207,3 +220,29 @@ class SuspectMAPCalibrator(TwoNormalsCalibrator):
             "mean_shift_sd": (self.mean_ss_ - self.mean_pop_) / self.sd_pop_,
             "sd_ratio": self.sd_ss_ / self.sd_pop_,
         }
+
+    def bootstrap_llr(self, ss, ds, scores, *, n, rng, progress=None) -> np.ndarray:
+        """LLRs at ``scores`` for ``n`` bootstrap refits, from per-replicate moments only.
+
+        The background SS and DS scores are resampled (draws of
+        :func:`forensic_lr.resampling.bootstrap_index_chunks`); the suspect scores are a
+        fixed option, as in every refit. Replicate-by-replicate equal to
+        ``fit(ss[idx_ss[b]], ds[idx_ds[b]]).llr(scores)``; constant resamples give NaN.
+        """
+        ss, ds = self._validate(ss, ds)
+        suspect, r = self._checked()
+        s = as_score_array(scores, "scores")
+        rows = []
+        for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
+            m_pop, v_pop = _row_moments(ss[idx_ss])
+            m_ds, v_ds = _row_moments(ds[idx_ds])
+            mean, var, _ = _adapt(m_pop, v_pop, suspect, r)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out = norm.logpdf(s, mean[:, None], np.sqrt(var)[:, None]) - norm.logpdf(
+                    s, m_ds[:, None], np.sqrt(v_ds)[:, None]
+                )
+            out[(v_pop == 0) | (v_ds == 0)] = np.nan
+            rows.append(out)
+            if progress is not None:
+                progress(sum(r.shape[0] for r in rows), n)
+        return np.vstack(rows)

@@ -425,7 +425,7 @@ def _bounds(
     or both above ``1 - 1/B`` (the estimate lies so far beyond the ``B`` replicates that
     the corrected interval would shrink to the extreme replicate): then the percentile
     interval is kept and the column is listed in the third return value. Quantiles are
-    those of the LR intervals (``_resample.quantile_rows``: Hyndman & Fan type 7, safe
+    those of the LR intervals (``resampling.quantile_rows``: Hyndman & Fan type 7, safe
     with +-inf).
     """
     alpha = 1.0 - level
