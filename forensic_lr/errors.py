@@ -68,3 +68,17 @@ class ExtrapolationWarning(ForensicLRWarning):
 
 class SmallSampleWarning(ForensicLRWarning):
     """A background class has too few scores for a stable estimate."""
+
+
+def excerpt(value, limit: int = 40) -> str:
+    """A short, printable, quoted excerpt of ``value`` for an error message.
+
+    Control and other non-printable characters are shown as escapes (``repr``), and a
+    value longer than ``limit`` characters is cut with its length noted, so a message never
+    echoes a whole line or a megabyte-long field: ``'2,0014'``, ``'aaaa...' (200000
+    characters)``.
+    """
+    text = str(value)
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text):,} characters)"
