@@ -21,7 +21,7 @@ from .tables import Column, read_table
 
 def _all_numbers(header, width, fail):
     """Every column of the table, as finite numbers."""
-    return [Column(f"c{i}", "number", position=i) for i in range(width)]
+    return [Column(f"column {i + 1}", "number", position=i) for i in range(width)]
 
 
 def _load(path, what: str, *, decimal: str | None, sheet: str | None):
@@ -34,7 +34,7 @@ def _load(path, what: str, *, decimal: str | None, sheet: str | None):
     table = read_table(path, _all_numbers, decimal=decimal, sheet=sheet)
     if table.where.size == 0:
         raise InputError("the file has a header but no data rows", path=table.location)
-    columns = [table.values[f"c{i}"] for i in range(len(table.values))]
+    columns = [table.values[f"column {i + 1}"] for i in range(len(table.values))]
     return np.column_stack(columns), table
 
 

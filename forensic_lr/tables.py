@@ -288,9 +288,14 @@ class _Reader:
         self.parts = {col.role: [] for col, _ in self.columns}
 
     def named(self, index: int) -> str:
+        """A column as the file names it, else by its 1-based position."""
         if self.header is not None and self.header[index]:
             return self.header[index]
         return f"column {index + 1}"
+
+    def label(self, col: Column, index: int) -> str:
+        """A column for messages: its header name, else its role (``score``)."""
+        return self.header[index] if self.header is not None else col.role
 
     def resolve(self, col: Column, where: int) -> int | None:
         """0-based index of a wanted column, None for an absent optional one."""
@@ -350,9 +355,9 @@ class _Reader:
         for col, index in self.columns:
             values = np.strings.strip(cells[:, index])
             if col.kind == "number":
-                out = self.numbers(values, where, index, last)
+                out = self.numbers(values, where, self.label(col, index), last)
             elif col.kind == "label":
-                out = self.labels(values, where, index, last)
+                out = self.labels(values, where, self.label(col, index), last)
             else:
                 out = values
             self.parts[col.role].append(out)
@@ -381,19 +386,18 @@ class _Reader:
         self.fail_rows(f"has {n} values but {shape} {self.width}{text}; {hint}", where, bad,
                        None, last)
 
-    def labels(self, values: np.ndarray, where, index: int, last: bool) -> np.ndarray:
+    def labels(self, values: np.ndarray, where, name: str, last: bool) -> np.ndarray:
         lowered = np.strings.lower(values)
         is_ss = np.isin(lowered, list(SS_LABELS))
         unknown = np.flatnonzero(~(is_ss | np.isin(lowered, list(DS_LABELS))))
         if unknown.size:
             value = str(values[unknown[0]])
             self.fail_rows(f"label {excerpt(value)} is not recognised; {LABEL_HELP}", where,
-                           unknown, self.named(index), last)
+                           unknown, name, last)
         return is_ss
 
-    def numbers(self, values: np.ndarray, where: np.ndarray, index: int, last: bool) -> np.ndarray:
+    def numbers(self, values: np.ndarray, where: np.ndarray, name: str, last: bool) -> np.ndarray:
         """Strict float64 parsing with the file's decimal separator (module docstring)."""
-        name = self.named(index)
         values = np.where(
             np.strings.startswith(values, '"') & np.strings.endswith(values, '"')
             & (np.strings.str_len(values) >= 2),
@@ -427,7 +431,7 @@ class _Reader:
                     f" ({self.unit} {self.decimal_seen[0]} has {excerpt(self.decimal_seen[1])})"
                 )
                 problem = (
-                    f"value {value} uses {'.' if decimal == ',' else ','} as decimal "
+                    f"value {value} uses {'.' if decimal == ',' else ','!r} as decimal "
                     f"separator but the file uses {decimal!r}{seen}; one file must use one "
                     "decimal separator"
                 )

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import sys
 
 from .errors import InputError, excerpt
 
@@ -109,9 +110,13 @@ def load_json_bytes(data: bytes, path: str):
             path=path,
         ) from None
     except ValueError as exc:
-        # e.g. "Exceeds the limit (4300 digits) for integer string conversion"
+        digits = "integer string conversion" in str(exc)
+        cause = (
+            f"an integer has more than {sys.get_int_max_str_digits():,} digits" if digits
+            else excerpt(str(exc), 60)
+        )
         raise InputError(
-            f"is not usable JSON ({excerpt(str(exc), 80)}); write numbers as plain "
-            "decimals such as 1.5 or 2.1e-3",
+            f"is not usable JSON ({cause}); write numbers as plain decimals such as 1.5 or "
+            "2.1e-3",
             path=path,
         ) from None
