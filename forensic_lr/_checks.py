@@ -47,15 +47,14 @@ def as_score_array(values, name: str, *, allow_inf: bool = False, min_size: int 
     bad = np.isnan(arr) if allow_inf else ~np.isfinite(arr)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        value = float(arr[i])
-        if np.isnan(value):
-            what = (
-                "is NaN (not a number), often the result of an overflow from an extreme "
-                "input such as 1e300"
-            )
-        else:
-            what = f"is non-finite ({'+' if value > 0 else '-'}infinity)"
-        raise InputError(f"{name}[{i}] {what}; remove or correct that value")
+        value = float(arr[i])  # a Python float prints as nan / inf, never np.float64(nan)
+        why = (
+            " (NaN: not a number; an extreme input such as 1e300 can produce one in a "
+            "calculation)" if np.isnan(value) else ""
+        )
+        raise InputError(
+            f"{name}[{i}] = {value!r} is non-finite{why}; remove or correct that value"
+        )
     return arr
 
 

@@ -537,8 +537,12 @@ def _blocks(path: Path, encoding: str, digest) -> Iterator[str]:
                 return
 
 
-def _lines(blocks: Iterator[str]) -> Iterator[tuple[list[str], int, bool]]:
-    """``(lines, number of the first, is_last)`` per block; any line end counts."""
+def _lines(blocks: Iterator[str]) -> Iterator[tuple[list[str], int, bool, bool]]:
+    """``(lines, number of the first, is_last, unterminated)`` per block.
+
+    ``\n``, ``\r\n`` and ``\r`` end lines. A last line that does not end with a line
+    break comes as a block of its own with ``unterminated`` True.
+    """
     carry = ""
     number = 1
     pending: tuple[list[str], int] | None = None
@@ -551,17 +555,16 @@ def _lines(blocks: Iterator[str]) -> Iterator[tuple[list[str], int, bool]]:
         lines = text.split("\n")
         carry = lines.pop() + ("\r" if hold else "")
         if pending is not None:
-            yield pending[0], pending[1], False
+            yield pending[0], pending[1], False, False
         pending = (lines, number)
         number += len(lines)
-    tail = carry.replace("\r", "")
+    if carry.endswith("\r"):  # the file ends with "\r": the last line is complete
+        pending[0].append(carry[:-1])
+        carry = ""
     if pending is not None:
-        lines, first = pending
-        if tail:
-            lines.append(tail)
-        yield lines, first, True
-    elif tail:
-        yield [tail], 1, True
+        yield pending[0], pending[1], not carry, False
+    if carry:
+        yield [carry], number, True, True
 
 
 def _split_plain(lines: list[str], sep: str | None) -> list[list[str]]:
@@ -597,8 +600,19 @@ def _split_quoted(lines: list[str], sep: str, reader: _Reader, where: np.ndarray
     raise AssertionError("a block that csv refuses has a line it refuses")  # pragma: no cover
 
 
-def _text_block(reader: _Reader, lines: list[str], first: int, last: bool) -> None:
-    """Parse one block of text lines into cells and hand them to the reader."""
+def _text_block(reader: _Reader, lines: list[str], first: int, last: bool,
+                unterminated: bool) -> None:
+    """Parse one block of text lines into cells and hand them to the reader.
+
+    ``unterminated``: the block is the file's last line and has no line break after it.
+    """
+    if unterminated and content(lines[0]):
+        reader.fail(
+            "the last line does not end with a line break, so the file may have been cut "
+            "short (an interrupted copy or download); check that the file is complete, then "
+            "add a line break at its end",
+            first,
+        )
     joined_needs_filter = any("#" in ln for ln in lines) or any(
         _BLANK_LINE.match(ln) for ln in lines
     ) if lines else False
@@ -658,8 +672,8 @@ def _read_text(path: Path, layout: Layout, decimal, delimiter) -> Table:
         reader = _Reader(str(path), str(path), "line", layout, decimal, delimiter,
                          auto_comma=decimal is None)
         try:
-            for lines, first, last in _lines(_blocks(path, encoding, digest)):
-                _text_block(reader, lines, first, last)
+            for lines, first, last, unterminated in _lines(_blocks(path, encoding, digest)):
+                _text_block(reader, lines, first, last, unterminated)
         except _WrongEncoding:
             if bom:
                 raise InputError(

@@ -193,7 +193,7 @@ def test_paired_reader_takes_the_same_options(tmp_path):
         enumerate(zip(LABELS, TEXTS, strict=True))
     ]
     path = tmp_path / "both.csv"
-    path.write_bytes("\r\n".join(rows).encode("cp1252"))
+    path.write_bytes(("\r\n".join(rows) + "\r\n").encode("cp1252"))
     paired = load_paired_scores(scores=path, columns=("a", "b"), label_column="Vergleich")
     ss, _ = expected()
     assert np.array_equal(paired.a_ss, ss)
@@ -427,7 +427,7 @@ def test_field_longer_than_the_csv_limit(tmp_path):
 def test_nan_and_bool_messages_in_array_checks():
     with pytest.raises(InputError) as info:
         as_score_array(np.array([1.0, np.inf - np.inf]), "score")
-    message = check(info, "score[1] is NaN")
+    message = check(info, "score[1] = nan is non-finite (NaN: not a number")
     assert "np.float64" not in message
     with pytest.raises(InputError, match="true/false"):
         as_score_array(True, "score")
