@@ -171,8 +171,8 @@ def _source_columns(source_column: ColumnChoice) -> list[Column]:
 
 _SOURCE_ROLES = ("source", "source_a", "source_b")
 _COMMA_HINT = (
-    " (if ',' is your decimal separator: put each decimal in double quotes and use "
-    'decimal = ",", or separate the fields with \';\')'
+    ' (if "," is your decimal separator: use decimal = "," (case file) or --decimal , '
+    'and separate columns with ";" or tabs)'
 )
 
 

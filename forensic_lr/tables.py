@@ -15,7 +15,8 @@ Text rules
   or a line end); blank lines are skipped; line numbers count every line, as an editor
   shows them.
 * **Delimiter**: a tab for ``.tsv``; else the first data line decides, in the order tab,
-  ``;``, ``,``; else runs of blanks. ``delimiter=`` overrides it.
+  ``;``, ``,`` (not ``,`` with ``decimal=","``); else runs of blanks. ``delimiter=``
+  overrides it.
 * **Quotes**: a field may be enclosed in double quotes (``""`` is a quote inside it); a
   quote that opens a field must close it right before the delimiter (RFC 4180 [1]_). A
   quote anywhere else leaves the value as written, which is then not a number.
@@ -511,11 +512,13 @@ def _plain_float(text: str) -> bool:
 
 
 # ---------------------------------------------------------------------- delimited text
-def _choose_delimiter(path: Path, first: str) -> str | None:
+def _choose_delimiter(path: Path, first: str, decimal: str | None) -> str | None:
+    """Tab for ``.tsv``; else the first of tab, ``;``, ``,`` in the first data line (not
+    ``,`` when it is the decimal separator); else runs of blanks (None)."""
     if path.suffix.lower() == ".tsv":
         return "\t"
     for candidate in ("\t", ";", ","):
-        if candidate in first:
+        if candidate in first and not (candidate == "," and decimal == ","):
             return candidate
     return None
 
@@ -626,7 +629,9 @@ def _text_block(reader: _Reader, lines: list[str], first: int, last: bool,
     if not lines:
         return
     if reader.columns is None:
-        reader.delimiter = reader.delimiter or _choose_delimiter(Path(reader.path), lines[0])
+        reader.delimiter = reader.delimiter or _choose_delimiter(
+            Path(reader.path), lines[0], reader.decimal
+        )
         reader.auto_comma = reader.auto_comma and reader.delimiter == ";"
         head = _parse_lines(reader, lines[:1], numbers[:1])
         reader.start(head[0], int(numbers[0]))
