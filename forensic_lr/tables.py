@@ -15,8 +15,9 @@ Text rules
   or a line end); blank lines are skipped; line numbers count every line, as an editor
   shows them.
 * **Delimiter**: a tab for ``.tsv``; else the first data line decides, in the order tab,
-  ``;``, ``,`` (not ``,`` with ``decimal=","``); else runs of blanks. ``delimiter=``
-  overrides it.
+  ``;``, ``,``; else runs of blanks. With ``decimal=","``, a comma delimits only a line
+  that is neither one number (``1,5``) nor split by blanks (``ss 1,5``); decimals in a
+  comma-separated file are then quoted (``ss,"1,5"``). ``delimiter=`` overrides it.
 * **Quotes**: a field may be enclosed in double quotes (``""`` is a quote inside it); a
   quote that opens a field must close it right before the delimiter (RFC 4180 [1]_). A
   quote anywhere else leaves the value as written, which is then not a number.
@@ -47,7 +48,6 @@ from __future__ import annotations
 import codecs
 import csv
 import hashlib
-import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,12 +73,12 @@ DS_LABELS = frozenset(
         "hd",
     }
 )
+_SS_LIST, _DS_LIST = sorted(SS_LABELS), sorted(DS_LABELS)
 LABEL_HELP = "use 1/0, ss/ds, same/different, target/nontarget or true/false"
 DECIMAL_HELP = 'use decimal = "," (case file) or --decimal ,'
 
 _BLOCK_BYTES = 1 << 20
 _SHEET_ROWS = 1 << 16
-_BLANK_LINE = re.compile(r"^[ \t\f\v]*$", re.MULTILINE)
 _DELIMITER_NAMES = {",": ",", ";": ";", "\t": "tab", "|": "|", None: "whitespace"}
 
 
@@ -349,20 +349,64 @@ class _Reader:
         return None  # pragma: no cover - fail raises
 
     # ------------------------------------------------------------------ blocks
-    def add(self, cells: np.ndarray, where: np.ndarray, last: bool) -> None:
-        """Convert and keep the wanted columns of a block (``cells``: ``(m, width)`` str)."""
+    def add(self, cells: np.ndarray, where: np.ndarray, last: bool, ascii_: bool) -> None:
+        """Convert and keep the wanted columns of a block (``cells``: ``(m, width)`` str;
+        ``ascii_``: the block is known to be ASCII text)."""
         if cells.shape[0] == 0:
             return
         for col, index in self.columns:
             values = np.strings.strip(cells[:, index])
             if col.kind == "number":
-                out = self.numbers(values, where, self.label(col, index), last)
+                out = self.numbers(values, where, self.label(col, index), last, ascii_)
             elif col.kind == "label":
                 out = self.labels(values, where, self.label(col, index), last)
             else:
                 out = values
             self.parts[col.role].append(out)
         self.where.append(where)
+
+    def add_fast(self, lines: list[str], where: np.ndarray, last: bool) -> bool:
+        """Read a plain block (no quotes, decimal point) with ``numpy.loadtxt``'s C float
+        parser; False when anything is unusual, and the block is read by :meth:`add`.
+
+        loadtxt's float syntax is the module's (ASCII, no underscores: checked in
+        ``tests/test_readers_io.py``), so both paths give the same numbers; the other path
+        names the line and value of any problem.
+        """
+        kinds: dict[int, set[str]] = {}
+        for col, index in self.columns:
+            kinds.setdefault(index, set()).add(col.kind)
+        if any(len(k) > 1 and "number" in k for k in kinds.values()):
+            return False
+        dtype = [
+            (f"f{i}", "f8" if kinds.get(i) == {"number"} else object) for i in range(self.width)
+        ]
+        if not any(lines):
+            return False  # nothing but empty lines: nothing for loadtxt to read
+        try:
+            table = np.loadtxt(lines, dtype=dtype, delimiter=self.delimiter, comments=None,
+                               quotechar=None, ndmin=1)
+        except ValueError:
+            return False
+        if table.shape[0] != len(lines):  # pragma: no cover - one row per line
+            return False
+        out = {}
+        for col, index in self.columns:
+            field = table[f"f{index}"]
+            if col.kind == "number":
+                if not np.isfinite(field).all():
+                    return False
+                out[col.role] = np.ascontiguousarray(field)
+                continue
+            text = np.strings.strip(field.astype(str))
+            out[col.role] = (
+                self.labels(text, where, self.label(col, index), last)
+                if col.kind == "label" else text
+            )
+        for role, values in out.items():
+            self.parts[role].append(values)
+        self.where.append(where)
+        return True
 
     def check_width(self, widths: np.ndarray, where: np.ndarray, rows: list[str] | None,
                     last: bool) -> None:
@@ -388,16 +432,20 @@ class _Reader:
                        None, last)
 
     def labels(self, values: np.ndarray, where, name: str, last: bool) -> np.ndarray:
-        lowered = np.strings.lower(values)
-        is_ss = np.isin(lowered, list(SS_LABELS))
-        unknown = np.flatnonzero(~(is_ss | np.isin(lowered, list(DS_LABELS))))
+        is_ss, is_ds = np.isin(values, _SS_LIST), np.isin(values, _DS_LIST)
+        other = np.flatnonzero(~(is_ss | is_ds))
+        if other.size:  # lower-case only the labels that need it
+            lowered = np.strings.lower(values[other])
+            is_ss[other], is_ds[other] = np.isin(lowered, _SS_LIST), np.isin(lowered, _DS_LIST)
+        unknown = np.flatnonzero(~(is_ss | is_ds))
         if unknown.size:
             value = str(values[unknown[0]])
             self.fail_rows(f"label {excerpt(value)} is not recognised; {LABEL_HELP}", where,
                            unknown, name, last)
         return is_ss
 
-    def numbers(self, values: np.ndarray, where: np.ndarray, name: str, last: bool) -> np.ndarray:
+    def numbers(self, values: np.ndarray, where: np.ndarray, name: str, last: bool,
+                ascii_: bool) -> np.ndarray:
         """Strict float64 parsing with the file's decimal separator (module docstring)."""
         values = np.where(
             np.strings.startswith(values, '"') & np.strings.endswith(values, '"')
@@ -440,10 +488,11 @@ class _Reader:
         if decimal == ",":
             values = np.strings.replace(values, ",", ".")
         try:
-            ascii_ = values.astype("S")
-            if (np.strings.find(ascii_, b"_") >= 0).any():
+            if not ascii_:
+                values.astype("S")  # raises UnicodeEncodeError on non-ASCII (e.g. Arabic digits)
+            if (np.strings.find(values, "_") >= 0).any():
                 raise ValueError("digit-group underscore")
-            out = ascii_.astype(np.float64)
+            out = values.astype(np.float64)
         except (UnicodeEncodeError, ValueError):
             bad = np.flatnonzero([not _plain_float(str(v)) for v in values])
             if bad.size:
@@ -513,12 +562,17 @@ def _plain_float(text: str) -> bool:
 
 # ---------------------------------------------------------------------- delimited text
 def _choose_delimiter(path: Path, first: str, decimal: str | None) -> str | None:
-    """Tab for ``.tsv``; else the first of tab, ``;``, ``,`` in the first data line (not
-    ``,`` when it is the decimal separator); else runs of blanks (None)."""
+    """Tab for ``.tsv``; else the first of tab, ``;``, ``,`` in the first data line; else
+    runs of blanks (None). With a decimal comma, ``,`` delimits only a line that is neither
+    one number (``1,5``) nor split by blanks (``ss 1,5``)."""
     if path.suffix.lower() == ".tsv":
         return "\t"
     for candidate in ("\t", ";", ","):
-        if candidate in first and not (candidate == "," and decimal == ","):
+        if candidate in first and not (
+            candidate == ","
+            and decimal == ","
+            and (_is_numberlike(first, comma=True) or len(first.split()) > 1)
+        ):
             return candidate
     return None
 
@@ -616,42 +670,59 @@ def _text_block(reader: _Reader, lines: list[str], first: int, last: bool,
             "add a line break at its end",
             first,
         )
-    joined_needs_filter = any("#" in ln for ln in lines) or any(
-        _BLANK_LINE.match(ln) for ln in lines
-    ) if lines else False
-    if joined_needs_filter or reader.delimiter is None:
-        kept = [(first + i, content(ln)) for i, ln in enumerate(lines)]
-        kept = [(n, ln) for n, ln in kept if ln]
-        numbers = np.array([n for n, _ in kept], dtype=np.int64)
-        lines = [ln for _, ln in kept]
-    else:
-        numbers = np.arange(first, first + len(lines), dtype=np.int64)
-    if not lines:
-        return
-    if reader.columns is None:
+    if reader.columns is None:  # the first data line: delimiter, header, columns
+        k = next((i for i, ln in enumerate(lines) if content(ln)), None)
+        if k is None:
+            return
+        head = content(lines[k])
         reader.delimiter = reader.delimiter or _choose_delimiter(
-            Path(reader.path), lines[0], reader.decimal
+            Path(reader.path), head, reader.decimal
         )
         reader.auto_comma = reader.auto_comma and reader.delimiter == ";"
-        head = _parse_lines(reader, lines[:1], numbers[:1])
-        reader.start(head[0], int(numbers[0]))
-        if reader.header is not None:
-            lines, numbers = lines[1:], numbers[1:]
-            if not lines:
-                return
-    rows = _parse_lines(reader, lines, numbers)
+        cells = _parse_lines(reader, [head], np.array([first + k]), '"' in head)
+        reader.start(cells[0], first + k)
+        skip = k + 1 if reader.header is not None else k
+        lines, first = lines[skip:], first + skip
+        if not lines:
+            return
+    joined = "\n".join(lines)  # block-wide checks run in C, not line by line
+    if "\x00" in joined:  # numpy's str arrays would drop trailing NULs silently
+        at = next(i for i, ln in enumerate(lines) if "\x00" in ln)
+        reader.fail(
+            "holds a NUL character, so it is not plain text (a binary file, or UTF-16 "
+            "without a byte-order mark?); save it as CSV in UTF-8",
+            first + at,
+        )
+    quoted = '"' in joined
+    point = reader.decimal == "." or (reader.decimal is None and not reader.auto_comma)
+    if "#" not in joined and not quoted and point and reader.delimiter is not None:
+        # loadtxt skips empty lines and refuses blank ones: both send the block on
+        if reader.add_fast(lines, np.arange(first, first + len(lines)), last):
+            return
+    kept = [(first + i, content(ln)) for i, ln in enumerate(lines)]
+    kept = [(n, ln) for n, ln in kept if ln]
+    numbers = np.array([n for n, _ in kept], dtype=np.int64)
+    lines = [ln for _, ln in kept]
+    if not lines:
+        return
+    rows = _parse_lines(reader, lines, numbers, quoted)
+    ascii_ = joined.isascii()
     if isinstance(rows, np.ndarray) and rows.shape == (len(lines), reader.width):
-        reader.add(rows, numbers, last)
+        reader.add(rows, numbers, last, ascii_)
         return
     widths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
     reader.check_width(widths, numbers, lines, last)
-    reader.add(np.array(rows, dtype=str).reshape(len(rows), reader.width), numbers, last)
+    cells = np.array(rows, dtype=str).reshape(len(rows), reader.width)
+    reader.add(cells, numbers, last, ascii_)
 
 
-def _parse_lines(reader: _Reader, lines: list[str], numbers: np.ndarray):
-    """Cells of lines: a 2-D str array when every line splits alike, else lists of fields."""
+def _parse_lines(reader: _Reader, lines: list[str], numbers: np.ndarray, quoted: bool):
+    """Cells of lines: a 2-D str array when every line splits alike, else lists of fields.
+
+    ``quoted``: some line holds a double quote (read by the RFC 4180 rules).
+    """
     sep = reader.delimiter
-    if any('"' in ln for ln in lines) and sep is not None:
+    if quoted and sep is not None:
         return _split_quoted(lines, sep, reader, numbers)
     if sep is None:
         return [ln.split() for ln in lines]
@@ -721,7 +792,7 @@ def _read_workbook(path: Path, layout: Layout, decimal, sheet) -> Table:
         cells = np.array(
             [r + [""] * (reader.width - len(r)) for r in block], dtype=str
         ).reshape(len(block), reader.width)
-        reader.add(cells, np.array(numbers, dtype=np.int64), last)
+        reader.add(cells, np.array(numbers, dtype=np.int64), last, ascii_=False)
         block.clear()
         numbers.clear()
 

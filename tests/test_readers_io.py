@@ -201,6 +201,35 @@ def test_paired_reader_takes_the_same_options(tmp_path):
     assert paired.inputs[0].sha256 == sha(path) and paired.files == {str(path): sha(path)}
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["", " ", ".", "1.", ".5", "1e", "1e+", "e5", "1d5", "0x1p3", "1_0", "nan", "-nan", "inf",
+     "-Infinity", "infinit", "+1.5", " 1.5 ", "１", "١", "1.5.5", "--1", "1e5 x",
+     "NAN(1)", "1j", "1e400", "-0", "00012", "1E-3"],
+)
+def test_both_number_paths_follow_one_rule(text):
+    """The loadtxt float path and the string path (numpy's str -> float cast after the ASCII
+    and underscore checks) accept exactly the same texts, with the same value (reference:
+    Python's float on ASCII text without underscores)."""
+    ok = text.isascii() and "_" not in text
+    try:
+        reference = float(text) if ok else None
+    except ValueError:
+        reference = None
+    try:
+        fast = float(np.loadtxt([f"a;{text}"], dtype=[("l", object), ("s", "f8")],
+                                delimiter=";", comments=None, quotechar=None)["s"])
+    except ValueError:
+        fast = None
+    try:
+        strings = float(np.array([text]).astype(np.float64)[0]) if ok else None
+    except ValueError:
+        strings = None
+    assert (fast is None) == (reference is None) == (strings is None)
+    if reference is not None:
+        assert np.array_equal([fast, strings], [reference] * 2, equal_nan=True)
+
+
 # ------------------------------------------------------------------ never silently wrong
 def check(info, *fragments):
     message = str(info.value)
@@ -280,6 +309,13 @@ def test_partly_numbers_are_errors(tmp_path, text, fragments):
     with pytest.raises(InputError) as info:
         load_scores(scores=path)
     check(info, "p.csv", *fragments)
+
+
+def test_a_nul_character_anywhere_is_refused(tmp_path):
+    path = tmp_path / "nul.csv"
+    path.write_bytes(b"score\n" + b"1.5\n" * 3000 + b"2.5\x00\n")
+    with pytest.raises(InputError, match="line 3002: holds a NUL character"):
+        read_score_file(path)
 
 
 def test_values_are_quoted_as_short_excerpts(tmp_path):
