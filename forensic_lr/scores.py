@@ -162,6 +162,18 @@ def to_natural_llr(values, log_base: str) -> np.ndarray:
 ColumnChoice = str | int | None
 
 
+def column_choice(text: str | int | None) -> ColumnChoice:
+    """A column choice as a user types it: ``"2"`` is the 2nd column, ``"Score"`` a name.
+
+    For the command line (``--column 2``); a case file gives an integer or a string
+    directly. Positions start at 1, as a spreadsheet counts columns.
+    """
+    if text is None or isinstance(text, int):
+        return text
+    stripped = str(text).strip()
+    return int(stripped) if stripped.isdigit() else stripped
+
+
 def _source_columns(source_column: ColumnChoice) -> list[Column]:
     """A chosen ``source`` column, else the optional ``source`` / ``source_a,source_b``."""
     if source_column is not None:

@@ -20,7 +20,13 @@ from forensic_lr._checks import as_score_array
 from forensic_lr.errors import InputError
 from forensic_lr.matrix_io import read_matrix
 from forensic_lr.paired_scores import load_paired_scores
-from forensic_lr.scores import load_scores, read_class_file, read_score_file, to_natural_llr
+from forensic_lr.scores import (
+    column_choice,
+    load_scores,
+    read_class_file,
+    read_score_file,
+    to_natural_llr,
+)
 
 RNG = np.random.default_rng(20261123)
 LABELS = ["ss", "ds"] * 12
@@ -383,6 +389,10 @@ def test_workbook_without_a_numeric_column(tmp_path):
     book.save(path)
     with pytest.raises(InputError, match="'TRUE' is not a number"):
         load_scores(scores=path, label_column="Vergleich")
+
+
+def test_column_choice_from_text():
+    assert [column_choice(t) for t in ("2", " 3 ", "Score", 4, None)] == [2, 3, "Score", 4, None]
 
 
 def test_column_choice_errors_teach_the_options(tmp_path):
