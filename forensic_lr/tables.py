@@ -74,6 +74,7 @@ DS_LABELS = frozenset(
     }
 )
 _SS_LIST, _DS_LIST = sorted(SS_LABELS), sorted(DS_LABELS)
+_LABEL_WIDTH = 24  # characters read for a label on the fast path (known labels <= 16)
 LABEL_HELP = "use 1/0, ss/ds, same/different, target/nontarget or true/false"
 DECIMAL_HELP = 'use decimal = "," (case file) or --decimal ,'
 
@@ -378,8 +379,9 @@ class _Reader:
             kinds.setdefault(index, set()).add(col.kind)
         if any(len(k) > 1 and "number" in k for k in kinds.values()):
             return False
+        types = {frozenset({"number"}): "f8", frozenset({"label"}): f"U{_LABEL_WIDTH}"}
         dtype = [
-            (f"f{i}", "f8" if kinds.get(i) == {"number"} else object) for i in range(self.width)
+            (f"f{i}", types.get(frozenset(kinds.get(i, ())), object)) for i in range(self.width)
         ]
         if not any(lines):
             return False  # nothing but empty lines: nothing for loadtxt to read
@@ -398,11 +400,14 @@ class _Reader:
                     return False
                 out[col.role] = np.ascontiguousarray(field)
                 continue
-            text = np.strings.strip(field.astype(str))
-            out[col.role] = (
-                self.labels(text, where, self.label(col, index), last)
-                if col.kind == "label" else text
-            )
+            field = field.astype(str, copy=False)
+            if col.kind == "label":
+                if (np.strings.str_len(field) >= _LABEL_WIDTH).any():
+                    return False  # maybe cut to the field width: the string path reads it
+                out[col.role] = self.labels(np.strings.strip(field), where,
+                                            self.label(col, index), last)
+            else:
+                out[col.role] = np.strings.strip(field)
         for role, values in out.items():
             self.parts[role].append(values)
         self.where.append(where)

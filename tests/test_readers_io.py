@@ -317,6 +317,13 @@ def test_partly_numbers_are_errors(tmp_path, text, fragments):
     check(info, "p.csv", *fragments)
 
 
+def test_a_long_label_is_never_cut_to_a_known_one(tmp_path):
+    path = tmp_path / "l.csv"
+    path.write_text("label,score\nss,1\nds,2\nss,3\n" + "ss" + " " * 22 + "x,4\n")
+    with pytest.raises(InputError, match=r"line 5, column 'label': label 'ss {22}x' is not"):
+        load_scores(scores=path)
+
+
 def test_a_nul_character_anywhere_is_refused(tmp_path):
     path = tmp_path / "nul.csv"
     path.write_bytes(b"score\n" + b"1.5\n" * 3000 + b"2.5\x00\n")
