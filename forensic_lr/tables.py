@@ -20,7 +20,9 @@ Text rules
   comma-separated file are then quoted (``ss,"1,5"``). ``delimiter=`` overrides it.
 * **Quotes**: a field may be enclosed in double quotes (``""`` is a quote inside it); a
   quote that opens a field must close it right before the delimiter (RFC 4180 [1]_). A
-  quote anywhere else leaves the value as written, which is then not a number.
+  quote anywhere else leaves the value as written, which is then not a number. In a
+  blank-separated file (or a file of one column) a value may be enclosed in one pair of
+  quotes, and may not hold blanks.
 * **Decimal separator**: ``decimal=","`` or ``"."``; by default a point, except in
   ``;``-separated files (the export of spreadsheets in locales writing ``1,5``), where the
   first number written with a separator decides. One file uses one separator: a point in
@@ -357,6 +359,8 @@ class _Reader:
             return
         for col, index in self.columns:
             values = np.strings.strip(cells[:, index])
+            if self.delimiter is None:
+                values = _unquote(values)
             if col.kind == "number":
                 out = self.numbers(values, where, self.label(col, index), last, ascii_)
             elif col.kind == "label":
@@ -452,12 +456,6 @@ class _Reader:
     def numbers(self, values: np.ndarray, where: np.ndarray, name: str, last: bool,
                 ascii_: bool) -> np.ndarray:
         """Strict float64 parsing with the file's decimal separator (module docstring)."""
-        values = np.where(
-            np.strings.startswith(values, '"') & np.strings.endswith(values, '"')
-            & (np.strings.str_len(values) >= 2),
-            np.strings.slice(values, 1, -1),
-            values,
-        ) if self.delimiter is None else values
         comma = np.strings.find(values, ",") >= 0
         point = np.strings.find(values, ".") >= 0
         both = np.flatnonzero(comma & point)
@@ -475,11 +473,8 @@ class _Reader:
         wrong = np.flatnonzero(point if decimal == "," else comma)
         if wrong.size:
             value = excerpt(values[wrong[0]])
-            if decimal == "." and self.decimal_seen is None and not self.auto_comma:
+            if decimal == "." and self.decimal_seen is None:  # a point by default or choice
                 problem = f"value {value} looks like a decimal comma: {DECIMAL_HELP}"
-            elif decimal == "." and self.decimal_seen is None:
-                problem = f"value {value} looks like a decimal comma but the file is read " \
-                          f"with decimal '.'; {DECIMAL_HELP}"
             else:
                 seen = "" if self.decimal_seen is None else (
                     f" ({self.unit} {self.decimal_seen[0]} has {excerpt(self.decimal_seen[1])})"
@@ -552,6 +547,15 @@ class _Reader:
             rows=int(where.size),
         )
         return Table(values, where, self.unit, self.location, provenance)
+
+
+def _unquote(values: np.ndarray) -> np.ndarray:
+    """Values without one pair of enclosing double quotes (``"1.5"`` -> ``1.5``)."""
+    quoted = (
+        np.strings.startswith(values, '"') & np.strings.endswith(values, '"')
+        & (np.strings.str_len(values) >= 2)
+    )
+    return np.where(quoted, np.strings.slice(values, 1, -1), values) if quoted.any() else values
 
 
 def _plain_float(text: str) -> bool:
