@@ -398,6 +398,23 @@ def test_workbook_without_a_numeric_column(tmp_path):
         load_scores(scores=path, label_column="Vergleich")
 
 
+def test_read_table_with_a_chosen_delimiter(tmp_path):
+    path = tmp_path / "pipes.txt"
+    path.write_text("label|score\nss|1.5\nds|2,5\n")
+
+    def layout(header, width, fail):
+        return [tables.Column("score", "number", names=("score",))]
+
+    with pytest.raises(InputError, match="line 3, column 'score': value '2,5' looks like"):
+        tables.read_table(path, layout, delimiter="|")  # a point unless the file is ;-separated
+    path.write_text("label|score\nss|1,5\nds|2,5\n")
+    table = tables.read_table(path, layout, delimiter="|", decimal=",")
+    assert table.values["score"].tolist() == [1.5, 2.5]
+    assert (table.provenance.delimiter, table.provenance.decimal) == ("|", ",")
+    with pytest.raises(InputError, match="delimiter must be one character"):
+        tables.read_table(path, layout, delimiter="||")
+
+
 def test_column_choice_from_text():
     assert [column_choice(t) for t in ("2", " 3 ", "Score", 4, None)] == [2, 3, "Score", 4, None]
 
