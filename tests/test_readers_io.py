@@ -9,6 +9,8 @@ import hashlib
 import io
 import json
 import re
+import subprocess
+import sys
 import zipfile
 
 import numpy as np
@@ -543,3 +545,26 @@ def test_a_bad_last_line_stops_the_read_with_its_line_number(tmp_path):
         handle.write("ss,1,25\n")
     with pytest.raises(InputError, match=f"line {n + 2}: has 3 values"):
         load_scores(scores=path)
+
+
+@pytest.mark.parametrize(
+    ("content", "fragments"),
+    [
+        (b"label,score\nss,5,3072\nds,-1,5\nss,2,1\nds,0,5\n", ["line 2", "decimal"]),
+        (b"\x93NUMPY", ["not a readable .npy"]),
+        (b"[" * 100_000, ["nested too deeply"]),
+    ],
+)
+def test_command_line_exit_2_without_traceback(tmp_path, content, fragments):
+    suffix = {b"\x93": ".npy", b"[": ".json"}.get(content[:1], ".csv")
+    path = tmp_path / f"bad{suffix}"
+    path.write_bytes(content)
+    args = ["--scores", str(path)] if suffix == ".csv" else ["--ss", str(path), "--ds", str(path)]
+    proc = subprocess.run(
+        [sys.executable, "-m", "forensic_lr", "validate", *args],
+        capture_output=True, text=True, check=False,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    for fragment in fragments:
+        assert fragment in proc.stderr
