@@ -319,23 +319,22 @@ def _read_json(path: Path) -> tuple[object, InputProvenance]:
 
 
 def _json_numbers(values: list, path: Path, column: str) -> np.ndarray:
-    """JSON list items as finite float64, naming the first bad item (1-based)."""
+    """JSON list items as finite float64, naming the first bad item (1-based).
+
+    A number is a JSON number or a string holding one; ``true``/``false``, ``null``,
+    lists and objects are not numbers.
+    """
     texts = [_json_text(v) for v in values]
-    try:
-        out = np.array(
-            [float(t) if not isinstance(v, bool) else float("x") for v, t in
-             zip(values, texts, strict=True)],
-            dtype=np.float64,
-        )
-    except (ValueError, OverflowError):
-        out = None
-    if out is None:
-        i = next(
-            i for i, (v, t) in enumerate(zip(values, texts, strict=True))
-            if isinstance(v, bool | list | dict) or not _float_ok(t)
-        )
+    numeric = [
+        not isinstance(v, bool | list | dict) and v is not None and _float_ok(t)
+        for v, t in zip(values, texts, strict=True)
+    ]
+    if not all(numeric):
+        i = numeric.index(False)
         problem = f"value {excerpt(texts[i])} is not a number; correct or remove that item"
     else:
+        with np.errstate(over="ignore"):
+            out = np.array([float(t) for t in texts], dtype=np.float64)
         bad = ~np.isfinite(out)
         if not bad.any():
             return out
