@@ -219,11 +219,12 @@ def _is_numberlike(text: str, comma: bool) -> bool:
     return True
 
 
-def names(header: Sequence[str]) -> str:
-    """Column names for a message: plain when short and printable, else quoted excerpts."""
-    return ", ".join(
-        h if len(h) <= 40 and h.isprintable() else excerpt(h) for h in header
-    )
+def names(header: Sequence[str], most: int = 8) -> str:
+    """Column names for a message: plain when short and printable, else short quoted
+    excerpts; at most ``most`` of them (a message never echoes a whole line)."""
+    shown = [h if len(h) <= 24 and h.isprintable() else excerpt(h, 16) for h in header[:most]]
+    more = len(header) - most
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
 
 
 def content(line: str) -> str:
@@ -426,7 +427,7 @@ class _Reader:
         i = int(bad[0])
         n = int(widths[i])
         shape = "the header has" if self.header is not None else "the first row has"
-        text = f" ({excerpt(rows[i], 30)})" if rows is not None else ""
+        text = f" ({excerpt(rows[i], 24)})" if rows is not None else ""
         hint = "every row needs the same number of values"
         wanted = [col.role for col, index in self.columns if index >= n]
         if wanted:
@@ -657,7 +658,7 @@ def _split_quoted(lines: list[str], sep: str, reader: _Reader, where: np.ndarray
                 )
             reader.fail(
                 f"a double quote is not closed, or is followed by text before the next "
-                f"{_DELIMITER_NAMES[sep]!r} ({excerpt(line, 30)}); enclose a whole value in "
+                f"{_DELIMITER_NAMES[sep]!r} ({excerpt(line, 24)}); enclose a whole value in "
                 "quotes or remove them",
                 int(number),
             )
