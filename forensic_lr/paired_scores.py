@@ -216,10 +216,11 @@ def load_paired_scores(
                 "score_column names the LLR column of two files (a, b); one file with two "
                 "LLR columns names them in columns"
             )
-        one = _read_trials(scores, {str(c): c for c in columns}, None, options)
+        roles = (f"llr {columns[0]}", f"llr {columns[1]}")  # never 'label', 'id', 'source'
+        one = _read_trials(scores, dict(zip(roles, columns, strict=True)), None, options)
         first, second = one, one
         rows_b = np.arange(one.is_ss.size)
-        columns_ab = tuple(str(c) for c in columns)
+        columns_ab = roles
         how = "two LLR columns of one file"
         default_names = tuple(str(c) for c in columns)
     elif a is not None and b is not None:

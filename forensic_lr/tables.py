@@ -291,6 +291,8 @@ class _Reader:
             if (index := self.resolve(col, where)) is not None
         ]
         self.parts = {col.role: [] for col, _ in self.columns}
+        if len(self.parts) != len(self.columns):
+            raise ValueError("a layout named one role twice")  # a bug, not a user mistake
 
     def named(self, index: int) -> str:
         """A column as the file names it, else by its 1-based position."""
@@ -532,12 +534,15 @@ class _Reader:
         if self.columns is None:
             self.fail("the file is empty: it needs a header line and one row per score")
         empty = {"number": np.float64, "label": bool, "text": str}
-        values = {
-            col.role: np.concatenate(self.parts[col.role])
-            if self.where else np.array([], dtype=empty[col.kind])
-            for col, _ in self.columns
-        }
-        where = np.concatenate(self.where) if self.where else np.array([], dtype=np.int64)
+        values = {}
+        for col, _ in self.columns:  # one column at a time, its blocks freed as it is joined
+            blocks = self.parts.pop(col.role)
+            values[col.role] = (
+                np.concatenate(blocks) if blocks else np.array([], dtype=empty[col.kind])
+            )
+        blocks, self.where = self.where, []
+        where = np.concatenate(blocks) if blocks else np.array([], dtype=np.int64)
+        del blocks
         provenance = InputProvenance(
             **provenance_fields,
             delimiter=_DELIMITER_NAMES.get(self.delimiter, self.delimiter)
