@@ -1,7 +1,7 @@
 """Benchmark: reading a large labelled score file, and failing early on its last line.
 
 Writes labelled CSVs of 10^6 and 10^7 lines (``ss,-1.234567``), then prints, from one run
-(best of 3, so that all readers see the same machine load):
+(best of 3, the readers timed in turn so that they see the same machine load):
 
 * the time of :func:`forensic_lr.scores.load_scores` on the clean file, and its ratio to
   ``numpy.loadtxt`` of the same file with a (label, float) dtype - a C parser that does none
@@ -25,6 +25,7 @@ import sys
 import tempfile
 import tracemalloc
 import warnings
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -69,14 +70,23 @@ def old_reader(rev: str):
     return module.load_scores
 
 
-def timed(fn) -> tuple[float, float]:
-    """(best-of-3 seconds, peak MiB of one traced call)."""
-    seconds = best_of(fn, repeat=3)
+def alternating(*fns, repeat: int = 3) -> list[float]:
+    """Best-of-``repeat`` seconds of each function, the functions timed in turn (so that a
+    change of machine load between them does not skew their ratios)."""
+    best = [float("inf")] * len(fns)
+    for _ in range(repeat):
+        for i, fn in enumerate(fns):
+            best[i] = min(best[i], best_of(fn, repeat=1))
+    return best
+
+
+def peak_mib(fn) -> float:
+    """Peak MiB allocated (tracemalloc) during one call."""
     tracemalloc.start()
     fn()
     peak = tracemalloc.get_traced_memory()[1] / 2**20
     tracemalloc.stop()
-    return seconds, peak
+    return peak
 
 
 def expect_error(reader, path):
@@ -108,9 +118,10 @@ def main() -> None:
             write_file(clean, n, False)
             write_file(bad, n, True)
             size = clean.stat().st_size / 2**20
-            t_clean, m_clean = timed(lambda: load_scores(scores=clean))  # noqa: B023
-            t_bad, m_bad = timed(expect_error(load_scores, bad))
-            t_np = best_of(lambda: loadtxt(clean), repeat=3)  # noqa: B023
+            new_clean = partial(load_scores, scores=clean)
+            new_bad = expect_error(load_scores, bad)
+            t_clean, t_bad, t_np = alternating(new_clean, new_bad, partial(loadtxt, clean))
+            m_clean, m_bad = peak_mib(new_clean), peak_mib(new_bad)
             result_mib = 9 * n / 2**20
             print(f"{n:>11,} lines ({size:,.0f} MiB file, result {result_mib:,.0f} MiB)")
             print(f"  load_scores clean      {t_clean:7.2f} s  peak {m_clean:7.0f} MiB  "
@@ -118,8 +129,11 @@ def main() -> None:
             print(f"  bad last line -> error {t_bad:7.2f} s  peak {m_bad:7.0f} MiB  "
                   f"ratio to clean read {t_bad / t_clean:5.2f}")
             if old is not None and n <= 1_000_000:
-                t_old, m_old = timed(lambda: old(scores=clean))  # noqa: B023
-                t_old_bad, m_old_bad = timed(expect_error(old, bad))
+                old_clean = partial(old, scores=clean)
+                old_bad = expect_error(old, bad)
+                t_old, t_old_bad, t_clean, t_bad = alternating(old_clean, old_bad, new_clean,
+                                                               new_bad)
+                m_old, m_old_bad = peak_mib(old_clean), peak_mib(old_bad)
                 print(f"  previous reader clean  {t_old:7.2f} s  peak {m_old:7.0f} MiB  "
                       f"new/old time {t_clean / t_old:5.2f}, memory {m_clean / m_old:5.2f}")
                 print(f"  previous, bad last     {t_old_bad:7.2f} s  peak {m_old_bad:7.0f} MiB  "
