@@ -827,12 +827,6 @@ def _read_workbook(path: Path, layout: Layout, decimal, sheet) -> Table:
 
 
 # ---------------------------------------------------------------------- entry point
-def is_workbook(path) -> bool:
-    """Whether a path names a spreadsheet workbook (by its extension)."""
-    suffix = Path(path).suffix.lower()
-    return suffix in WORKBOOK_SUFFIXES or suffix in REFUSED_SUFFIXES
-
-
 def read_table(path, layout: Layout, *, decimal: str | None = None, sheet: str | None = None,
                delimiter: str | None = None) -> Table:
     """Read the columns that ``layout`` asks for from a text table or an ``.xlsx`` sheet.
