@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, excerpt
 
 
 def as_score_array(values, name: str, *, allow_inf: bool = False, min_size: int = 1) -> np.ndarray:
@@ -22,10 +22,22 @@ def as_score_array(values, name: str, *, allow_inf: bool = False, min_size: int 
     min_size : int
         Smallest accepted number of values.
     """
+    if isinstance(values, bool | np.bool_) or (
+        isinstance(values, list | tuple) and any(isinstance(v, bool | np.bool_) for v in values)
+    ):
+        raise InputError(f"{name} must be numbers, got true/false; give the score itself")
     try:
-        arr = np.asarray(values, dtype=np.float64)
+        raw = np.asarray(values)
     except (TypeError, ValueError) as exc:
-        raise InputError(f"{name} must be numeric ({exc})") from None
+        raise InputError(f"{name} must be numeric ({excerpt(exc, 60)})") from None
+    if raw.dtype.kind == "b":
+        raise InputError(f"{name} must be numbers, got true/false; give the score itself")
+    try:
+        arr = raw.astype(np.float64, copy=False)
+    except (TypeError, ValueError):
+        bad = next((v for v in raw.flat if not _is_float(v)), None)
+        shown = "" if bad is None else f": {excerpt(bad)} is not a number"
+        raise InputError(f"{name} must be numeric{shown}") from None
     if arr.ndim == 0:
         arr = arr.reshape(1)
     if arr.ndim != 1:
@@ -35,9 +47,23 @@ def as_score_array(values, name: str, *, allow_inf: bool = False, min_size: int 
     bad = np.isnan(arr) if allow_inf else ~np.isfinite(arr)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        kind = "NaN" if allow_inf else "non-finite"
-        raise InputError(f"{name}[{i}] = {arr[i]!r} is {kind}; remove or correct that value")
+        value = float(arr[i])  # a Python float prints as nan / inf, never np.float64(nan)
+        why = (
+            " (NaN: not a number; an extreme input such as 1e300 can produce one in a "
+            "calculation)" if np.isnan(value) else ""
+        )
+        raise InputError(
+            f"{name}[{i}] = {value!r} is non-finite{why}; remove or correct that value"
+        )
     return arr
+
+
+def _is_float(value) -> bool:
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def check_pair(ss, ds, *, names=("ss_llr", "ds_llr"), allow_inf: bool = True, min_size: int = 1):

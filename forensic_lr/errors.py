@@ -70,12 +70,15 @@ class SmallSampleWarning(ForensicLRWarning):
     """A background class has too few scores for a stable estimate."""
 
 
-def excerpt(value: object, limit: int = 40) -> str:
-    """A short, printable quotation of ``value`` for an error message.
+def excerpt(value, limit: int = 40) -> str:
+    """A short, printable, quoted excerpt of ``value`` for an error message.
 
-    At most ``limit`` characters; control and other non-printable characters are shown
-    as ``?``, and a cut is marked with an ellipsis, so that a message never echoes a
-    whole line of a file (or a 200,000-character field) to the terminal.
+    Control and other non-printable characters are shown as escapes (``repr``), and a
+    value longer than ``limit`` characters is cut with its length noted, so a message never
+    echoes a whole line or a megabyte-long field: ``'2,0014'``, ``'aaaa...' (200000
+    characters)``.
     """
-    text = "".join(c if c.isprintable() else "?" for c in str(value)[: limit + 1])
-    return repr(text[:limit] + "..." if len(text) > limit else text)
+    text = str(value)
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text):,} characters)"

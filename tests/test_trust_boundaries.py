@@ -110,8 +110,8 @@ def test_a_case_file_cannot_set_its_own_data_roots(case):
 def test_excerpt_is_short_and_printable():
     assert excerpt("abc") == "'abc'"
     long = excerpt("x" * 10_000 + "\x1b[2J")
-    assert len(long) < 50 and long.endswith("...'")
-    assert excerpt("a\x00b\nc") == "'a?b?c'"
+    assert len(long) < 80 and long.endswith("(10,004 characters)") and "\x1b" not in long
+    assert excerpt("a\x00b\nc") == "'a\\x00b\\nc'"  # control characters escaped, not printed
 
 
 # ---------------------------------------------------------------- outputs

@@ -26,16 +26,17 @@ import numpy as np
 
 from ..errors import InputError
 from .scores import (
+    ColumnChoice,
     _check_class,
     _existing,
     _json_rows,
+    _no_table_options,
     _read_json,
-    _read_table,
     _Rows,
     _table_rows,
-    sha256_file,
     to_natural_llr,
 )
+from .tables import InputProvenance
 
 __all__ = ["PairedScores", "load_paired_scores"]
 
@@ -56,7 +57,10 @@ class PairedScores:
         How the trials were paired, for the record: ``"row order"``,
         ``"trial id column 'ID'"`` or ``"two LLR columns of one file"``.
     files : dict
-        SHA-256 of each file read.
+        SHA-256 of each file read (path as given -> hex digest of its original bytes).
+    inputs : tuple of InputProvenance
+        Provenance of each file read (format, encoding, delimiter, decimal, sheet,
+        columns).
     """
 
     a_ss: np.ndarray
@@ -68,10 +72,15 @@ class PairedScores:
     names: tuple[str, str]
     matched_by: str
     files: dict[str, str]
+    inputs: tuple[InputProvenance, ...] = ()
 
 
-def _read_trials(path, score_columns: tuple[str, ...], id_column: str | None) -> _Rows:
-    """Rows of a labelled text table or JSON list of objects (see the module docstring)."""
+def _read_trials(path, score_columns: dict[str, ColumnChoice], id_column: str | None,
+                 options: dict) -> _Rows:
+    """Rows of a labelled table or JSON list of objects (see the module docstring).
+
+    ``options``: ``label_column``, ``source_column``, ``decimal``, ``sheet``.
+    """
     p = _existing(path)
     if p.suffix.lower() == ".npy":
         raise InputError(
@@ -79,16 +88,18 @@ def _read_trials(path, score_columns: tuple[str, ...], id_column: str | None) ->
             path=str(p),
         )
     if p.suffix.lower() == ".json":
-        data = _read_json(p)
+        data, provenance = _read_json(p)
         if not (isinstance(data, list) and data and all(isinstance(d, dict) for d in data)):
             raise InputError(
                 "must be a list of objects with a 'label' and "
-                + " and ".join(repr(c) for c in score_columns)
+                + " and ".join(repr(c or "score") for c in score_columns.values())
                 + " key (one object per trial)",
                 path=str(p),
             )
-        return _json_rows(data, p, score_columns, id_column)
-    return _table_rows(_read_table(p), p, score_columns, id_column)
+        _no_table_options(p, {k: options[k] for k in ("source_column", "decimal", "sheet")})
+        return _json_rows(data, p, provenance, score_columns, id_column,
+                          options["label_column"])
+    return _table_rows(p, score_columns, id_column, **options)
 
 
 def _match_ids(a: _Rows, b: _Rows, id_column: str) -> np.ndarray:
@@ -143,6 +154,11 @@ def load_paired_scores(
     columns: tuple[str, str] | None = None,
     names: tuple[str, str] | None = None,
     log_base: str = "e",
+    score_column: ColumnChoice = None,
+    label_column: ColumnChoice = None,
+    source_column: ColumnChoice = None,
+    decimal: str | None = None,
+    sheet: str | None = None,
 ) -> PairedScores:
     """Read two systems' LLRs on the same trials (layouts in the module docstring).
 
@@ -161,6 +177,15 @@ def load_paired_scores(
         Names of the systems; default ``("A", "B")``, or the column names.
     log_base : {"e", "10", "2"}
         Base of the LLRs in the files; returned as natural logs.
+    score_column : str or int, optional
+        The LLR column of ``a`` and ``b`` by header name or 1-based position (default
+        ``score``).
+    label_column, source_column : str or int, optional
+        The label and source columns (default ``label``, ``source`` /
+        ``source_a,source_b``).
+    decimal, sheet : str, optional
+        Decimal separator of text tables and sheet of ``.xlsx`` workbooks (as for
+        :func:`forensic_lr.scores.load_scores`).
 
     Returns
     -------
@@ -174,6 +199,8 @@ def load_paired_scores(
         between the two files for the same trial, a class with fewer than 2 trials, or an
         invalid combination of arguments.
     """
+    options = {"label_column": label_column, "source_column": source_column,
+               "decimal": decimal, "sheet": sheet}
     if scores is not None:
         if a is not None or b is not None or id_column is not None:
             raise InputError(
@@ -184,17 +211,23 @@ def load_paired_scores(
             raise InputError(
                 "name the two LLR columns of the scores file, e.g. columns=('llr_a', 'llr_b')"
             )
-        one = _read_trials(scores, tuple(columns), None)
+        if score_column is not None:
+            raise InputError(
+                "score_column names the LLR column of two files (a, b); one file with two "
+                "LLR columns names them in columns"
+            )
+        roles = (f"llr {columns[0]}", f"llr {columns[1]}")  # never 'label', 'id', 'source'
+        one = _read_trials(scores, dict(zip(roles, columns, strict=True)), None, options)
         first, second = one, one
         rows_b = np.arange(one.is_ss.size)
-        columns_ab = tuple(columns)
+        columns_ab = roles
         how = "two LLR columns of one file"
-        default_names = tuple(columns)
+        default_names = tuple(str(c) for c in columns)
     elif a is not None and b is not None:
         if columns is not None:
             raise InputError("columns name the two LLR columns of one scores file only")
-        first = _read_trials(a, ("score",), id_column)
-        second = _read_trials(b, ("score",), id_column)
+        first = _read_trials(a, {"score": score_column}, id_column, options)
+        second = _read_trials(b, {"score": score_column}, id_column, options)
         if id_column is None:
             how = "row order"
             if first.is_ss.size != second.is_ss.size:
@@ -220,7 +253,7 @@ def load_paired_scores(
     sources = first.sources if first.sources is not None else (
         None if second.sources is None else second.sources[rows_b]
     )
-    paths = dict.fromkeys([first.path, second.path])
+    inputs = tuple({r.provenance.name: r.provenance for r in (first, second)}.values())
     return PairedScores(
         a_ss=llr_a[is_ss],
         a_ds=llr_a[~is_ss],
@@ -230,5 +263,6 @@ def load_paired_scores(
         ds_sources=None if sources is None else sources[~is_ss],
         names=tuple(names) if names is not None else default_names,
         matched_by=how,
-        files={path: sha256_file(path) for path in paths},
+        files={p.name: p.sha256 for p in inputs},
+        inputs=inputs,
     )

@@ -2,14 +2,19 @@
 
 Formats
 -------
-* CSV / TSV / plain text (delimiter from the extension, else sniffed: comma, tab,
-  semicolon or whitespace), with or without a header line; ``#`` comments (whole lines
-  or line ends) and blank lines are skipped. One file per class holds one score per
-  line, or a ``score`` column; a combined file holds ``label`` and ``score`` columns
-  (without a header: label first, score second).
+* CSV / TSV / plain text and ``.xlsx`` workbooks, read by :mod:`forensic_lr.tables`
+  (encoding, delimiter, decimal separator and header detected; one streaming pass). One
+  file per class holds one score per line, or a ``score`` column; a combined file holds
+  ``label`` and ``score`` columns (without a header: label first, score second). Any
+  column can be chosen by header name or 1-based position (``score_column``,
+  ``label_column``, ``source_column``).
 * ``.npy``: a 1-D array, one file per class.
-* JSON: a list of numbers (one class), ``{"ss": [...], "ds": [...]}``, or a list of
-  ``{"label": ..., "score": ...}`` objects.
+* JSON (UTF-8, UTF-16 or UTF-32): a list of numbers (one class), ``{"ss": [...], "ds":
+  [...]}``, or a list of ``{"label": ..., "score": ...}`` objects.
+
+Every file read is described by an :class:`~forensic_lr.tables.InputProvenance` (SHA-256
+and size of the original bytes, detected format, encoding, delimiter, decimal separator,
+sheet, columns used), kept in :attr:`ScoreSet.inputs`.
 
 Source columns (optional): a file with a header may name the source of each trial in a
 ``source`` column, or the sources of its two items in ``source_a`` and ``source_b``
@@ -28,41 +33,38 @@ the value, and says how to fix it.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
-
-SS_LABELS = frozenset({"1", "ss", "same", "same-source", "same_source", "target", "true", "hp"})
-DS_LABELS = frozenset(
-    {
-        "0",
-        "ds",
-        "different",
-        "different-source",
-        "different_source",
-        "nontarget",
-        "non-target",
-        "non_target",
-        "false",
-        "hd",
-    }
+from ..errors import InputError, excerpt
+from .tables import (
+    DS_LABELS,
+    LABEL_HELP,
+    SS_LABELS,
+    Column,
+    InputProvenance,
+    Table,
+    read_bytes,
+    read_table,
 )
+from .text_decoding import load_json_bytes
+
 LOG_BASES = {"e": 1.0, "10": float(np.log(10.0)), "2": float(np.log(2.0))}
 DIRECTIONS = ("higher_is_similar", "lower_is_similar")
 
 
 @dataclass(frozen=True)
 class ScoreSet:
-    """Validated background scores: 1-D float64 arrays and the SHA-256 of each file read.
+    """Validated background scores: 1-D float64 arrays and a record of each file read.
 
     ``ss_sources`` / ``ds_sources`` are None, or string arrays of shape ``(n, 2)``: the
     source ids of the two items compared in each trial (equal for same-source trials and
-    for files with a single ``source`` column).
+    for files with a single ``source`` column). ``files`` maps each path as given to the
+    SHA-256 of its original bytes; ``inputs`` holds the full provenance of each file.
     """
 
     ss: np.ndarray
@@ -70,6 +72,7 @@ class ScoreSet:
     files: dict[str, str] = field(default_factory=dict)
     ss_sources: np.ndarray | None = None
     ds_sources: np.ndarray | None = None
+    inputs: tuple[InputProvenance, ...] = ()
 
     @property
     def has_sources(self) -> bool:
@@ -80,6 +83,8 @@ class ScoreSet:
         if self.has_sources:
             ids = np.concatenate([self.ss_sources.ravel(), self.ds_sources.ravel()])
             out["n_sources"] = int(np.unique(ids).size)
+        if self.inputs:
+            out["inputs"] = [p.to_dict() for p in self.inputs]
         return out
 
 
@@ -90,6 +95,15 @@ def orient(values, direction: str) -> np.ndarray:
     """
     values = np.asarray(values, dtype=np.float64)
     return -values if direction == "lower_is_similar" else values
+
+
+@dataclass(frozen=True, eq=False)
+class ClassScores:
+    """The scores of one class read from one file, with their sources and provenance."""
+
+    values: np.ndarray
+    sources: np.ndarray | None
+    provenance: InputProvenance
 
 
 def sha256_file(path) -> str:
@@ -132,303 +146,295 @@ def to_natural_llr(values, log_base: str) -> np.ndarray:
     Raises
     ------
     InputError
-        An unknown base.
+        An unknown base, or a value so large that its natural log overflows (|v| > 7.8e307
+        in base 10).
 
     Notes
     -----
     ``llr = ln LR = log_b(LR) * ln b``: a log10 LR of 2 (LR = 100) is 2 ln 10 = 4.60517.
     """
     if str(log_base) not in LOG_BASES:
-        raise InputError(f"log base must be one of e, 10, 2; got {log_base!r}")
-    return np.asarray(values, dtype=np.float64) * LOG_BASES[str(log_base)]
+        raise InputError(f"log base must be one of e, 10, 2; got {excerpt(log_base)}")
+    values = np.asarray(values, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        out = values * LOG_BASES[str(log_base)]
+    over = np.flatnonzero(np.isfinite(values) & ~np.isfinite(out))
+    if over.size:
+        raise InputError(
+            f"value {float(values.flat[over[0]]):.6g} (log base {log_base}) is too large to "
+            "convert to a natural-log LR; check the log base and the value"
+        )
+    return out
 
 
-# --------------------------------------------------------------------------- text parsing
-@dataclass(frozen=True)
-class _Table:
-    header: list[str] | None
-    rows: list[list[str]]
-    lines: np.ndarray  # 1-based line number of each row
+# --------------------------------------------------------------------------- table layouts
+ColumnChoice = str | int | None
 
 
-def _delimiter(path: Path, first: str) -> str | None:
-    suffix = path.suffix.lower()
-    if suffix == ".tsv":
-        return "\t"
-    if suffix == ".csv" and "," in first:
-        return ","
-    for candidate in (",", "\t", ";"):
-        if candidate in first:
-            return candidate
-    return None  # whitespace
+def column_choice(text: str | int | None) -> ColumnChoice:
+    """A column choice as a user types it: ``"2"`` is the 2nd column, ``"Score"`` a name.
 
-
-def _content(line: str) -> str:
-    """A line without its ``#`` comment and surrounding blanks ("" if nothing is left)."""
-    return line.split("#", 1)[0].strip()
-
-
-def _cells(line: str, sep: str | None) -> list[str]:
-    return [v.strip().strip('"') for v in line.split(sep)]
-
-
-def _header(row: list[str]) -> list[str] | None:
-    """The lower-cased column names if the first row is a header, else None."""
-    if all(_is_number(v) for v in row) or _looks_like_label_row(row):
-        return None
-    return [v.lower() for v in row]
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _read_table(path: Path) -> _Table:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError("is not a UTF-8 text file; save it as CSV", path=str(path)) from None
-    numbered = [(i + 1, _content(ln)) for i, ln in enumerate(text.splitlines())]
-    numbered = [(i, ln) for i, ln in numbered if ln]
-    if not numbered:
-        raise InputError("the file is empty: it needs one score per line", path=str(path))
-    sep = _delimiter(path, numbered[0][1])
-    rows = [_cells(ln, sep) for _, ln in numbered]
-    header = _header(rows[0])
-    if header is not None:
-        rows, numbered = rows[1:], numbered[1:]
-    return _Table(header, rows, np.array([i for i, _ in numbered], dtype=np.int64))
-
-
-def _looks_like_label_row(row: list[str]) -> bool:
-    """A headerless label,score row such as ``ss,2.1`` (not a header like ``label,score``)."""
-    return len(row) == 2 and row[0].lower() in SS_LABELS | DS_LABELS and _is_number(row[1])
-
-
-_SOURCE_COLUMNS = frozenset({"source", "source_a", "source_b"})
-
-
-def _fast_text(path: Path, *, labelled: bool) -> tuple[np.ndarray | None, np.ndarray] | None:
-    """``(is_ss or None, scores)`` of a plainly valid text table, parsed by ``np.loadtxt``.
-
-    Returns None whenever the file is not plainly valid (no data, a missing column, source
-    columns, ragged rows, a value that is not a finite number, an unknown label): the
-    line-by-line reader then reads the file and reports the exact line. Both readers use
-    the same comment, delimiter and header rules, so they agree on every file this one
-    accepts (``tests/test_scores.py`` checks it).
+    For the command line (``--column 2``); a case file gives an integer or a string
+    directly. Positions start at 1, as a spreadsheet counts columns.
     """
-    try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
-    except UnicodeDecodeError:
-        return None
-    first = next((i for i, line in enumerate(lines) if _content(line)), None)
-    if first is None:
-        return None
-    head = _content(lines[first])
-    sep = _delimiter(path, head)
-    row = _cells(head, sep)
-    header = _header(row)
-    names = ["label", "score"] if labelled else ["score"]
-    if header is None:
-        if len(row) < len(names) or (not labelled and len(row) > 1):
-            return None
-        # one headerless column: no usecols, so loadtxt rejects rows with more columns
-        columns = [0, 1] if labelled else None
-    elif set(names) <= set(header) and not _SOURCE_COLUMNS & set(header):
-        columns = [header.index(name) for name in names]
-    else:
-        return None
-    # a longer label is cut to 24 characters, which no known label (<= 16) matches
-    dtype = [("label", "U24"), ("score", "f8")] if labelled else np.float64
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")  # loadtxt warns when there are no data rows
-            table = np.loadtxt(
-                lines[first + (header is not None) :],
-                dtype=dtype,
-                delimiter=sep,
-                comments="#",
-                quotechar='"',
-                usecols=columns,
-                ndmin=1,
+    if text is None or isinstance(text, int):
+        return text
+    stripped = str(text).strip()
+    return int(stripped) if stripped.isdigit() else stripped
+
+
+def _source_columns(source_column: ColumnChoice) -> list[Column]:
+    """A chosen ``source`` column, else the optional ``source`` / ``source_a,source_b``."""
+    if source_column is not None:
+        return [Column("source", "text", choice=source_column, option="source_column")]
+    return [Column(n, "text", names=(n,), required=False) for n in _SOURCE_ROLES]
+
+
+_SOURCE_ROLES = ("source", "source_a", "source_b")
+_COMMA_HINT = (
+    ' (if "," is your decimal separator: use decimal = "," (case file) or --decimal , '
+    'and separate columns with ";" or tabs)'
+)
+
+
+def _class_layout(score_column: ColumnChoice, source_column: ColumnChoice, what: str):
+    """Columns of a one-class file: the score (and optional sources)."""
+
+    def layout(header, width, fail):
+        if header is None and width > 1 and score_column is None:
+            fail(
+                f"has several columns but no header ({width} values per line); give one "
+                f"{what}score per line, "
+                "or a header line with a 'score' column, or choose the column with "
+                "score_column" + _COMMA_HINT
             )
-    except (ValueError, UserWarning):
-        return None
-    scores = table["score"] if labelled else table
-    if not np.isfinite(scores).all():
-        return None
-    if not labelled:
-        return None, scores
-    labels = table["label"]
-    known = list(SS_LABELS | DS_LABELS)
-    other = ~np.isin(labels, known)
-    if other.any():  # lower-case only the labels that need it
-        labels = labels.copy()
-        labels[other] = np.strings.lower(labels[other])
-    is_ss = np.isin(labels, list(SS_LABELS))
-    if not (is_ss | np.isin(labels, list(DS_LABELS))).all():
-        return None
-    return is_ss, scores
+        score = Column("score", "number", choice=score_column, names=("score",), position=0,
+                       option="score_column")
+        return [score, *_source_columns(source_column)]
+
+    return layout
 
 
-def _column(table: _Table, path: Path, name: str, position: int) -> list[str]:
-    """Values of column ``name`` (by header) or at ``position`` (headerless files)."""
-    if table.header is not None:
-        if name not in table.header:
-            raise InputError(
-                f"has no {name!r} column (columns: {', '.join(table.header)}); "
-                f"name the column {name!r} in the header line",
-                path=str(path),
-                line=int(table.lines[0]) - 1 if table.lines.size else 1,
-            )
-        position = table.header.index(name)
-    values = []
-    for row, line in zip(table.rows, table.lines, strict=True):
-        if position >= len(row):
-            raise InputError(
-                f"has {len(row)} value(s); expected a {name!r} value in column {position + 1}",
-                path=str(path),
-                line=int(line),
-            )
-        values.append(row[position])
-    return values
+def _labelled_layout(score_columns: dict[str, ColumnChoice], label_column: ColumnChoice,
+                     source_column: ColumnChoice, id_column: str | None = None):
+    """Columns of a labelled file: label, score column(s), optional sources and trial id.
 
-
-def _numbers(
-    values: list[str], lines: np.ndarray, path: Path, column: str, *, unit: str = "line"
-) -> np.ndarray:
-    """Parse strings to float64 (vectorised) and reject non-numeric, NaN and inf values.
-
-    ``lines`` are 1-based text lines (``unit="line"``) or positions of JSON list items /
-    array elements (``unit="item"``), named as such in the message.
+    ``score_columns`` maps each role to its chosen column (None: the ``score`` column).
     """
-    try:
-        out = np.array(values, dtype=np.float64)
-    except ValueError:
-        out = None
-    if out is None:
-        i = next(i for i, value in enumerate(values) if not _is_number(value))
-        problem = f"value {values[i]!r} is not a number; correct or remove that {unit}"
+
+    def layout(header, width, fail):
+        defaults = score_columns == {"score": None} and label_column is None
+        by_name = [c for c in (*score_columns.values(), label_column, id_column)
+                   if isinstance(c, str)]
+        if header is None and by_name:
+            fail(f"has no header line; add one naming the columns ({', '.join(by_name)})")
+        if header is None and width != 2 and defaults:
+            fail(
+                f"has {width} values per line but no header; a labelled file without a "
+                "header holds a label and a score on each line, or add a header line "
+                "naming the columns" + (_COMMA_HINT if width > 2 else "")
+            )
+        cols = [Column("label", "label", choice=label_column, names=("label",), position=0,
+                       option="label_column")]
+        for role, choice in score_columns.items():
+            cols.append(Column(role, "number", choice=choice, names=("score",), position=1,
+                               option="score_column"))
+        if id_column is not None:
+            cols.append(Column("id", "text", choice=id_column, option="id_column"))
+        return cols + _source_columns(source_column)
+
+    return layout
+
+
+def _table_sources(table: Table, is_ss: np.ndarray | None) -> np.ndarray | None:
+    """``(n, 2)`` source ids from the source columns read, else None.
+
+    ``is_ss`` (one flag per row, or None for a one-class file without label) is checked
+    against the ids when there are two columns.
+    """
+    present = [r for r in _SOURCE_ROLES if r in table.values]
+    if not present:
+        return None
+    path = table.location
+    line = int(table.where[0]) - 1 if table.unit == "line" else None
+    if "source" in present and len(present) > 1:
+        raise InputError(
+            "has both a 'source' column and 'source_a'/'source_b' columns; keep either "
+            "'source' (one source per trial) or 'source_a' and 'source_b'",
+            path=path, line=line,
+        )
+    if present in (["source_a"], ["source_b"]):
+        missing = ({"source_a", "source_b"} - set(present)).pop()
+        raise InputError(
+            f"has a {present[0]!r} column but no {missing!r} column; give both, or one "
+            "'source' column",
+            path=path, line=line,
+        )
+    roles = ["source"] * 2 if present == ["source"] else ["source_a", "source_b"]
+    columns = [table.provenance.columns[r] for r in roles]
+    pairs = np.column_stack([table.values[r] for r in roles])
+    _checked_ids(pairs, table.where, path, columns, table.unit)
+    if roles[0] != roles[1] and is_ss is not None:
+        _check_source_labels(pairs, is_ss, table.where, path, table.unit)
+    return pairs
+
+
+def _locate(unit: str, path: str, where: int, column: str, message: str) -> InputError:
+    if unit == "line":
+        return InputError(message, path=path, line=where, column=column)
+    return InputError(f"{unit} {where}: {message}", path=path, column=column)
+
+
+def _checked_ids(pairs: np.ndarray, where: np.ndarray, path: str, columns, unit: str) -> None:
+    """Reject empty source ids, naming the line and column."""
+    empty = np.strings.str_len(np.strings.strip(pairs)) == 0
+    if empty.any():
+        row, col = (int(v) for v in np.argwhere(empty)[0])
+        raise _locate(
+            unit, path, int(where[row]), columns[col],
+            "source id is empty; give every trial the id of its source (or remove the "
+            "source columns)",
+        )
+
+
+def _check_source_labels(pairs: np.ndarray, is_ss: np.ndarray, where: np.ndarray, path: str,
+                         unit: str) -> None:
+    """SS trials compare one source with itself, DS trials two different sources."""
+    same = pairs[:, 0] == pairs[:, 1]
+    if not np.all(same == is_ss):
+        bad = int(np.flatnonzero(same != is_ss)[0])
+        a, b = excerpt(pairs[bad, 0]), excerpt(pairs[bad, 1])
+        if is_ss[bad]:
+            fix = f"a same-source trial has source_a {a} != source_b {b}"
+        else:
+            fix = f"a different-source trial has source_a = source_b = {a}"
+        raise _locate(unit, path, int(where[bad]), "source_b",
+                      f"{fix}; correct the label or the source ids")
+
+
+# --------------------------------------------------------------------------- JSON and .npy
+def _json_text(value) -> str:
+    """A JSON value as text for parsing and messages: ``null``, ``true``, ``1.5``, ``abc``."""
+    if value is None or isinstance(value, bool | list | dict):
+        return json.dumps(value)[:200]
+    return str(value)
+
+
+def _read_json(path: Path) -> tuple[object, InputProvenance]:
+    data, sha256, size = read_bytes(path)
+    return load_json_bytes(data, str(path)), InputProvenance(
+        name=str(path), size=size, sha256=sha256, format="json"
+    )
+
+
+def _json_numbers(values: list, path: Path, column: str) -> np.ndarray:
+    """JSON list items as finite float64, naming the first bad item (1-based).
+
+    A number is a JSON number or a string holding one; ``true``/``false``, ``null``,
+    lists and objects are not numbers.
+    """
+    texts = [_json_text(v) for v in values]
+    numeric = [
+        not isinstance(v, bool | list | dict) and v is not None and _float_ok(t)
+        for v, t in zip(values, texts, strict=True)
+    ]
+    if not all(numeric):
+        i = numeric.index(False)
+        problem = f"value {excerpt(texts[i])} is not a number; correct or remove that item"
     else:
+        with np.errstate(over="ignore"):
+            out = np.array([float(t) for t in texts], dtype=np.float64)
         bad = ~np.isfinite(out)
         if not bad.any():
             return out
         i = int(np.flatnonzero(bad)[0])
         problem = (
-            f"value {values[i]!r} is not a finite number; scores must be finite, "
-            f"correct or remove that {unit}"
+            f"value {excerpt(texts[i])} is not a finite number; scores must be finite, "
+            "correct or remove that item"
         )
-    if unit == "line":
-        raise InputError(problem, path=str(path), line=int(lines[i]), column=column)
-    raise InputError(f"{unit} {int(lines[i])}: {problem}", path=str(path), column=column)
+    raise InputError(f"item {i + 1}: {problem}", path=str(path), column=column)
 
 
-def _checked_array(values: np.ndarray, path: Path) -> np.ndarray:
-    """A 1-D numeric ``.npy`` array as float64, rejecting NaN and inf (by element)."""
-    out = values.astype(np.float64)
+def _float_ok(text: str) -> bool:
+    try:
+        float(text)
+    except (ValueError, OverflowError):
+        return False
+    return True
+
+
+def _json_labels(values: list, path: Path, column: str) -> np.ndarray:
+    texts = np.array([_json_text(v).strip().lower() for v in values], dtype=str)
+    is_ss = np.isin(texts, list(SS_LABELS))
+    unknown = np.flatnonzero(~(is_ss | np.isin(texts, list(DS_LABELS))))
+    if unknown.size:
+        i = int(unknown[0])
+        raise InputError(
+            f"item {i + 1}: label {excerpt(_json_text(values[i]))} is not recognised; "
+            f"{LABEL_HELP}",
+            path=str(path), column=column,
+        )
+    return is_ss
+
+
+def load_npy(path) -> tuple[np.ndarray, InputProvenance]:
+    """The array of a ``.npy`` file (never a pickle) and the file's provenance.
+
+    Raises
+    ------
+    InputError
+        An empty file, an ``.npz`` archive or another file named ``.npy``, a damaged or
+        pickled array.
+    """
+    path = Path(path)
+    data, sha256, size = read_bytes(path)
+    if data[:6] != b"\x93NUMPY":
+        kind = "a ZIP archive (an .npz file?)" if data[:4] == b"PK\x03\x04" else (
+            "empty" if not data else "not a .npy array"
+        )
+        raise InputError(
+            f"is {kind}; give a 1-D array saved with numpy.save (.npy)", path=str(path)
+        )
+    try:
+        values = np.load(io.BytesIO(data), allow_pickle=False)
+    except (ValueError, EOFError, OSError) as exc:
+        raise InputError(
+            f"is not a readable .npy array ({excerpt(exc, 80)}); save it again with "
+            "numpy.save", path=str(path)
+        ) from None
+    return values, InputProvenance(name=str(path), size=size, sha256=sha256, format="npy",
+                                   rows=int(values.shape[0]) if values.ndim else 1)
+
+
+def _read_npy(path: Path, what: str) -> tuple[np.ndarray, InputProvenance]:
+    """A 1-D numeric ``.npy`` array as finite float64."""
+    values, provenance = load_npy(path)
+    if values.ndim != 1 or values.dtype.kind not in "iuf":
+        raise InputError(
+            f"must hold a 1-D numeric array of {what}scores (got shape {values.shape}, "
+            f"dtype {values.dtype})", path=str(path)
+        )
+    with np.errstate(over="ignore"):
+        out = values.astype(np.float64)
     bad = ~np.isfinite(out)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise InputError(
-            f"element {i + 1} (0-based index {i}): value {float(out[i])!r} is not a finite number; "
-            "scores must be finite, correct the array",
+            f"element {i + 1} (0-based index {i}): value {float(out[i])!r} is not a finite "
+            "number; scores must be finite, correct the array",
             path=str(path),
         )
-    return out
+    return out, provenance
 
 
-def _labels(values: list[str], lines: np.ndarray, path: Path, *, unit: str = "line") -> np.ndarray:
-    """True for SS, False for DS; unknown labels are an error naming the line."""
-    lowered = np.char.lower(np.array(values, dtype=str))
-    is_ss = np.isin(lowered, list(SS_LABELS))
-    is_ds = np.isin(lowered, list(DS_LABELS))
-    unknown = ~(is_ss | is_ds)
-    if unknown.any():
-        i = int(np.flatnonzero(unknown)[0])
-        problem = (
-            f"label {values[i]!r} is not recognised; use 1/0, ss/ds, same/different, "
-            "target/nontarget or true/false"
-        )
-        if unit != "line":
-            raise InputError(f"{unit} {int(lines[i])}: {problem}", path=str(path), column="label")
-        raise InputError(problem, path=str(path), line=int(lines[i]), column="label")
-    return is_ss
-
-
-def _has_source_columns(table: _Table) -> bool:
-    return table.header is not None and bool(
-        {"source", "source_a", "source_b"} & set(table.header)
-    )
-
-
-def _source_pairs(table: _Table, path: Path, is_ss: np.ndarray) -> np.ndarray | None:
-    """``(n, 2)`` source ids from a ``source`` or ``source_a,source_b`` header, else None.
-
-    ``is_ss`` (one flag per row) is checked against the ids when there are two columns.
-    """
-    if not _has_source_columns(table):
-        return None
-    names = set(table.header) & {"source", "source_a", "source_b"}
-    header_line = int(table.lines[0]) - 1 if table.lines.size else 1
-    if "source" in names and len(names) > 1:
+def _no_table_options(path: Path, options: dict) -> None:
+    """Column, decimal and sheet options apply to tables only: refuse them elsewhere."""
+    given = [k for k, v in options.items() if v is not None]
+    if given:
         raise InputError(
-            "has both a 'source' column and 'source_a'/'source_b' columns; keep either "
-            "'source' (one source per trial) or 'source_a' and 'source_b'",
+            f"{', '.join(given)}: these options apply to CSV/text and .xlsx tables, not to a "
+            f"{path.suffix} file; remove them",
             path=str(path),
-            line=header_line,
-        )
-    if names in ({"source_a"}, {"source_b"}):
-        missing = ({"source_a", "source_b"} - names).pop()
-        raise InputError(
-            f"has a {names.pop()!r} column but no {missing!r} column; give both, or one "
-            "'source' column",
-            path=str(path),
-            line=header_line,
-        )
-    columns = ["source"] * 2 if "source" in names else ["source_a", "source_b"]
-    pairs = np.column_stack([np.array(_column(table, path, c, 0), dtype=str) for c in columns])
-    pairs = _checked_ids(pairs, table.lines, path, columns)
-    if columns[0] != columns[1]:
-        _check_source_labels(pairs, is_ss, table.lines, path)
-    return pairs
-
-
-def _checked_ids(pairs: np.ndarray, lines: np.ndarray, path: Path, columns) -> np.ndarray:
-    """Reject empty source ids, naming the line and column."""
-    empty = np.char.str_len(np.char.strip(pairs)) == 0
-    if empty.any():
-        row, col = (int(v) for v in np.argwhere(empty)[0])
-        raise InputError(
-            "source id is empty; give every trial the id of its source (or remove the "
-            "source columns)",
-            path=str(path),
-            line=int(lines[row]),
-            column=columns[col],
-        )
-    return pairs
-
-
-def _check_source_labels(
-    pairs: np.ndarray, is_ss: np.ndarray, lines: np.ndarray, path: Path
-) -> None:
-    """SS trials compare one source with itself, DS trials two different sources."""
-    same = pairs[:, 0] == pairs[:, 1]
-    if not np.all(same == is_ss):
-        bad = int(np.flatnonzero(same != is_ss)[0])
-        a, b = str(pairs[bad, 0]), str(pairs[bad, 1])
-        if is_ss[bad]:
-            fix = f"a same-source trial has source_a {a!r} != source_b {b!r}"
-        else:
-            fix = f"a different-source trial has source_a = source_b = {a!r}"
-        raise InputError(
-            f"{fix}; correct the label or the source ids",
-            path=str(path),
-            line=int(lines[bad]),
-            column="source_b",
         )
 
 
@@ -442,67 +448,83 @@ class _Rows:
     scores: dict[str, np.ndarray]
     sources: np.ndarray | None
     ids: np.ndarray | None
-    where: np.ndarray  # 1-based line (text) or item (JSON) of each row
-    unit: str  # "line" or "item"
+    where: np.ndarray  # 1-based line (text), row (sheet) or item (JSON) of each row
+    unit: str  # "line", "row" or "item"
+    provenance: InputProvenance
 
     def at(self, row: int) -> str:
         return f"{self.path}, {self.unit} {int(self.where[row])}"
 
 
 def _table_rows(
-    table: _Table, path: Path, score_columns: tuple[str, ...] = ("score",),
+    path: Path,
+    score_columns: dict[str, ColumnChoice],
     id_column: str | None = None,
+    *,
+    label_column: ColumnChoice = None,
+    source_column: ColumnChoice = None,
+    decimal: str | None = None,
+    sheet: str | None = None,
 ) -> _Rows:
-    """Labels, score columns, sources and ids of a text table.
-
-    Without a header the label is column 1 and the score column 2; other score columns
-    or an id column need a header naming them.
-    """
-    if table.header is None and (id_column is not None or score_columns != ("score",)):
-        wanted = ", ".join(["label", *score_columns, *([id_column] if id_column else [])])
-        raise InputError(
-            f"has no header line; add one naming the columns ({wanted})", path=str(path), line=1
-        )
-    is_ss = _labels(_column(table, path, "label", 0), table.lines, path)
-    scores = {
-        c: _numbers(_column(table, path, c, 1), table.lines, path, c) for c in score_columns
-    }
-    ids = None
-    if id_column is not None:
-        ids = np.array(_column(table, path, id_column, 0), dtype=str)
-        _check_ids(ids, table.lines, str(path), id_column, "line")
-    sources = _source_pairs(table, path, is_ss)
-    return _Rows(str(path), is_ss, scores, sources, ids, table.lines, "line")
+    """Labels, score columns (role -> chosen column), sources and ids of a table."""
+    table = read_table(
+        path, _labelled_layout(score_columns, label_column, source_column, id_column),
+        decimal=decimal, sheet=sheet,
+    )
+    is_ss = table.values["label"]
+    scores = {role: table.values[role] for role in score_columns}
+    ids = table.values.get("id")
+    if ids is not None:
+        _check_ids(ids, table.where, table.location, table.provenance.columns["id"],
+                   table.unit)
+    sources = _table_sources(table, is_ss)
+    return _Rows(table.location, is_ss, scores, sources, ids, table.where, table.unit,
+                 table.provenance)
 
 
 def _json_rows(
-    data: list[dict], path: Path, score_columns: tuple[str, ...] = ("score",),
-    id_column: str | None = None,
+    data: list[dict], path: Path, provenance: InputProvenance,
+    score_columns: dict[str, ColumnChoice], id_column: str | None = None,
+    label_column: ColumnChoice = None,
 ) -> _Rows:
-    """Labels, score columns, sources and ids of a JSON list of objects (one per trial)."""
-    keys = ["label", *score_columns, *([id_column] if id_column else [])]
+    """Labels, score columns (role -> key, None: ``score``), sources and ids of a JSON list
+    of objects (one per trial)."""
+    for choice in (*score_columns.values(), label_column):
+        if isinstance(choice, int):
+            raise InputError(
+                f"column {choice}: JSON items are read by key; give the key's name",
+                path=str(path),
+            )
+    label_key = label_column or "label"
+    score_keys = {role: "score" if c is None else str(c) for role, c in score_columns.items()}
+    keys = [label_key, *score_keys.values(), *([id_column] if id_column else [])]
     for i, item in enumerate(data):
         missing = [k for k in keys if k not in item]
         if missing:
             raise InputError(
-                f"item {i + 1} lacks the key(s) {', '.join(map(repr, missing))}", path=str(path)
+                f"item {i + 1} lacks the key(s) {', '.join(map(excerpt, missing))}",
+                path=str(path),
             )
     items = np.arange(1, len(data) + 1)
-    is_ss = _labels([_json_text(d["label"]) for d in data], items, path, unit="item")
+    is_ss = _json_labels([d[label_key] for d in data], path, label_key)
     scores = {
-        c: _numbers([_json_text(d[c]) for d in data], items, path, c, unit="item")
-        for c in score_columns
+        role: _json_numbers([d[k] for d in data], path, k) for role, k in score_keys.items()
     }
     ids = None
     if id_column is not None:
         ids = np.array([_json_text(d[id_column]) for d in data], dtype=str)
         _check_ids(ids, items, str(path), id_column, "item")
-    return _Rows(str(path), is_ss, scores, _json_sources(data, is_ss, path), ids, items, "item")
+    provenance = InputProvenance(
+        **{**provenance.to_dict(), "rows": len(data),
+           "columns": {"label": label_key, **score_keys}}
+    )
+    return _Rows(str(path), is_ss, scores, _json_sources(data, is_ss, path), ids, items,
+                 "item", provenance)
 
 
 def _check_ids(ids: np.ndarray, where: np.ndarray, path: str, column: str, unit: str) -> None:
     """Trial ids must be non-empty and unique within a file."""
-    empty = np.flatnonzero(np.char.str_len(np.char.strip(ids)) == 0)
+    empty = np.flatnonzero(np.strings.str_len(np.strings.strip(ids)) == 0)
     if empty.size:
         raise InputError(
             f"{unit} {int(where[empty[0]])}: the trial id is empty; give every trial an id",
@@ -514,7 +536,7 @@ def _check_ids(ids: np.ndarray, where: np.ndarray, path: str, column: str, unit:
     if repeated.size:
         first, second = order[repeated[0]], order[repeated[0] + 1]
         raise InputError(
-            f"trial id {str(ids[first])!r} is on {unit}s {int(where[first])} and "
+            f"trial id {excerpt(ids[first])} is on {unit}s {int(where[first])} and "
             f"{int(where[second])}; ids must be unique (one row per trial)",
             path=path,
             column=column,
@@ -533,23 +555,14 @@ def _existing(path) -> Path:
     return p
 
 
-def _json_text(value) -> str:
-    """A JSON value as text for parsing and messages: ``null``, ``true``, ``1.5``, ``abc``."""
-    if value is None or isinstance(value, bool | list | dict):
-        return json.dumps(value)
-    return str(value)
-
-
-def _read_json(path: Path):
-    try:
-        return json.loads(path.read_text(encoding="utf-8-sig"))
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"is not valid JSON ({exc.msg})", path=str(path), line=exc.lineno
-        ) from None
-
-
-def read_score_file(path, *, label: str | None = None) -> np.ndarray:
+def read_score_file(
+    path,
+    *,
+    label: str | None = None,
+    score_column: ColumnChoice = None,
+    decimal: str | None = None,
+    sheet: str | None = None,
+) -> np.ndarray:
     """Scores of one class from one file (see the module docstring for formats).
 
     Parameters
@@ -558,6 +571,14 @@ def read_score_file(path, *, label: str | None = None) -> np.ndarray:
     label : str, optional
         ``"ss"`` or ``"ds"``; only used in messages (and, with ``source_a,source_b``
         columns, to check the ids: equal for ``"ss"``, different for ``"ds"``).
+    score_column : str or int, optional
+        The score column by header name or 1-based position (default: the ``score``
+        column, or the only column of a file without a header).
+    decimal : {".", ","}, optional
+        Decimal separator of a text table (default: detected, see
+        :mod:`forensic_lr.tables`).
+    sheet : str, optional
+        Sheet of an ``.xlsx`` workbook (default: the first).
 
     Returns
     -------
@@ -570,47 +591,51 @@ def read_score_file(path, *, label: str | None = None) -> np.ndarray:
         Missing file, unreadable format, a value that is not a finite number (naming the
         line, column and value), several columns without a header.
     """
-    return _read_class(path, label)[0]
+    return read_class_file(
+        path, label=label, score_column=score_column, decimal=decimal, sheet=sheet
+    ).values
 
 
-def _read_class(path, label: str | None) -> tuple[np.ndarray, np.ndarray | None]:
-    """Scores of one class and their ``(n, 2)`` source ids (None without source columns)."""
+def read_class_file(
+    path,
+    *,
+    label: str | None = None,
+    score_column: ColumnChoice = None,
+    source_column: ColumnChoice = None,
+    decimal: str | None = None,
+    sheet: str | None = None,
+) -> ClassScores:
+    """Scores of one class, their ``(n, 2)`` source ids and the file's provenance.
+
+    Parameters are those of :func:`read_score_file`, plus ``source_column`` (a column
+    holding the source of each trial, by name or 1-based position).
+    """
     p = _existing(path)
     what = f"{label} " if label else ""
-    if p.suffix.lower() == ".npy":
-        try:
-            values = np.load(p, allow_pickle=False)
-        except ValueError as exc:
-            raise InputError(f"is not a readable .npy array ({exc})", path=str(p)) from None
-        if values.ndim != 1 or values.dtype.kind not in "iuf":
-            raise InputError(f"must hold a 1-D numeric array of {what}scores", path=str(p))
-        return _checked_array(values, p), None
-    if p.suffix.lower() == ".json":
-        data = _read_json(p)
+    suffix = p.suffix.lower()
+    if suffix in (".npy", ".json"):
+        _no_table_options(p, {"score_column": score_column, "source_column": source_column,
+                              "decimal": decimal, "sheet": sheet})
+    if suffix == ".npy":
+        values, provenance = _read_npy(p, what)
+        return ClassScores(values, None, provenance)
+    if suffix == ".json":
+        data, provenance = _read_json(p)
         if not isinstance(data, list):
             raise InputError(f"must hold a JSON list of {what}scores", path=str(p))
-        values = [_json_text(v) for v in data]
-        return _numbers(values, np.arange(1, len(values) + 1), p, "score", unit="item"), None
-    fast = _fast_text(p, labelled=False)
-    if fast is not None:
-        return fast[1], None
-    table = _read_table(p)
-    if table.header is None and any(len(r) > 1 for r in table.rows):
-        raise InputError(
-            f"has several columns but no header; give one {what}score per line, or a "
-            "header line with a 'score' column (if ',' is your decimal separator, "
-            "write decimals with '.')",
-            path=str(p),
-            line=int(table.lines[0]),
-        )
-    scores = _numbers(_column(table, p, "score", 0), table.lines, p, "score")
-    is_ss = np.full(scores.size, label == "ss")
-    return scores, _source_pairs(table, p, is_ss) if label in ("ss", "ds") else None
+        values = _json_numbers(data, p, "score")
+        return ClassScores(values, None, InputProvenance(
+            **{**provenance.to_dict(), "rows": int(values.size)}))
+    table = read_table(p, _class_layout(score_column, source_column, what),
+                       decimal=decimal, sheet=sheet)
+    is_ss = np.full(table.where.size, label == "ss") if label in ("ss", "ds") else None
+    sources = _table_sources(table, is_ss)
+    return ClassScores(table.values["score"], sources, table.provenance)
 
 
 def _json_sources(data: list[dict], is_ss: np.ndarray, path: Path) -> np.ndarray | None:
     """Source ids of JSON items (``source`` or ``source_a``/``source_b`` keys), else None."""
-    keys = [{"source", "source_a", "source_b"} & set(d) for d in data]
+    keys = [set(_SOURCE_ROLES) & set(d) for d in data]
     if not any(keys):
         return None
     if any(k != keys[0] for k in keys):
@@ -628,10 +653,11 @@ def _json_sources(data: list[dict], is_ss: np.ndarray, path: Path) -> np.ndarray
         )
     columns = ["source"] * 2 if keys[0] == {"source"} else ["source_a", "source_b"]
     items = np.arange(1, len(data) + 1)
-    pairs = np.array([[str(d[c]) for c in columns] for d in data], dtype=str).reshape(-1, 2)
-    pairs = _checked_ids(pairs, items, path, columns)
+    pairs = np.array([[_json_text(d[c]) for c in columns] for d in data], dtype=str)
+    pairs = pairs.reshape(-1, 2)
+    _checked_ids(pairs, items, str(path), columns, "item")
     if columns[0] != columns[1]:
-        _check_source_labels(pairs, is_ss, items, path)
+        _check_source_labels(pairs, is_ss, items, str(path), "item")
     return pairs
 
 
@@ -643,42 +669,44 @@ def _split(rows: _Rows):
     return scores[labels], scores[~labels], pairs[labels], pairs[~labels]
 
 
-def _read_labelled(path) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+def _read_labelled(path, *, score_column=None, label_column=None, source_column=None,
+                   decimal=None, sheet=None):
+    """``(ss, ds, ss_sources, ds_sources, provenance)`` of one labelled file."""
     p = _existing(path)
-    if p.suffix.lower() == ".json":
-        data = _read_json(p)
+    suffix = p.suffix.lower()
+    if suffix == ".npy":
+        raise InputError(
+            "a .npy file holds the scores of one class; give --ss and --ds files (or a "
+            "labelled CSV/JSON file)",
+            path=str(p),
+        )
+    if suffix == ".json":
+        _no_table_options(p, {"source_column": source_column, "decimal": decimal,
+                              "sheet": sheet})
+        data, provenance = _read_json(p)
         if isinstance(data, dict) and set(data) == {"ss", "ds"}:
+            _no_table_options(p, {"score_column": score_column, "label_column": label_column})
             for key in ("ss", "ds"):
                 if not isinstance(data[key], list):
                     raise InputError(
                         f'"{key}" must be a JSON list of numbers, got {type(data[key]).__name__}',
                         path=str(p),
                     )
-            ss, ds = (
-                _numbers(
-                    [_json_text(v) for v in data[key]], np.arange(1, len(data[key]) + 1), p, key,
-                    unit="item",
-                )
-                for key in ("ss", "ds")
+            ss, ds = (_json_numbers(data[key], p, key) for key in ("ss", "ds"))
+            provenance = InputProvenance(
+                **{**provenance.to_dict(), "rows": int(ss.size + ds.size)}
             )
-            return ss, ds, None, None
-        if isinstance(data, list) and all(isinstance(d, dict) for d in data):
-            return _split(_json_rows(data, p))
+            return ss, ds, None, None, provenance
+        if isinstance(data, list) and data and all(isinstance(d, dict) for d in data):
+            rows = _json_rows(data, p, provenance, {"score": score_column}, None, label_column)
+            return (*_split(rows), rows.provenance)
         raise InputError(
             'must be {"ss": [...], "ds": [...]} or a list of {"label": .., "score": ..}',
             path=str(p),
         )
-    if p.suffix.lower() == ".npy":
-        raise InputError(
-            "a .npy file holds the scores of one class; give --ss and --ds files (or a "
-            "labelled CSV/JSON file)",
-            path=str(p),
-        )
-    fast = _fast_text(p, labelled=True)
-    if fast is not None:
-        is_ss, scores = fast
-        return scores[is_ss], scores[~is_ss], None, None
-    return _split(_table_rows(_read_table(p), p))
+    rows = _table_rows(p, {"score": score_column}, label_column=label_column,
+                       source_column=source_column, decimal=decimal, sheet=sheet)
+    return (*_split(rows), rows.provenance)
 
 
 def _check_class(values: np.ndarray, name: str, where: str) -> None:
@@ -695,6 +723,11 @@ def load_scores(
     scores=None,
     log_base: str | None = None,
     direction: str = "higher_is_similar",
+    score_column: ColumnChoice = None,
+    label_column: ColumnChoice = None,
+    source_column: ColumnChoice = None,
+    decimal: str | None = None,
+    sheet: str | None = None,
 ) -> ScoreSet:
     """Load a score set from one file per class (``ss``, ``ds``) or one labelled file.
 
@@ -708,41 +741,67 @@ def load_scores(
         The values are log-LRs in this base: convert to natural log. None: raw scores.
     direction : {"higher_is_similar", "lower_is_similar"}
         ``"lower_is_similar"`` (distances) negates every value so that higher supports Hp.
+    score_column, label_column, source_column : str or int, optional
+        Columns by header name (case-insensitive) or 1-based position; default the
+        ``score``, ``label`` and ``source`` / ``source_a,source_b`` columns.
+        ``label_column`` applies to a labelled file only. JSON objects take key names.
+    decimal : {".", ","}, optional
+        Decimal separator of text tables; default detected (``,`` in ``;``-separated
+        files whose numbers use it, else ``.``).
+    sheet : str, optional
+        Sheet of ``.xlsx`` workbooks (default: the first).
 
     Returns
     -------
     ScoreSet
         With ``ss_sources`` / ``ds_sources`` when the files have source columns (both
-        files must have them, or neither).
+        files must have them, or neither), and the provenance of each file in ``inputs``.
 
     Raises
     ------
     InputError
-        Naming the file, line (1-based, as an editor shows it), column and value: a
-        missing file, a value that is not a finite number, an unknown label, a missing
-        column, invalid JSON, a class with fewer than 2 scores, both ``scores`` and
-        ``ss``/``ds``, an unknown ``log_base`` or ``direction``.
+        Naming the file, line (1-based, as an editor shows it) or sheet row, column and a
+        short excerpt of the value: a missing file, a value that is not a finite number, an
+        unknown label, a missing column, a row with more or fewer fields than the header,
+        mixed decimal separators, invalid JSON or workbook, a class with fewer than 2
+        scores, both ``scores`` and ``ss``/``ds``, an unknown ``log_base`` or
+        ``direction``.
 
     Notes
     -----
     Values become ``s' = d * v * c`` with ``c = ln b`` for log base ``b`` (1 for raw
-    scores) and ``d = -1`` for ``"lower_is_similar"``, else 1. Plain text tables are parsed
-    in one vectorised ``numpy.loadtxt`` pass; a file with any problem is re-read line by
-    line so that the message names the exact line.
+    scores) and ``d = -1`` for ``"lower_is_similar"``, else 1. Every file is read and
+    checked completely (one streaming pass, :mod:`forensic_lr.tables`) before anything is
+    returned, and its SHA-256 is that of the bytes parsed.
     """
     if direction not in DIRECTIONS:
-        raise InputError(f"direction must be one of {', '.join(DIRECTIONS)}; got {direction!r}")
+        raise InputError(
+            f"direction must be one of {', '.join(DIRECTIONS)}; got {excerpt(direction)}"
+        )
+    if log_base is not None and str(log_base) not in LOG_BASES:
+        raise InputError(f"log base must be one of e, 10, 2; got {excerpt(log_base)}")
     if scores is not None and (ss is not None or ds is not None):
         raise InputError(
             "give either one labelled file (scores) or two files (ss and ds), not both"
         )
+    table_options = {"score_column": score_column, "source_column": source_column,
+                     "decimal": decimal, "sheet": sheet}
     if scores is not None:
-        ss_values, ds_values, ss_src, ds_src = _read_labelled(scores)
-        files = {str(scores): sha256_file(scores)}
+        ss_values, ds_values, ss_src, ds_src, provenance = _read_labelled(
+            scores, label_column=label_column, **table_options
+        )
+        inputs = (provenance,)
         where = {"ss": str(scores), "ds": str(scores)}
     elif ss is not None and ds is not None:
-        ss_values, ss_src = _read_class(ss, "ss")
-        ds_values, ds_src = _read_class(ds, "ds")
+        if label_column is not None:
+            raise InputError(
+                "label_column applies to one labelled scores file; files of one class "
+                "(ss, ds) have no label column: remove it"
+            )
+        ss_read = read_class_file(ss, label="ss", **table_options)
+        ds_read = read_class_file(ds, label="ds", **table_options)
+        ss_values, ss_src = ss_read.values, ss_read.sources
+        ds_values, ds_src = ds_read.values, ds_read.sources
         if (ss_src is None) != (ds_src is None):
             has, lacks = (ss, ds) if ds_src is None else (ds, ss)
             raise InputError(
@@ -750,7 +809,7 @@ def load_scores(
                 "'source_a,source_b') column, or neither",
                 path=str(lacks),
             )
-        files = {str(ss): sha256_file(ss), str(ds): sha256_file(ds)}
+        inputs = (ss_read.provenance, ds_read.provenance)
         where = {"ss": str(ss), "ds": str(ds)}
     else:
         raise InputError("give both an ss and a ds file, or one labelled scores file")
@@ -761,6 +820,7 @@ def load_scores(
             to_natural_llr(ss_values, log_base),
             to_natural_llr(ds_values, log_base),
         )
+    files = {p.name: p.sha256 for p in inputs}
     return ScoreSet(
-        orient(ss_values, direction), orient(ds_values, direction), files, ss_src, ds_src
+        orient(ss_values, direction), orient(ds_values, direction), files, ss_src, ds_src, inputs
     )

@@ -27,9 +27,9 @@ def test_npy_round_trip(tmp_path):
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ("a,b\n1,2\n\n3,x\n", "line 4: value 'x' is not a number"),
+        ("a,b\n1,2\n\n3,x\n", "line 4, column 'b': value 'x' is not a number"),
         ("1,2\n3,4,5\n", "line 2: has 3 values"),
-        ("1,2\nnan,4\n", "line 2: value nan in column 1 is not a finite"),
+        ("1,2\nnan,4\n", "line 2, column 'column 1': value 'nan' is not a finite"),
         ("1\n2\n", "one column per class"),
     ],
 )

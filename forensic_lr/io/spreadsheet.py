@@ -1,0 +1,148 @@
+"""Read the cells of an Excel workbook (``.xlsx``) as text rows, refusing active content.
+
+A workbook is a ZIP archive of XML parts (ECMA-376 Office Open XML [1]_); it is read with
+openpyxl in read-only mode, cell values by their *cached* results (``data_only``): a
+formula cell gives the value the spreadsheet program last computed and saved, never a
+re-evaluation. Refused, with a message that says what to do:
+
+* macro-enabled workbooks (``.xlsm``, or a ``xl/vbaProject.bin`` part) and the old binary
+  ``.xls`` format;
+* workbooks with external links (``xl/externalLinks/``): their cached values come from
+  another file that is not part of the record;
+* a damaged or non-workbook file, and a sheet name that does not exist.
+
+Cells become the text a score file would hold, so one set of rules reads both: numbers
+as the shortest text that gives back the same double (``repr``, exact), text as is, empty
+cells as ``""``, booleans as ``TRUE``/``FALSE`` (never the number 1 or 0), dates in ISO
+form. Numbers typed as text with a decimal comma are therefore read like a CSV's.
+
+References
+----------
+.. [1] ECMA-376, "Office Open XML File Formats", 5th ed. (2021), Part 1, sections 12.3
+   (package parts) and 18.3.1.4 (cell values and cached formula results).
+"""
+
+from __future__ import annotations
+
+import datetime
+import io
+import zipfile
+from collections.abc import Iterator
+
+from ..errors import InputError, excerpt
+
+#: file name endings read as workbooks, and those refused with a hint
+WORKBOOK_SUFFIXES = (".xlsx",)
+REFUSED_SUFFIXES = {
+    ".xlsm": "is a macro-enabled workbook; save a copy as .xlsx (without macros) or as CSV",
+    ".xlsb": "is a binary workbook; save a copy as .xlsx or as CSV",
+    ".xls": "is an old-format (.xls) workbook; save a copy as .xlsx or as CSV",
+    ".ods": "is an OpenDocument spreadsheet; save a copy as .xlsx or as CSV",
+}
+
+
+def _cell_text(value, comma: bool) -> str:
+    """The text of one cell value (see the module docstring); ``comma``: decimal comma."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float):
+        return repr(value).replace(".", ",") if comma else repr(value)
+    if isinstance(value, datetime.datetime | datetime.date | datetime.time):
+        return value.isoformat()
+    return str(value)
+
+
+def _describe(exc: Exception) -> str:
+    """A short description of a parser's exception for a message."""
+    return excerpt(f"{type(exc).__name__}: {exc}", 80)
+
+
+def _check_parts(data: bytes, path: str) -> None:
+    """Refuse archives that are not workbooks, macros and external links."""
+    try:
+        names = zipfile.ZipFile(io.BytesIO(data)).namelist()
+    except zipfile.BadZipFile:
+        raise InputError(
+            "is not a readable .xlsx workbook (not a ZIP archive, or damaged); open it in "
+            "the spreadsheet program and save it again, or save it as CSV",
+            path=path,
+        ) from None
+    if "xl/workbook.xml" not in names:
+        raise InputError(
+            "is a ZIP archive but not an .xlsx workbook (no xl/workbook.xml part); save the "
+            "sheet as .xlsx or CSV",
+            path=path,
+        )
+    if any(n.lower() == "xl/vbaproject.bin" for n in names):
+        raise InputError(REFUSED_SUFFIXES[".xlsm"], path=path)
+    if any(n.lower().startswith("xl/externallinks/") for n in names):
+        raise InputError(
+            "has links to other workbooks, whose values are not part of this file; copy "
+            "the values (paste as values) into a workbook without links, or save as CSV",
+            path=path,
+        )
+
+
+def workbook_rows(
+    data: bytes, path: str, sheet: str | None, *, comma: bool = False
+) -> tuple[str, Iterator[tuple[int, list[str]]]]:
+    """``(sheet name, rows)`` of a workbook's bytes: the first sheet or the named one.
+
+    ``rows`` yields ``(row number, cell texts)`` for every row with at least one non-empty
+    cell, trailing empty cells removed; row numbers are those the spreadsheet shows.
+    ``comma``: write numbers with a decimal comma, for a workbook whose numbers typed as
+    text use one (``decimal=","``), so that one rule reads both kinds of cell.
+
+    Raises
+    ------
+    InputError
+        Refused content (module docstring), a damaged workbook, an unknown sheet name.
+    """
+    _check_parts(data, path)
+    from openpyxl import load_workbook  # imported only when a workbook is read
+
+    try:
+        book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    except Exception as exc:  # openpyxl raises many types on damaged XML: all mean "damaged"
+        raise InputError(
+            f"is not a readable .xlsx workbook ({_describe(exc)}); open it in the "
+            "spreadsheet program and save it again, or save it as CSV",
+            path=path,
+        ) from None
+    names = book.sheetnames
+    if sheet is None:
+        chosen = names[0]
+    elif sheet in names:
+        chosen = sheet
+    else:
+        raise InputError(
+            f"has no sheet {excerpt(sheet)} (sheets: {', '.join(map(repr, names))}); choose "
+            "one of these",
+            path=path,
+        )
+    worksheet = book[chosen]
+    if not hasattr(worksheet, "iter_rows"):
+        raise InputError(f"sheet {chosen!r} is a chart, not a table of cells", path=path)
+
+    def rows() -> Iterator[tuple[int, list[str]]]:
+        try:
+            for number, values in enumerate(worksheet.iter_rows(values_only=True), start=1):
+                cells = [_cell_text(v, comma) for v in values]
+                while cells and cells[-1].strip() == "":
+                    cells.pop()
+                if cells:
+                    yield number, cells
+        except InputError:
+            raise
+        except Exception as exc:  # damaged sheet XML found while streaming
+            raise InputError(
+                f"sheet {chosen!r} is damaged ({_describe(exc)}); open the workbook and save "
+                "it again, or save the sheet as CSV",
+                path=path,
+            ) from None
+        finally:
+            book.close()
+
+    return chosen, rows()
