@@ -119,8 +119,9 @@ def stage_table(folder: Path, calibrator: str) -> None:
 
     stages: dict[str, float] = {}
     spec = _timed("load case file", stages, load_case, _case_file(folder, calibrator, "bootstrap"))
-    ss, ds, _, hashes = _timed("load scores", stages, _load_background, spec)
-    extra, _ = _load_extra(spec, hashes)
+    data, _, hashes, files = _timed("load scores", stages, _load_background, spec)
+    ss, ds = data.ss, data.ds
+    extra, _ = _load_extra(spec, hashes, files)
     base = make_calibrator(spec.method.calibrator, **extra)
     x = np.array([1.5])
     model = _timed("fit", stages, copy.deepcopy(base).fit, ss, ds)

@@ -379,6 +379,9 @@ class ValidationStudy(Record):
 class Provenance(Record):
     software: dict[str, str]                 # package -> version (forensic-lr, numpy, ...)
     inputs: dict[str, str]                   # path relative to the case file -> SHA-256
+    #: per input file as received: name (relative to the case file), size, SHA-256 of the
+    #: original bytes, detected format, encoding, delimiter, decimal separator, sheet, columns
+    input_files: tuple[dict[str, Any], ...] = ()
     case_file_sha256: str
     seed: int
     configuration: dict[str, Any]            # the normalised case file (CaseSpec.model_dump)

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..calibration import calibration_checks, elub_bounds, extra_inputs
 from ..errors import ForensicLRError, ForensicLRWarning
-from ..io.scores import load_scores, orient, read_score_file, sha256_file
+from ..io.scores import load_scores, orient, read_class_file
 from ..metrics import evaluate
 from ..provenance import sha256_json, software_versions
 from ..records import (
@@ -84,41 +84,52 @@ def _summary(values: np.ndarray, file: str, sha256: str) -> ScoreSummary:
 
 
 def _load_background(spec: CaseSpec):
-    """Scores as used, with a summary of each class on the scale of the files."""
+    """Scores as used, a summary of each class on the scale of the files, and provenance.
+
+    Returns the score set, the summaries, ``{name: SHA-256}`` and the provenance record of
+    every file read (names relative to the case file; hashes of the original bytes).
+    """
     bg = spec.background
     direction = spec.evidence.score_direction
+    reading = bg.reading()
     if bg.scores is not None:
-        data = load_scores(scores=str(spec.resolve(bg.scores)), direction=direction)
+        data = load_scores(scores=str(spec.resolve(bg.scores)), direction=direction, **reading)
         names = {"ss": bg.scores, "ds": bg.scores}
     else:
         data = load_scores(
-            ss=str(spec.resolve(bg.ss)), ds=str(spec.resolve(bg.ds)), direction=direction
+            ss=str(spec.resolve(bg.ss)), ds=str(spec.resolve(bg.ds)), direction=direction,
+            **reading,
         )
         names = {"ss": bg.ss, "ds": bg.ds}
-    hashes = {name: sha256_file(spec.resolve(name)) for name in dict.fromkeys(names.values())}
+    relative = {str(spec.resolve(n)): n for n in names.values()}
+    files = [{**p.to_dict(), "name": relative.get(p.name, p.name)} for p in data.inputs]
+    hashes = {f["name"]: f["sha256"] for f in files}
     summaries = {
         k: _summary(orient(getattr(data, k), direction), names[k], hashes[names[k]])
         for k in names
     }
-    return data, summaries, hashes
+    return data, summaries, hashes, files
 
 
-def _load_extra(spec: CaseSpec, hashes: dict[str, str]):
+def _load_extra(spec: CaseSpec, hashes: dict[str, str], files: list[dict]):
     """The extra score inputs the method declares (``[background] suspect_ss``, ...).
 
     Returns them score-like (direction applied) and a summary per file; adds each file's
-    SHA-256 to ``hashes``.
+    SHA-256 to ``hashes`` and its provenance to ``files``.
     """
     direction = spec.evidence.score_direction
+    bg = spec.background
     extra, summaries = {}, {}
     for key in extra_inputs():
-        name = getattr(spec.background, key, None)
+        name = getattr(bg, key, None)
         if name is None:
             continue
-        values = read_score_file(spec.resolve(name), label=key)
-        hashes[name] = sha256_file(spec.resolve(name))
-        summaries[key] = _summary(values, name, hashes[name])
-        extra[key] = orient(values, direction)
+        read = read_class_file(spec.resolve(name), label=key, score_column=bg.score_column,
+                               decimal=bg.decimal, sheet=bg.sheet)
+        hashes[name] = read.provenance.sha256
+        files.append({**read.provenance.to_dict(), "name": name})
+        summaries[key] = _summary(read.values, name, hashes[name])
+        extra[key] = orient(read.values, direction)
     return extra, summaries
 
 
@@ -251,8 +262,8 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
        in speaker recognition, Interspeech 2013.
     """
     scale = load_scale(_scale_ref(spec))
-    data, summaries, hashes = _load_background(spec)
-    extra, extra_summaries = _load_extra(spec, hashes)
+    data, summaries, hashes, files = _load_background(spec)
+    extra, extra_summaries = _load_extra(spec, hashes, files)
     unc = spec.uncertainty
     evaluated = evaluate_evidence_full(
         data.ss, data.ds, spec.evidence.values,
@@ -287,6 +298,7 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
         provenance=Provenance(
             software=software_versions(),
             inputs=hashes,
+            input_files=tuple(files),
             case_file_sha256=spec.source_sha256 or sha256_json(configuration),
             seed=unc.seed,
             configuration=configuration,

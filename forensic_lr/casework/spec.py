@@ -82,6 +82,23 @@ class Background(_Section):
         default=None, description="unlabelled case-condition scores (unsupervised)"
     )
     description: str = ""
+    score_column: str | int | None = Field(
+        default=None, description="the score column, by header name or 1-based position"
+    )
+    label_column: str | int | None = Field(
+        default=None, description="the label column of a labelled 'scores' file"
+    )
+    source_column: str | int | None = Field(default=None, description="the source-id column")
+    decimal: Literal[".", ","] | None = Field(
+        default=None, description="decimal separator (default: detected)"
+    )
+    sheet: str | None = Field(default=None, description="the sheet of .xlsx files")
+
+    def reading(self) -> dict[str, Any]:
+        """How to read the score tables (keyword arguments of the io readers)."""
+        return {"score_column": self.score_column, "label_column": self.label_column,
+                "source_column": self.source_column, "decimal": self.decimal,
+                "sheet": self.sheet}
 
     @model_validator(mode="after")
     def _files_given(self) -> Background:

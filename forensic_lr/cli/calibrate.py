@@ -10,7 +10,15 @@ from __future__ import annotations
 import argparse
 
 from ..calibration import method_names
-from .common import EXIT_OK, parse_options, print_json, progress_bar, seed_value
+from .common import (
+    EXIT_OK,
+    add_table_options,
+    parse_options,
+    print_json,
+    progress_bar,
+    seed_value,
+    table_options,
+)
 
 #: Extra score inputs on the command line: option destination -> flag. The methods that use
 #: them and whether they are required are declared by the calibrators themselves.
@@ -60,6 +68,9 @@ def add_parser(sub) -> None:
         default="higher_is_similar", help="score direction of all scores (default higher)",
     )
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    add_table_options(p, columns=False)
+    p.add_argument("--column", metavar="NAME|N",
+                   help="the score column of every score file, by header name or position")
     p.set_defaults(func=run)
 
 
@@ -70,9 +81,11 @@ def evaluation(args: argparse.Namespace):
     from ..io.scores import load_scores, orient, read_score_file
 
     options = parse_options(args.option)
-    data = load_scores(ss=args.ss, ds=args.ds, direction=args.direction)
+    reading = table_options(args)
+    data = load_scores(ss=args.ss, ds=args.ds, direction=args.direction, **reading)
     extra = {
-        key: orient(read_score_file(path, label=key), args.direction)
+        key: orient(read_score_file(path, label=key, score_column=reading["score_column"],
+                                    decimal=args.decimal, sheet=args.sheet), args.direction)
         for key in _EXTRA_FLAGS
         if (path := getattr(args, key)) is not None
     }

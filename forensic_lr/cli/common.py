@@ -51,6 +51,32 @@ def add_llr_inputs(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_table_options(p: argparse.ArgumentParser, *, columns: bool = True) -> None:
+    """How to read the score tables: columns by name or position, decimal comma, sheet."""
+    g = p.add_argument_group("reading the score files (spreadsheet exports)")
+    if columns:
+        g.add_argument("--column", metavar="NAME|N",
+                       help="the score column, by header name or 1-based position")
+        g.add_argument("--label-column", metavar="NAME|N",
+                       help="the label column of a labelled file (ss/ds)")
+        g.add_argument("--source-column", metavar="NAME|N", help="the source-id column")
+    g.add_argument("--decimal", choices=(".", ","), default=None,
+                   help="decimal separator (default: detected; ',' in ';'-separated files)")
+    g.add_argument("--sheet", metavar="NAME", help="the sheet of an .xlsx workbook (default first)")
+
+
+def table_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Keyword arguments of :func:`forensic_lr.io.load_scores` from :func:`add_table_options`."""
+    from ..io.scores import column_choice
+
+    options: dict[str, Any] = {"decimal": args.decimal, "sheet": args.sheet}
+    for key, flag in (("score_column", "column"), ("label_column", "label_column"),
+                      ("source_column", "source_column")):
+        if hasattr(args, flag):
+            options[key] = column_choice(getattr(args, flag))
+    return options
+
+
 def print_json(value: Any) -> None:
     """Print a record, dataclass or dict as canonical JSON (non-finite numbers as null)."""
     from ..records import dumps

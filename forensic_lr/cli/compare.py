@@ -17,7 +17,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..io.paired import PairedScores, load_paired_scores
 from ..io.scores import ScoreSet
-from .common import print_json, seed_value
+from .common import add_table_options, print_json, seed_value
 
 
 def add_ci_arguments(p: argparse.ArgumentParser, *, switch: bool = True) -> None:
@@ -98,6 +98,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plot", metavar="FILE", help="write the comparison figure (SVG) here")
     p.add_argument("--force", action="store_true", help="overwrite an existing --plot file")
+    add_table_options(p, columns=False)
     p.set_defaults(func=_cmd_compare)
     return p
 
@@ -125,6 +126,7 @@ def _load(args: argparse.Namespace) -> PairedScores:
         a=args.a, b=args.b, scores=args.scores, id_column=args.id_column,
         columns=_pair_option(args.columns, "--columns"),
         names=_pair_option(args.names, "--names"), log_base=args.log_base,
+        decimal=args.decimal, sheet=args.sheet,
     )
 
 

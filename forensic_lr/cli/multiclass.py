@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..io.matrix import read_labels, read_matrix
-from .common import print_json
+from .common import add_table_options, print_json
 
 _SHOWN = ("accuracy", "nll", "ece", "mce", "brier", "reliability", "resolution", "uncertainty")
 
@@ -46,15 +46,16 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plots", metavar="DIR", help="write reliability diagrams (SVG) here")
     p.add_argument("--force", action="store_true", help="replace the plots of an earlier run")
+    add_table_options(p, columns=False)
     p.set_defaults(func=_cmd_multiclass)
     return p
 
 
-def _load(logits_path: str, labels_path: str, what: str):
+def _load(logits_path: str, labels_path: str, what: str, args: argparse.Namespace):
     from ..studies.multiclass import check_labels
 
-    z = read_matrix(logits_path, what=f"{what} logits")
-    y = read_labels(labels_path, what=f"{what} labels")
+    z = read_matrix(logits_path, what=f"{what} logits", decimal=args.decimal, sheet=args.sheet)
+    y = read_labels(labels_path, what=f"{what} labels", decimal=args.decimal, sheet=args.sheet)
     if y.size != z.shape[0]:
         raise InputError(
             f"{labels_path} has {y.size} labels but {logits_path} has {z.shape[0]} rows; "
@@ -72,11 +73,11 @@ def _cmd_multiclass(args: argparse.Namespace) -> int:
               if f]
     if args.plots:  # before the work: the same checks as when the figures are written
         check_output_folder(args.plots, force=args.force, inputs=inputs, option="--plots")
-    val_z, val_y = _load(args.val_logits, args.val_labels, "validation")
+    val_z, val_y = _load(args.val_logits, args.val_labels, "validation", args)
     if (args.test_logits is None) != (args.test_labels is None):
         raise InputError("give both --test-logits and --test-labels, or neither")
     if args.test_logits:
-        z, y = _load(args.test_logits, args.test_labels, "test")
+        z, y = _load(args.test_logits, args.test_labels, "test", args)
         if z.shape[1] != val_z.shape[1]:
             raise InputError(
                 f"the test logits have {z.shape[1]} classes, the validation logits "

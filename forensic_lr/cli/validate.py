@@ -17,7 +17,16 @@ from pathlib import Path
 from ..calibration import method_names
 from ..errors import InputError
 from ..output import check_output_folder
-from .common import EXIT_OK, add_llr_inputs, print_json, progress_bar, score_inputs, seed_value
+from .common import (
+    EXIT_OK,
+    add_llr_inputs,
+    add_table_options,
+    print_json,
+    progress_bar,
+    score_inputs,
+    seed_value,
+    table_options,
+)
 from .compare import add_ci_arguments, ci_record, print_ci
 
 
@@ -56,6 +65,7 @@ def add_parser(sub) -> None:
                        "scores")
     p.add_argument("--force", action="store_true", help="overwrite existing output files")
     add_ci_arguments(p)
+    add_table_options(p)
     g = p.add_argument_group("raw scores (calibrated by cross-validation)")
     g.add_argument(
         "--calibrate", choices=method_names(), metavar="METHOD",
@@ -93,7 +103,8 @@ def _llr_metrics(args: argparse.Namespace) -> int:
     from ..output import write_outputs
 
     _check_llr_args(args)
-    data = load_scores(ss=args.ss, ds=args.ds, scores=args.scores, log_base=args.log_base)
+    data = load_scores(ss=args.ss, ds=args.ds, scores=args.scores, log_base=args.log_base,
+                       **table_options(args))
     result = evaluate(data.ss, data.ds).to_dict()
     result["dcf"] = [
         {
@@ -209,7 +220,8 @@ def _study(args: argparse.Namespace, *, criteria=None, intervals=None, about=Non
 
     _check_inputs(args)
     methods = _methods(args)
-    data = load_scores(ss=args.ss, ds=args.ds, scores=args.scores, direction=args.direction)
+    data = load_scores(ss=args.ss, ds=args.ds, scores=args.scores, direction=args.direction,
+                       **table_options(args))
     groups = (data.ss_sources, data.ds_sources) if data.has_sources else None
     study = run_validation_study(
         data.ss, data.ds, methods=methods,
