@@ -148,7 +148,7 @@ def test_gaussian_case_against_closed_form(tmp_path):
         '[case]\nid = "G1"\n[propositions]\nhp = "a"\nhd = "b"\n'
         "[evidence]\nscores = [0.5, 2.5, 9.0]\n"
         '[background]\nss = "ss.csv"\nds = "ds.csv"\n'
-        '[method]\ncalibrator = "gaussian"\n[uncertainty]\nmethod = "none"\n',
+        '[method]\ncalibrator = "gaussian"\nelub = false\n[uncertainty]\nmethod = "none"\n',
         encoding="utf-8",
     )
     spec = load_case(tmp_path / "case.toml")
@@ -198,7 +198,7 @@ def test_one_labelled_background_file_with_distances(tmp_path):
         '[case]\nid = "D1"\n[propositions]\nhp = "a"\nhd = "b"\n'
         '[evidence]\nscore = 0.5\nscore_direction = "lower_is_similar"\n'
         '[background]\nscores = "bg.csv"\n'
-        '[method]\ncalibrator = "gaussian"\n[uncertainty]\nmethod = "none"\n',
+        '[method]\ncalibrator = "gaussian"\nelub = false\n[uncertainty]\nmethod = "none"\n',
         encoding="utf-8",
     )
     res = run_case(load_case(tmp_path / "case.toml"))
