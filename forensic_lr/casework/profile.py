@@ -196,6 +196,8 @@ def _profile_values(profile: LabProfile, folder: Path) -> dict[str, dict[str, An
         "validation.criteria": profile.criteria.model_dump(include=set(_CRITERIA),
                                                            exclude_none=True),
     }
+    if profile.laboratory.name:
+        values["case"] = {"laboratory": profile.laboratory.name}
     scale = profile.verbal_scale
     if scale.scale is not None:
         is_file = scale.scale.lower().endswith(".json")
@@ -288,12 +290,17 @@ def apply_profile(data: dict[str, Any], *, base_dir: Path, source: str = "case",
                                     merged.get("report", {}).get("verbal_scale"))
                   if isinstance(v, str) and Path(v).is_absolute()]
         logo = profile.laboratory.logo
+        # the confirmation holds for the profile's scale only, not one the case chose
+        profile_scale = _profile_values(profile, folder)["report"].get("verbal_scale")
+        confirms = profile_scale is not None and (
+            (_table(merged, "report") or {}).get("verbal_scale") == profile_scale
+        )
         lab_info = LabInfo(
             name=profile.laboratory.name,
             logo=str(folder / logo) if logo else "",
             profile_file=str(profile_path),
-            scale_confirmed_by=profile.verbal_scale.confirmed_by,
-            scale_confirmed_on=profile.verbal_scale.confirmed_on,
+            scale_confirmed_by=profile.verbal_scale.confirmed_by if confirms else "",
+            scale_confirmed_on=profile.verbal_scale.confirmed_on if confirms else None,
             criteria_sop=profile.criteria.sop,
             criteria_date=profile.criteria.date,
         )
