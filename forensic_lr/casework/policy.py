@@ -32,6 +32,7 @@ import math
 import numpy as np
 
 from ..calibration.monotonicity import bulk_span, monotonicity_check
+from ..errors import ForensicLRError
 from ..metrics.catalogue import METRICS
 from ..records import CaseResult, Conclusion
 from .spec import Opinion
@@ -77,8 +78,11 @@ def _file_scale(score: float, result: CaseResult) -> float:
 def _monotonic_reason(result: CaseResult, opinion: Opinion, calibrator, ss, ds,
                       evidence) -> list[str]:
     span = bulk_span(ss, ds, evidence, quantiles=opinion.monotonic_quantiles)
-    check = monotonicity_check(calibrator, span,
-                               tolerance_log10=opinion.monotonic_tolerance_log10)
+    try:
+        check = monotonicity_check(calibrator, span,
+                                   tolerance_log10=opinion.monotonic_tolerance_log10)
+    except ForensicLRError as exc:
+        return [f"the monotonicity of the calibration could not be checked ({exc})"]
     if check.monotonic:
         return []
     ends = sorted(_file_scale(v, result) for v in check.span)

@@ -278,20 +278,22 @@ def apply_profile(data: dict[str, Any], *, base_dir: Path, source: str = "case",
             where = "--lab" if lab is not None else "[report] lab_profile"
             raise InputError(f"{source}: {where}: {exc}") from None
         folder = profile_path.resolve().parent
-        for section, values in _profile_values(profile, folder).items():
+        owned = _profile_values(profile, folder)
+        for section, values in owned.items():
             table = _table(merged, section) or {}
             for key, value in values.items():
                 if _case_key(section, key) in table or key in table:
                     continue
                 _set_default(merged, section, key, value)
                 from_profile.add(f"{section}.{key}")
+        # the profile's own folders and files (never a path the case file names)
         roots = [folder / r for r in profile.data.roots]
-        roots += [Path(v) for v in (merged.get("report", {}).get("template_dir"),
-                                    merged.get("report", {}).get("verbal_scale"))
-                  if isinstance(v, str) and Path(v).is_absolute()]
+        roots += [Path(v) for v in (owned["report"].get("template_dir"),
+                                    owned["report"].get("verbal_scale"))
+                  if v is not None and Path(v).is_absolute()]
         logo = profile.laboratory.logo
         # the confirmation holds for the profile's scale only, not one the case chose
-        profile_scale = _profile_values(profile, folder)["report"].get("verbal_scale")
+        profile_scale = owned["report"].get("verbal_scale")
         confirms = profile_scale is not None and (
             (_table(merged, "report") or {}).get("verbal_scale") == profile_scale
         )

@@ -212,3 +212,34 @@ def test_run_command_takes_lab_and_method_options(lab, tmp_path, capsys):
     assert rows["validation.criteria.cllr_max"]["source"] == "lab profile"
     assert data["method"]["elub_applied"] is True
     assert data["provenance"]["lab_profile_sha256"]
+
+
+def test_profile_does_not_open_paths_the_case_names(lab, tmp_path):
+    # an absolute template folder in the case file stays refused with a profile in use
+    _, case = lab
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    case.write_text(case.read_text(encoding="utf-8").replace(
+        "[report]", f'[report]\ntemplate_dir = "{outside.as_posix()}"'), encoding="utf-8")
+    with pytest.raises(InputError, match="leads outside"):
+        load_case(case)
+
+
+def test_profile_template_folder_and_scale_file_are_usable(lab):
+    lab_dir, case = lab
+    (lab_dir / "templates").mkdir()
+    from forensic_lr.casework.verbal import load_scale
+
+    raw = load_scale("nfc").to_dict()
+    raw.pop("key")
+    import json
+
+    (lab_dir / "our-scale.json").write_text(json.dumps(raw), encoding="utf-8")
+    text = (lab_dir / "lab.toml").read_text(encoding="utf-8")
+    text = text.replace('scale = "enfsi"', 'scale = "our-scale.json"').replace(
+        "[report]\n", '[report]\ntemplate_dir = "templates"\n')
+    (lab_dir / "lab.toml").write_text(text, encoding="utf-8")
+    spec = load_case(case)
+    assert spec.resolve(spec.report.template_dir) == (lab_dir / "templates").resolve()
+    assert spec.report.verbal_scale.endswith("our-scale.json")
+    assert spec.lab.scale_confirmed_by  # the profile confirms its own scale file

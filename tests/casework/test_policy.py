@@ -205,3 +205,18 @@ def test_method_is_another_spelling_of_calibrator(tmp_path):
 
 def test_withheld_opening_is_the_exact_wording():
     assert WITHHELD_OPENING == "no evaluative opinion can be given because"
+
+
+def test_a_calibration_that_cannot_be_checked_is_a_reason():
+    from forensic_lr.casework.policy import decide_conclusion
+
+    class NaNCurve:
+        def llr(self, scores):
+            return np.full(np.shape(scores), np.nan)
+
+    run = _run(load_case(examples_dir() / "voice" / "case.toml"))
+    c = decide_conclusion(run.result, run.spec.opinion, calibrator=NaNCurve(), ss=run.ss,
+                          ds=run.ds, evidence=run.evidence_scores)
+    assert c.status == "withheld"
+    assert c.reasons == ("the monotonicity of the calibration could not be checked (the "
+                         "calibrator returned NaN LLRs on the check grid)",)
