@@ -26,6 +26,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import InputError
+from ..metrics.catalogue import CRITERIA
 from ..records import LabInfo, PolicySetting, jsonable
 
 __all__ = [
@@ -343,6 +344,10 @@ def policy_settings(spec) -> tuple[PolicySetting, ...]:
             "case file" if name in table.model_fields_set else "default"
         )
         value = getattr(table, name)
-        label = labels.get(key) or f"criterion {name}"
+        label = labels.get(key) or (
+            f"validation criterion: {CRITERIA[name].label} "
+            f"{'at least' if name.endswith('_min') else 'at most'}"
+            if name in CRITERIA else f"validation criterion {name}"
+        )
         rows.append(PolicySetting(key=key, label=label, value=jsonable(value), source=source))
     return tuple(rows)

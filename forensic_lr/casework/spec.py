@@ -520,17 +520,18 @@ formats = ["pdf", "html", "json"]
 # template_dir = "templates"  # a lab's template folder, searched before the shipped one
 # lab_profile = "../lab.toml" # the laboratory's profile: defaults for every setting
                               #   this file leaves out (docs/user/lab-profile.md)
-prior_odds_table = true       # annex table of prior odds to posterior odds
-below_first_band = "number"   # 1 < LR < 2 on the ENFSI scale: number | neutral | limited
+# prior_odds_table = true     # annex table of prior odds to posterior odds
+# below_first_band = "number" # 1 < LR < 2 on the ENFSI scale: number | neutral | limited
 
-[opinion]                     # the opinion policy (docs/user/report.md)
+[opinion]                     # the opinion policy (docs/user/report.md); the commented
+                              #   keys come from the lab profile, else these defaults
 override = false              # true: give the opinion despite the reasons to withhold it;
 justification = ""            #   needs a written justification, printed in the report
-slope_min = 0.8               # withhold when the recalibration slope lies outside
-slope_max = 1.25              #   [slope_min, slope_max] and its interval excludes 1,
-offset_max = 0.7              #   or |offset| (natural log) > offset_max excluding 0
-monotonic_tolerance_log10 = 0.05   # largest fall of the LR curve accepted (log10)
-monotonic_quantiles = [0.0, 1.0]   # span checked: each class's quantiles and the evidence
+# slope_min = 0.8             # withhold when the recalibration slope lies outside
+# slope_max = 1.25            #   [slope_min, slope_max] and its interval excludes 1,
+# offset_max = 0.7            #   or |offset| (natural log) > offset_max excluding 0
+# monotonic_tolerance_log10 = 0.05  # largest fall of the LR curve accepted (log10)
+# monotonic_quantiles = [0.0, 1.0]  # span checked: each class's quantiles and the evidence
 '''
 
 
