@@ -32,15 +32,18 @@ from .errors import ForensicLRError
 __all__ = [
     "CaseInfo",
     "CaseResult",
+    "Conclusion",
     "CriterionResult",
     "EvidenceEvaluation",
     "EvidenceLR",
     "EvidenceResult",
     "Interval",
     "Item",
+    "LabInfo",
     "MethodDescription",
     "MethodResult",
     "ParamRow",
+    "PolicySetting",
     "Propositions",
     "Provenance",
     "Record",
@@ -385,6 +388,46 @@ class Provenance(Record):
     case_file_sha256: str
     seed: int
     configuration: dict[str, Any]            # the normalised case file (CaseSpec.model_dump)
+    lab_profile_sha256: str | None = None    # SHA-256 of the lab profile file, if one was used
+
+
+class Conclusion(Record):
+    """Whether the report gives an evaluative opinion, and why not.
+
+    ``status``: ``"reported"`` (no reason to withhold), ``"withheld"`` (at least one
+    reason, no override) or ``"overridden"`` (reasons, but the case gives an override with
+    a written ``justification``, printed in the report). ``reasons`` lists every reason;
+    ``statement`` is the sentence the report prints ("no evaluative opinion can be given
+    because ..."), empty when reported. ``elub_notes`` state, for LRs beyond the ELUB
+    bounds when bounding is off, the value the bounds would give.
+    """
+
+    status: Literal["reported", "withheld", "overridden"]
+    reasons: tuple[str, ...] = ()
+    justification: str = ""
+    statement: str = ""
+    elub_notes: tuple[str, ...] = ()
+
+
+class PolicySetting(Record):
+    """One policy setting of a case and where its value came from."""
+
+    key: str                # e.g. "method.elub"
+    label: str              # e.g. "ELUB bounding of the reported LR"
+    value: Any
+    source: Literal["command line", "case file", "lab profile", "default"]
+
+
+class LabInfo(Record):
+    """What the laboratory's profile (``lab.toml``) states about itself and its policy."""
+
+    name: str = ""
+    logo: str = ""                      # file name of the logo (embedded in the report)
+    profile_file: str = ""
+    scale_confirmed_by: str = ""
+    scale_confirmed_on: datetime.date | None = None
+    criteria_sop: str = ""
+    criteria_date: datetime.date | None = None
 
 
 class CaseResult(Record):
@@ -407,3 +450,9 @@ class CaseResult(Record):
     warnings: tuple[str, ...] = ()
     limitations: tuple[str, ...] = ()       # method-specific limits stated in the report
     provenance: Provenance
+    #: the opinion policy's decision (None only for records made before the policy existed)
+    conclusion: Conclusion | None = None
+    #: the policy settings of the run and where each came from (command line, case file,
+    #: lab profile, default)
+    policy: tuple[PolicySetting, ...] = ()
+    lab: LabInfo | None = None

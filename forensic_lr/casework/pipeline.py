@@ -30,6 +30,8 @@ from ..resampling import Progress
 from ..uncertainty import cross_validated_llr
 from ..validation.criteria import check_criteria
 from .evidence import evaluate_evidence_full
+from .policy import decide_conclusion
+from .profile import policy_settings
 from .spec import CaseSpec
 from .verbal import VerbalScale, format_lr, load_scale, verbal_equivalent
 
@@ -169,7 +171,8 @@ def _case_results(spec: CaseSpec, evaluation, scale: VerbalScale) -> tuple[Evide
     return tuple(
         EvidenceResult(
             **e.model_dump(), label=label, lr_text=format_lr(e.log10_lr),
-            verbal=verbal_equivalent(e.log10_lr, scale),
+            verbal=verbal_equivalent(e.log10_lr, scale,
+                                     below_first_band=spec.report.below_first_band),
         )
         for label, e in zip(_labels(spec), evaluation.results, strict=True)
     )
@@ -302,8 +305,18 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
             case_file_sha256=spec.source_sha256 or sha256_json(configuration),
             seed=unc.seed,
             configuration=configuration,
+            lab_profile_sha256=spec.lab_sha256,
         ),
     )
+    result = result.model_copy(update={
+        "conclusion": decide_conclusion(
+            result, spec.opinion, calibrator=evaluated.inner, ss=data.ss, ds=data.ds,
+            evidence=orient(np.asarray(spec.evidence.values, dtype=np.float64),
+                            spec.evidence.score_direction),
+        ),
+        "policy": policy_settings(spec),
+        "lab": spec.lab,
+    })
     return CaseRun(
         spec=spec, result=result, ss=data.ss, ds=data.ds, ss_llr_cv=ss_cv, ds_llr_cv=ds_cv,
         calibrator=evaluated.fitted, evidence_scores=orient(

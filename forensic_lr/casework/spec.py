@@ -21,7 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..errors import InputError, excerpt
-from ..records import CaseInfo, Propositions, ScoreDirection
+from ..records import CaseInfo, LabInfo, Propositions, ScoreDirection
 
 ReportFormat = Literal["pdf", "html", "json"]
 
@@ -110,11 +110,28 @@ class Background(_Section):
 
 
 class Method(_Section):
-    """``[method]``: the calibrator, its options and whether ELUB bounds apply."""
+    """``[method]``: the calibrator, its options and whether ELUB bounds apply.
+
+    ``method = "kde"`` is accepted as another spelling of ``calibrator = "kde"`` (the
+    command line has both ``--calibrator`` and ``--method``); giving both is an error.
+    ELUB bounding is on unless the case (or the lab profile) says ``elub = false``.
+    """
 
     calibrator: str = "bayes"
     options: dict[str, float | int | bool | str] = Field(default_factory=dict)
-    elub: bool = False
+    elub: bool = True
+
+    @model_validator(mode="before")
+    @classmethod
+    def _method_alias(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "method" in data:
+            if "calibrator" in data:
+                raise ValueError(
+                    "give the calibrator once: 'calibrator' and 'method' are two spellings "
+                    "of the same key; remove one"
+                )
+            data = {("calibrator" if k == "method" else k): v for k, v in data.items()}
+        return data
 
     @field_validator("calibrator")
     @classmethod
@@ -168,6 +185,58 @@ class ReportOptions(_Section):
     template_dir: str | None = Field(
         default=None, description="a lab's template folder, searched before the shipped one"
     )
+    lab_profile: str | None = Field(
+        default=None, description="the laboratory's profile (lab.toml), relative to the case file"
+    )
+    prior_odds_table: bool = Field(
+        default=True, description="print the annex table of prior odds to posterior odds"
+    )
+    below_first_band: Literal["number", "neutral", "limited"] = Field(
+        default="number",
+        description="wording of an LR below the first band of a scale that leaves it "
+        "undefined (ENFSI: 1 < LR < 2): the number only, 'no support' or 'limited support'",
+    )
+
+
+class Opinion(_Section):
+    """``[opinion]``: the opinion policy's thresholds and a case's written override.
+
+    The conclusion is withheld when a laboratory criterion fails, an evidence score lies
+    outside the background, the calibration falls between the background's bulk and the
+    evidence score, or a calibration check departs from its ideal by more than these
+    effect sizes (with its interval excluding the ideal); ``override = true`` with a
+    written ``justification`` reports it anyway, printing the justification.
+    """
+
+    override: bool = False
+    justification: str = ""
+    slope_min: float = Field(default=0.8, gt=0, lt=1)
+    slope_max: float = Field(default=1.25, gt=1)
+    offset_max: float = Field(
+        default=0.7, gt=0, description="largest |recalibration offset| (natural log) accepted"
+    )
+    monotonic_tolerance_log10: float = Field(default=0.05, ge=0, le=1)
+    monotonic_quantiles: tuple[float, float] = (0.0, 1.0)
+
+    @model_validator(mode="after")
+    def _override_needs_justification(self) -> Opinion:
+        if self.override and len(self.justification.strip()) < 20:
+            raise ValueError(
+                "override = true needs a written justification (at least 20 characters): "
+                'add justification = "why the opinion is given despite the reasons"'
+            )
+        if self.justification.strip() and not self.override:
+            raise ValueError(
+                "a justification is given but override is not set; add override = true or "
+                "remove the justification"
+            )
+        lo, hi = self.monotonic_quantiles
+        if not 0.0 <= lo < hi <= 1.0:
+            raise ValueError(
+                f"monotonic_quantiles = {list(self.monotonic_quantiles)} must satisfy "
+                "0 <= low < high <= 1"
+            )
+        return self
 
 
 class CaseSpec(_Section):
@@ -181,6 +250,7 @@ class CaseSpec(_Section):
     uncertainty: Uncertainty = Field(default_factory=Uncertainty)
     validation: Validation = Field(default_factory=Validation)
     report: ReportOptions = Field(default_factory=ReportOptions)
+    opinion: Opinion = Field(default_factory=Opinion)
     base_dir: Path = Field(default=Path("."), exclude=True)
     #: folders outside the case folder that the case's paths may name (a lab's shared
     #: background data); never read from the case file itself
@@ -188,6 +258,11 @@ class CaseSpec(_Section):
     source_sha256: str | None = Field(
         default=None, exclude=True, description="SHA-256 of the case file (set by load_case)"
     )
+    #: what the lab profile states (set by case_from_dict from the profile, never from the
+    #: case file), its SHA-256 and where each policy setting came from
+    lab: LabInfo | None = Field(default=None, exclude=True)
+    lab_sha256: str | None = Field(default=None, exclude=True)
+    settings_sources: dict[str, str] = Field(default_factory=dict, exclude=True)
 
     @model_validator(mode="after")
     def _extra_scores_match_method(self) -> CaseSpec:
@@ -269,19 +344,26 @@ def _format_validation_error(path: str, exc: ValidationError) -> str:
     return "\n".join(lines)
 
 
-_INTERNAL_KEYS = ("base_dir", "data_roots", "source_sha256")
+_INTERNAL_KEYS = (
+    "base_dir", "data_roots", "source_sha256", "lab", "lab_sha256", "settings_sources"
+)
 
 
 def case_from_dict(
     data: dict[str, Any], *, base_dir: Path, source: str = "case", source_sha256: str | None = None,
-    data_roots: tuple[Path, ...] = (),
+    data_roots: tuple[Path, ...] = (), lab: str | Path | None = None,
+    overrides: dict[str, dict[str, Any]] | None = None,
 ) -> CaseSpec:
     """Validate a parsed case file; errors name the section, the key and the fix.
 
     Besides the schema, the background files and ``template_dir`` must exist and the
     verbal scale must be a shipped key or a valid JSON scale file (paths relative to
     ``base_dir``, inside it or one of ``data_roots``: see :meth:`CaseSpec.resolve`).
+    ``lab`` (a lab profile given on the command line, else the case's ``[report]
+    lab_profile``) supplies defaults, and ``overrides`` (command-line settings, by section
+    and key) win over everything: see :func:`forensic_lr.casework.profile.apply_profile`.
     """
+    from .profile import apply_profile
     from .verbal import load_scale
 
     internal = [k for k in _INTERNAL_KEYS if k in data]
@@ -290,10 +372,12 @@ def case_from_dict(
             f"{source}: the case file has 1 problem(s):\n  - (top level) {internal[0]}: "
             "unknown key; remove it or check its spelling against `forensic-lr init`"
         )
+    applied = apply_profile(data, base_dir=base_dir, source=source, lab=lab, overrides=overrides)
     try:
         spec = CaseSpec.model_validate(
-            {**data, "base_dir": base_dir, "source_sha256": source_sha256,
-             "data_roots": tuple(data_roots)}
+            {**applied.data, "base_dir": base_dir, "source_sha256": source_sha256,
+             "data_roots": (*data_roots, *applied.data_roots), "lab": applied.lab,
+             "lab_sha256": applied.sha256, "settings_sources": applied.sources}
         )
     except ValidationError as exc:
         raise InputError(_format_validation_error(source, exc)) from None
@@ -328,11 +412,14 @@ def case_from_dict(
     return spec
 
 
-def load_case(path: str | Path, *, data_roots: tuple[Path, ...] = ()) -> CaseSpec:
+def load_case(path: str | Path, *, data_roots: tuple[Path, ...] = (),
+              lab: str | Path | None = None,
+              overrides: dict[str, dict[str, Any]] | None = None) -> CaseSpec:
     """Read and validate a case file (``.toml`` or ``.json``).
 
     Paths in the case file must lie inside its folder or one of ``data_roots`` (folders
-    a lab profile names for shared background data).
+    a lab profile names for shared background data). ``lab`` and ``overrides``: see
+    :func:`case_from_dict`.
 
     Raises
     ------
@@ -359,6 +446,8 @@ def load_case(path: str | Path, *, data_roots: tuple[Path, ...] = ()) -> CaseSpe
         source=str(path),
         source_sha256=hashlib.sha256(raw).hexdigest(),
         data_roots=data_roots,
+        lab=lab,
+        overrides=overrides,
     )
 
 
@@ -411,7 +500,9 @@ description = ""             # what population and conditions the background rep
 [method]
 calibrator = "bayes"          # gaussian | bayes | logistic | pav | kde | scal | student_t
                               #   | suspect_map | unsupervised
-elub = false                  # bound the LR by ELUB (Vergeer et al. 2016)
+                              #   (method = "..." is the same key, other spelling)
+elub = true                   # bound the LR by ELUB (Vergeer et al. 2016); with false the
+                              #   conclusion states the bounded value beside the LR
 
 [method.options]              # options of the calibrator, e.g. equal_variance = true
                               # (gaussian), mode = "map" (bayes), relevance = 16
@@ -444,6 +535,20 @@ language = "en"
 verbal_scale = "enfsi"        # enfsi | afsp | nfc | path of a lab's JSON scale file
 formats = ["pdf", "html", "json"]
 # template_dir = "templates"  # a lab's template folder, searched before the shipped one
+# lab_profile = "../lab.toml" # the laboratory's profile: defaults for every setting
+                              #   this file leaves out (docs/user/lab-profile.md)
+# prior_odds_table = true     # annex table of prior odds to posterior odds
+# below_first_band = "number" # 1 < LR < 2 on the ENFSI scale: number | neutral | limited
+
+[opinion]                     # the opinion policy (docs/user/report.md); the commented
+                              #   keys come from the lab profile, else these defaults
+override = false              # true: give the opinion despite the reasons to withhold it;
+justification = ""            #   needs a written justification, printed in the report
+# slope_min = 0.8             # withhold when the recalibration slope lies outside
+# slope_max = 1.25            #   [slope_min, slope_max] and its interval excludes 1,
+# offset_max = 0.7            #   or |offset| (natural log) > offset_max excluding 0
+# monotonic_tolerance_log10 = 0.05  # largest fall of the LR curve accepted (log10)
+# monotonic_quantiles = [0.0, 1.0]  # span checked: each class's quantiles and the evidence
 '''
 
 

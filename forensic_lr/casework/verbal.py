@@ -6,10 +6,20 @@ bands over the LR *magnitude* ``m = max(LR, 1/LR)``; LR > 1 favours Hp, LR < 1
 favours Hd with the same bands (the scales are symmetric).
 
 Band edges: a band applies when ``lower <= m < next lower`` (the lower edge is
-inclusive, the upper exclusive); below the first band's lower edge the neutral
-wording applies. A first band whose lower edge is 1 starts just above 1, so that
-only LR = 1 exactly is neutral (the AFSP scale). All comparisons are made on
-``log10`` values, so that no LR is ever exponentiated.
+inclusive, the upper exclusive), so LR = 10 is in [10, 100). The band is chosen from the
+LR *as printed* (rounded to two significant figures by :func:`format_lr`), so that the
+number and the words never disagree: an LR of 9.97 prints "10" and gets the band of 10.
+The comparison is exact (the printed value is a rational number, compared with each
+edge in integer arithmetic); no LR is ever exponentiated.
+
+Below the first band's lower edge: a scale that defines that range (NFC level 0 for
+1/6 < LR < 6) gives its neutral wording; a scale that leaves it undefined
+(``below_first_band = "undefined"``: the ENFSI guideline has LR = 1 and then 2-10) gets
+the laboratory's choice (``[report] below_first_band`` or the lab profile): ``"number"``
+(the default: the number only, with a sentence that the scale has no words for it),
+``"neutral"`` (the scale's "no support" wording) or ``"limited"`` ("limited support").
+A first band whose lower edge is 1 starts just above 1, so that only LR = 1 exactly is
+neutral (the AFSP scale).
 """
 
 from __future__ import annotations
@@ -18,13 +28,17 @@ import json
 import math
 import string
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cache
 from pathlib import Path
+from typing import Literal
 
 from ..errors import InputError
 from ..records import VerbalEquivalent
 
 DEFAULT_SCALE = "enfsi"
+#: Wording of an LR below the first band of a scale that leaves that range undefined.
+BelowFirstBand = Literal["number", "neutral", "limited"]
 _DATA = Path(__file__).resolve().parent.parent / "data" / "verbal_scales.json"
 _TEXT_KEYS = ("name", "citation", "neutral", "statement_hp", "statement_hd")
 
@@ -57,6 +71,9 @@ class VerbalScale:
     #: True: the bands were checked against the published source; False: they could not
     #: be (the report says so); None: not stated (e.g. a laboratory's own scale file).
     confirmed: bool | None = None
+    #: "neutral": the scale defines the range below its first band as neutral;
+    #: "undefined": it does not (the laboratory chooses the wording)
+    below_first_band: Literal["neutral", "undefined"] = "neutral"
 
     def to_dict(self) -> dict:
         return {
@@ -65,6 +82,7 @@ class VerbalScale:
             "citation": self.citation,
             "verification": self.verification,
             "confirmed": self.confirmed,
+            "below_first_band": self.below_first_band,
             "neutral": self.neutral,
             "statement_hp": self.statement_hp,
             "statement_hd": self.statement_hd,
@@ -77,7 +95,7 @@ def _parse_scale(key: str, raw: object, source: str) -> VerbalScale:
     where = f"{source}: scale {key!r}"
     if not isinstance(raw, dict):
         raise InputError(f"{where} must be a table with keys {', '.join(_TEXT_KEYS)}, bands")
-    allowed = {*_TEXT_KEYS, "verification", "confirmed", "bands"}
+    allowed = {*_TEXT_KEYS, "verification", "confirmed", "below_first_band", "bands"}
     unknown = sorted(set(raw) - allowed)
     if unknown:
         raise InputError(f"{where}: unknown key(s) {unknown}; allowed keys are {sorted(allowed)}")
@@ -113,7 +131,12 @@ def _parse_scale(key: str, raw: object, source: str) -> VerbalScale:
     confirmed = raw.get("confirmed")
     if confirmed is not None and not isinstance(confirmed, bool):
         raise InputError(f"{where}: 'confirmed' must be true or false, got {confirmed!r}")
+    below = raw.get("below_first_band", "neutral")
+    if below not in ("neutral", "undefined"):
+        raise InputError(f"{where}: 'below_first_band' must be \"neutral\" or \"undefined\", "
+                         f"got {below!r}")
     return VerbalScale(
+        below_first_band=below,
         key=key,
         name=raw["name"],
         citation=raw["citation"],
@@ -176,20 +199,35 @@ def load_scale(name_or_path: str | Path) -> VerbalScale:
     return _parse_scale(path.stem, data, str(path))
 
 
-def _band_index(magnitude_log10: float, scale: VerbalScale) -> int:
-    """-1 for neutral, else the index of the band holding ``|log10 LR|``."""
+def printed_magnitude(log10_lr: float) -> Fraction:
+    """``max(LR, 1/LR)`` as :func:`format_lr` prints it, exactly (two significant figures).
+
+    ``Fraction(digits * 10**(k - 1))`` with ``digits`` in 10..99 (see
+    :func:`format_lr`); LR = 0 or +inf has no finite printed magnitude (an error).
+    """
+    x = abs(float(log10_lr))
+    if not math.isfinite(x):
+        raise InputError(f"log10_lr = {log10_lr!r} has no finite printed value")
+    digits, k = _two_significant(x)
+    return Fraction(digits) * Fraction(10) ** (k - 1)
+
+
+def _band_index(log10_lr: float, scale: VerbalScale) -> int:
+    """-1 below the first band, else the index of the band holding the printed LR."""
+    if math.isinf(log10_lr):
+        return len(scale.bands) - 1
+    m = printed_magnitude(log10_lr)
     index = -1
     for i, band in enumerate(scale.bands):
-        edge = band.lower_log10
-        inside = magnitude_log10 > edge if edge == 0.0 else magnitude_log10 >= edge
-        if inside:
+        edge = Fraction(band.lower)
+        if (m > edge) if edge == 1 else (m >= edge):
             index = i
     return index
 
 
-def verbal_equivalent(log10_lr: float, scale: str | Path | VerbalScale = DEFAULT_SCALE
-                      ) -> VerbalEquivalent:
-    """The verbal expression of an LR on a scale.
+def verbal_equivalent(log10_lr: float, scale: str | Path | VerbalScale = DEFAULT_SCALE, *,
+                      below_first_band: BelowFirstBand = "number") -> VerbalEquivalent:
+    """The verbal expression of an LR on a scale, chosen from the LR as printed.
 
     Parameters
     ----------
@@ -197,19 +235,24 @@ def verbal_equivalent(log10_lr: float, scale: str | Path | VerbalScale = DEFAULT
         Base-10 logarithm of the LR; +-inf allowed (top band), NaN is an error.
     scale : str, Path or VerbalScale
         A shipped scale key, a scale file, or a loaded scale.
+    below_first_band : {"number", "neutral", "limited"}
+        Wording below the first band when the scale leaves that range undefined
+        (ENFSI: 1 < LR < 2): the number only, the neutral wording, or "limited support".
+        Ignored for scales that define it (NFC level 0).
 
     Returns
     -------
     VerbalEquivalent
-        ``favours`` is ``"hp"`` (LR > 1), ``"hd"`` (LR < 1) or ``"neither"``
-        (inside the neutral band).
+        ``favours`` is ``"hp"`` (printed LR > 1), ``"hd"`` (printed LR < 1) or
+        ``"neither"`` (printed LR = 1, or the scale's neutral range).
 
     Notes
     -----
-    With ``m = |log10_lr|`` the band is the last one with ``m >= log10(lower)``
-    (``m > 0`` for a band starting at LR = 1), i.e. the lower edge is inclusive and
-    LR = 10 is "moderate support" on the ENFSI scale; LR < 1 uses the same bands on
-    1/LR, the support going to Hd.
+    With ``m`` the printed magnitude (:func:`printed_magnitude`: ``max(LR, 1/LR)``
+    rounded to two significant figures, as :func:`format_lr` writes it), the band is the
+    last one with ``m >= lower`` (``m > 1`` for a band starting at LR = 1): lower edges
+    inclusive, so a printed "10" is moderate support on the ENFSI scale whether the LR was
+    9.97 or 10.4; LR < 1 uses the same bands on 1/LR, the support going to Hd.
 
     References
     ----------
@@ -222,19 +265,38 @@ def verbal_equivalent(log10_lr: float, scale: str | Path | VerbalScale = DEFAULT
     x = float(log10_lr)
     if math.isnan(x):
         raise InputError("log10_lr is NaN; a verbal equivalent needs a number")
-    i = _band_index(abs(x), scale)
-    if i < 0:
+    i = _band_index(x, scale)
+    side = "hp" if x > 0 else "hd"
+    printed_one = math.isfinite(x) and printed_magnitude(x) == 1
+    if i < 0 and (printed_one or scale.below_first_band == "neutral"
+                  or below_first_band == "neutral"):
         return VerbalEquivalent(
             scale=scale.key, scale_name=scale.name, level="no support for either proposition",
             favours="neither", statement=scale.neutral,
         )
+    if i < 0 and below_first_band == "limited":
+        template = scale.statement_hp if side == "hp" else scale.statement_hd
+        return VerbalEquivalent(
+            scale=scale.key, scale_name=scale.name, level="limited support", favours=side,
+            statement=template.format(level="limited support", code=""),
+        )
+    if i < 0:
+        edge = f"{scale.bands[0].lower:g}"
+        return VerbalEquivalent(
+            scale=scale.key, scale_name=scale.name, level="no verbal equivalent",
+            favours=side, statement=(
+                f"The LR lies between 1 and {edge} (or between 1/{edge} and 1), a range "
+                "for which this scale gives no verbal equivalent; only the number is "
+                "reported."
+            ),
+        )
     band = scale.bands[i]
-    template = scale.statement_hp if x > 0 else scale.statement_hd
+    template = scale.statement_hp if side == "hp" else scale.statement_hd
     return VerbalEquivalent(
         scale=scale.key,
         scale_name=scale.name,
         level=band.level,
-        favours="hp" if x > 0 else "hd",
+        favours=side,
         statement=template.format(level=band.level, code=band.code),
     )
 

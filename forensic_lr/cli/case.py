@@ -25,6 +25,14 @@ def add_parsers(sub) -> None:
         "--format", metavar="pdf,html,json", default=None,
         help="formats to write (default: [report] formats of the case file)",
     )
+    p.add_argument("--lab", metavar="LAB.toml", default=None,
+                   help="the laboratory's profile: defaults for what the case file leaves "
+                        "out (wins over [report] lab_profile)")
+    p.add_argument("--calibrator", "--method", dest="calibrator", metavar="NAME", default=None,
+                   help="calibration method, overriding the case file's [method] calibrator")
+    p.add_argument("--elub", action=argparse.BooleanOptionalAction, default=None,
+                   help="bound the LR by ELUB (default: the case file, then the lab profile, "
+                        "then on)")
     p.set_defaults(func=run)
 
     p = sub.add_parser("examples", help="list the worked cases, or copy one to a folder")
@@ -63,10 +71,12 @@ def run(args: argparse.Namespace) -> int:
     from ..output import OutputFolder
     from ..report import build_report
 
-    spec = load_case(args.case)
+    overrides = {"method": {k: v for k, v in (("calibrator", args.calibrator),
+                                               ("elub", args.elub)) if v is not None}}
+    spec = load_case(args.case, lab=args.lab, overrides=overrides if overrides["method"] else None)
     formats = _parse_formats(args.format, spec.report.formats)
     out = Path(args.out)
-    inputs = [args.case, *spec.input_paths()]
+    inputs = [args.case, *spec.input_paths(), *([args.lab] if args.lab else [])]
     # checked and locked before the long work; committed all or nothing
     with OutputFolder(out, force=args.force, inputs=inputs) as target:
         with warnings.catch_warnings():  # their texts are in the result and printed below
@@ -76,11 +86,19 @@ def run(args: argparse.Namespace) -> int:
         written = target.commit(files)
     if args.quiet:
         return EXIT_OK
+    conclusion = run.result.conclusion
+    withheld = conclusion is not None and conclusion.status == "withheld"
     for r in run.result.results:
         print(
             f"{r.label}: score {r.score:g} -> LR = {r.lr_text} (log10 LR = {r.log10_lr:.2f}); "
-            f"{r.verbal.statement}"
+            + ("computed, not given as an opinion" if withheld else r.verbal.statement)
         )
+    if conclusion is not None and conclusion.status != "reported":
+        print(f"conclusion {conclusion.status}: {conclusion.statement}")
+    if conclusion is not None and conclusion.status == "overridden":
+        print(f"justification: {conclusion.justification}")
+    for note in conclusion.elub_notes if conclusion is not None else ():
+        print(f"ELUB: {note}")
     for text in run.result.warnings:
         print(f"warning: {text}")
     print(f"wrote {len(written)} file(s) to {out}")

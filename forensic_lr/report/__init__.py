@@ -10,7 +10,7 @@ from markupsafe import Markup
 
 from ..metrics.catalogue import METRICS
 from ..records import dumps
-from .context import check_rows, metric_table, safe_svg
+from .context import check_rows, logo_data_uri, metric_table, safe_svg
 from .figures import case_figures
 from .render import PRIOR_ODDS_LOG10, render, stylesheet, template_roots
 
@@ -43,6 +43,9 @@ def case_context(run, figures: dict[str, str], template_dir=None) -> dict:
         "method_rows": result.method.param_rows,
         "prior_rows": prior_rows,
         "configuration_json": dumps(result.provenance.configuration),
+        "prior_odds_table": result.provenance.configuration.get("report", {}).get(
+            "prior_odds_table", True),
+        "logo": logo_data_uri(result.lab.logo if result.lab else ""),
     }
 
 

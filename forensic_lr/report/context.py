@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import base64
+from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup
 
+from ..errors import InputError
 from ..metrics.catalogue import METRICS
 
-__all__ = ["check_rows", "metric_table", "safe_svg"]
+__all__ = ["check_rows", "logo_data_uri", "metric_table", "safe_svg"]
 
 
 def safe_svg(svg: str) -> Markup:
@@ -49,3 +52,20 @@ def check_rows(checks: dict | None) -> list[dict]:
          "meaning": "the mean |LLR| of calibrated Gaussian LLRs with this EER; observed: "
                     f"{gauss['mean_ss']:.2f} (SS), {-gauss['mean_ds']:.2f} (DS)"},
     ]
+
+
+_LOGO_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
+               ".svg": "image/svg+xml"}
+
+
+def logo_data_uri(path: str) -> str:
+    """The laboratory's logo (from its profile) as a ``data:`` URI, or "" without one.
+
+    Embedded, so that the PDF renderer fetches no file; PNG, JPEG or SVG only.
+    """
+    if not path:
+        return ""
+    kind = _LOGO_TYPES.get(Path(path).suffix.lower())
+    if kind is None:
+        raise InputError(f"logo {path}: use a PNG, JPEG or SVG file")
+    return f"data:{kind};base64,{base64.b64encode(Path(path).read_bytes()).decode('ascii')}"

@@ -46,7 +46,7 @@ def _error(folder, text) -> str:
 
 def test_minimal_case_defaults(folder):
     spec = _load(folder, MINIMAL)
-    assert spec.method.calibrator == "bayes" and spec.method.elub is False
+    assert spec.method.calibrator == "bayes" and spec.method.elub is True  # ELUB on for cases
     assert spec.uncertainty.method == "bootstrap" and spec.uncertainty.n == 1000
     assert spec.validation.folds == 5 and spec.report.verbal_scale == "enfsi"
     assert spec.case.effective_report_id == "C-1-R1"

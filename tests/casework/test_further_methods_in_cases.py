@@ -69,6 +69,7 @@ ds = "ds.csv"
 {background}
 [method]
 calibrator = "{calibrator}"
+elub = false
 [method.options]
 {options}
 [uncertainty]

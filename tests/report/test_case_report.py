@@ -26,6 +26,8 @@ def voice_case(tmp_path_factory):
     shutil.copytree(examples_dir() / "voice", folder, dirs_exist_ok=True)
     text = (folder / "case.toml").read_text()
     text = text.replace('examiner = "A. Examiner"', 'examiner = "<script>alert(1)</script>"')
+    # ELUB off (the worked case bounds): the tests below read the unbounded LR and its note
+    text = text.replace("elub = true", "elub = false")
     (folder / "case.toml").write_text(text)
     run = run_case_full(load_case(folder / "case.toml"))
     return run, build_report(run)
@@ -197,13 +199,14 @@ def test_lab_template_cannot_fetch_outside_its_folder(voice_case, tmp_path, monk
 
 
 def test_neutral_band_is_explained_next_to_the_number(voice_case, no_figures):
-    # LR 1.9 lies in the ENFSI neutral band (its first band starts at LR = 2): the report
-    # gives the number and says why the wording is neutral.
+    # LR 1.9 lies below the ENFSI first band (LR = 2); with the laboratory's choice
+    # "neutral" the report gives the number and says why the wording is neutral.
     from forensic_lr.casework.verbal import verbal_equivalent
 
     run, _ = voice_case
     e = run.result.results[0].model_copy(
-        update={"log10_lr": 0.2788, "lr_text": "1.9", "verbal": verbal_equivalent(0.2788, "enfsi")}
+        update={"log10_lr": 0.2788, "lr_text": "1.9",
+                "verbal": verbal_equivalent(0.2788, "enfsi", below_first_band="neutral")}
     )
     result = run.result.model_copy(update={"results": (e,)})
     html = build_report(dataclasses.replace(run, result=result), formats=("html",))

@@ -1,0 +1,190 @@
+"""The opinion policy: report the LR as an evaluative opinion, or withhold it, and why.
+
+An LR is a number any calibrator produces; an evaluative opinion is the examiner's
+statement that the number can be relied on for this case. :func:`decide_conclusion`
+withholds the opinion ("no evaluative opinion can be given because ...") when
+
+1. a laboratory validation criterion is not met (the method failed its own validation);
+2. an evidence score lies outside the range of the background scores (its LR rests on
+   extrapolation);
+3. the fitted calibration is not monotonic between the background's bulk and the evidence
+   score (:func:`forensic_lr.calibration.monotonicity.monotonicity_check`): a higher score
+   would support Hp less;
+4. a calibration check departs from its ideal by more than the laboratory's effect size
+   with its interval excluding the ideal: recalibration slope outside
+   ``[slope_min, slope_max]`` (ideal 1) or ``|offset| > offset_max`` (ideal 0). An effect
+   size, not a significance test alone: a large study would reject every tiny departure,
+   a small one none.
+
+Every reason is listed, not the first. A case may override with ``[opinion] override =
+true`` and a written ``justification``; the status is then ``"overridden"`` and the
+report prints the justification. Withholding is a statement of the report, not a failure
+of the run: every computed number stays in the result.
+
+ELUB is not a reason to withhold: bounding is the default for cases; with it off, the
+conclusion states the bounded value beside each LR beyond the bounds (``elub_notes``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..calibration.monotonicity import bulk_span, monotonicity_check
+from ..errors import ForensicLRError
+from ..metrics.catalogue import METRICS
+from ..records import CaseResult, Conclusion
+from .spec import Opinion
+from .verbal import format_lr
+
+__all__ = ["WITHHELD_OPENING", "decide_conclusion"]
+
+#: How a withheld conclusion begins (the reasons follow).
+WITHHELD_OPENING = "no evaluative opinion can be given because"
+_LN10 = math.log(10.0)
+
+
+def _criteria_reasons(result: CaseResult) -> list[str]:
+    labels = {m.key: m.label for m in METRICS}
+    percent = {m.key for m in METRICS if m.fmt == "percent"}
+    reasons = []
+    for c in result.validation.criteria:
+        if c.met:
+            continue
+        show = (lambda v: f"{100 * v:.1f} %") if c.metric in percent else (lambda v: f"{v:.3g}")
+        reasons.append(
+            f"the method does not meet the laboratory's validation criterion on "
+            f"{labels.get(c.metric, c.metric)}: cross-validated value {show(c.value)}, "
+            f"required {c.comparison} {show(c.threshold)}"
+        )
+    return reasons
+
+
+def _range_reasons(result: CaseResult) -> list[str]:
+    low = min(result.background_ss.minimum, result.background_ds.minimum)
+    high = max(result.background_ss.maximum, result.background_ds.maximum)
+    return [
+        f"the score of {e.label} ({e.score:g}) lies outside the range of the background "
+        f"scores ({low:g} to {high:g}), so its LR rests on extrapolation"
+        for e in result.results if e.extrapolated
+    ]
+
+
+def _file_scale(score: float, result: CaseResult) -> float:
+    return -score if result.score_direction == "lower_is_similar" else score
+
+
+def _monotonic_reason(result: CaseResult, opinion: Opinion, calibrator, ss, ds,
+                      evidence) -> list[str]:
+    span = bulk_span(ss, ds, evidence, quantiles=opinion.monotonic_quantiles)
+    try:
+        check = monotonicity_check(calibrator, span,
+                                   tolerance_log10=opinion.monotonic_tolerance_log10)
+    except ForensicLRError as exc:
+        return [f"the monotonicity of the calibration could not be checked ({exc})"]
+    if check.monotonic:
+        return []
+    ends = sorted(_file_scale(v, result) for v in check.span)
+    peak, drop = (_file_scale(v, result) for v in check.at)
+    word = "distance" if result.score_direction == "lower_is_similar" else "score"
+    return [
+        f"the calibration is not monotonic where it matters: between {word}s {ends[0]:.3g} "
+        f"and {ends[1]:.3g} (the background's bulk and the evidence) the fitted LR falls by "
+        f"{check.max_decrease_log10:.2f} in log10 LR, from {word} {peak:.3g} to {drop:.3g} "
+        f"(tolerance {opinion.monotonic_tolerance_log10:g}), so a more similar pair would "
+        "receive less support for Hp"
+    ]
+
+
+def _check_reasons(result: CaseResult, opinion: Opinion) -> list[str]:
+    checks = result.validation.calibration_checks
+    if not checks:
+        return []
+    rec = checks["recalibration"]
+    level = f"{round(100 * rec['level'])} %"
+    reasons = []
+    slope, (s_lo, s_hi) = rec["slope"], rec["slope_interval"]
+    if not opinion.slope_min <= slope <= opinion.slope_max and not s_lo <= 1.0 <= s_hi:
+        kind = "too strong" if slope < 1 else "too weak"
+        reasons.append(
+            f"the recalibration slope of the cross-validated LRs, {slope:.2f} ({level} interval "
+            f"{s_lo:.2f} to {s_hi:.2f}), lies outside the laboratory's accepted range "
+            f"{opinion.slope_min:g} to {opinion.slope_max:g} and its interval excludes the "
+            f"ideal 1: the LRs are {kind}"
+        )
+    offset, (o_lo, o_hi) = rec["offset"], rec["offset_interval"]
+    if abs(offset) > opinion.offset_max and not o_lo <= 0.0 <= o_hi:
+        towards = "Hp" if offset > 0 else "Hd"
+        reasons.append(
+            f"the recalibration offset of the cross-validated LRs, {offset:.2f} in natural log "
+            f"({level} interval {o_lo:.2f} to {o_hi:.2f}), is larger in size than the "
+            f"laboratory's accepted {opinion.offset_max:g} and its interval excludes the "
+            f"ideal 0: the LRs are shifted towards {towards}"
+        )
+    return reasons
+
+
+def _elub_notes(result: CaseResult) -> list[str]:
+    method = result.method
+    low, high = method.elub_log10_lr_low, method.elub_log10_lr_high
+    if method.elub_applied or low is None or high is None:
+        return []
+    notes = []
+    for e in result.results:
+        bound = high if e.log10_lr > high else low if e.log10_lr < low else None
+        if bound is not None:
+            notes.append(
+                f"{e.label}: LR = {e.lr_text} (log10 LR {e.log10_lr:+.2f}) lies beyond the "
+                f"empirical bounds the validation data support (ELUB, {low:+.2f} to "
+                f"{high:+.2f}); bounded, it is LR = {format_lr(bound)} (log10 LR {bound:+.2f})"
+            )
+    return notes
+
+
+def decide_conclusion(result: CaseResult, opinion: Opinion, *, calibrator, ss: np.ndarray,
+                      ds: np.ndarray, evidence: np.ndarray) -> Conclusion:
+    """Report, withhold or (with a written override) report despite the reasons.
+
+    Parameters
+    ----------
+    result : CaseResult
+        The case's results (validation, criteria, calibration checks, evidence LRs).
+    opinion : Opinion
+        The policy thresholds and the case's override (``[opinion]``).
+    calibrator : Calibrator
+        The calibrator fitted on all background scores, without ELUB bounding (bounding
+        flattens a curve, it cannot mend its order).
+    ss, ds, evidence : numpy.ndarray
+        Background and evidence scores as used (score-like: higher supports Hp).
+
+    Returns
+    -------
+    Conclusion
+        ``status``, every reason in the order of the module's list, the justification
+        of an override, the printed statement and the ELUB notes.
+    """
+    reasons = (
+        _criteria_reasons(result)
+        + _range_reasons(result)
+        + _monotonic_reason(result, opinion, calibrator, ss, ds, evidence)
+        + _check_reasons(result, opinion)
+    )
+    notes = tuple(_elub_notes(result))
+    if not reasons:
+        return Conclusion(status="reported", elub_notes=notes)
+    listed = "; ".join(f"({i}) {text}" for i, text in enumerate(reasons, 1))
+    if opinion.override:
+        return Conclusion(
+            status="overridden", reasons=tuple(reasons), justification=opinion.justification,
+            statement=(
+                "An evaluative opinion is given on the laboratory's written justification, "
+                f"although under its policy {WITHHELD_OPENING} {listed}."
+            ),
+            elub_notes=notes,
+        )
+    return Conclusion(
+        status="withheld", reasons=tuple(reasons),
+        statement=f"{WITHHELD_OPENING[0].upper()}{WITHHELD_OPENING[1:]} {listed}.",
+        elub_notes=notes,
+    )
