@@ -18,7 +18,7 @@ from ..calibration import calibration_checks, elub_bounds, extra_inputs
 from ..errors import ForensicLRError, ForensicLRWarning
 from ..io.scores import load_scores, orient, read_score_file, sha256_file
 from ..metrics import evaluate
-from ..provenance import sha256_json, software_versions
+from ..provenance import sha256_json, software_versions, source_revision
 from ..records import (
     CaseResult,
     EvidenceResult,
@@ -26,7 +26,7 @@ from ..records import (
     ScoreSummary,
     ValidationResult,
 )
-from ..resampling import Progress
+from ..resampling import Progress, stage_progress
 from ..uncertainty import cross_validated_llr
 from ..validation.criteria import check_criteria
 from .evidence import evaluate_evidence_full
@@ -169,13 +169,13 @@ def _labels(spec: CaseSpec) -> tuple[str, ...]:
     return ev.labels or tuple(f"E{i + 1}" for i in range(len(ev.values)))
 
 
-def _validate(spec: CaseSpec, data, evaluated, texts: list[str]):
+def _validate(spec: CaseSpec, data, evaluated, texts: list[str], progress=None):
     """K-fold cross-validated LLRs of the background, their metrics, checks and criteria."""
     with warnings.catch_warnings(record=True) as in_folds:
         warnings.simplefilter("always", ForensicLRWarning)
         ss_cv, ds_cv = cross_validated_llr(
             data.ss, data.ds, evaluated.template, folds=spec.validation.folds,
-            seed=spec.uncertainty.seed,
+            seed=spec.uncertainty.seed, progress=progress,
         )
     texts += _fold_warnings(
         in_folds, hasattr(evaluated.inner, "warnings_"), seen=evaluated.record.warnings
@@ -216,7 +216,9 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
     spec : CaseSpec
         A validated case file (:func:`forensic_lr.casework.load_case`).
     progress : callable(done, total), optional
-        Called during the bootstrap (the long step).
+        Called during the bootstrap (the long step); an object with ``for_stage(name)``
+        gets one callback per stage, bootstrap and cross-validation
+        (:func:`forensic_lr.resampling.stage_progress`).
 
     Returns
     -------
@@ -259,11 +261,13 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
         calibrator=spec.method.calibrator, options=spec.method.options, extra=extra,
         direction=spec.evidence.score_direction, elub=spec.method.elub,
         interval=unc.method, n=unc.n, level=unc.level, seed=unc.seed,
-        labels=spec.evidence.labels, progress=progress,
+        labels=spec.evidence.labels, progress=stage_progress(progress, "bootstrap"),
     )
     evaluation = evaluated.record
     texts = list(evaluation.warnings)
-    validation, ss_cv, ds_cv = _validate(spec, data, evaluated, texts)
+    validation, ss_cv, ds_cv = _validate(
+        spec, data, evaluated, texts, stage_progress(progress, "cross-validation")
+    )
     unique = tuple(dict.fromkeys(texts))
     for text in unique:
         warnings.warn(text, ForensicLRWarning, stacklevel=2)
@@ -291,6 +295,7 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
             seed=unc.seed,
             configuration=configuration,
         ),
+        details=spec.details(source_revision()),
     )
     return CaseRun(
         spec=spec, result=result, ss=data.ss, ds=data.ds, ss_llr_cv=ss_cv, ds_llr_cv=ds_cv,

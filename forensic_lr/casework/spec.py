@@ -12,6 +12,7 @@ and ``[report]``. :func:`load_case` reads it into a frozen, validated
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import tomllib
@@ -21,7 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..errors import InputError, excerpt
-from ..records import CaseInfo, Propositions, ScoreDirection
+from ..records import CaseDetails, CaseInfo, Propositions, ScoreDirection, ScoringSystem
 
 ReportFormat = Literal["pdf", "html", "json"]
 
@@ -82,6 +83,14 @@ class Background(_Section):
         default=None, description="unlabelled case-condition scores (unsupervised)"
     )
     description: str = ""
+    population: str = Field(default="", description="the relevant population the data represent")
+    population_justification: str = Field(
+        default="", description="why that population is the relevant one for this case"
+    )
+    sources: int | str | None = Field(
+        default=None, description="number of distinct sources behind the comparisons, or why "
+        "it is not known"
+    )
 
     @model_validator(mode="after")
     def _files_given(self) -> Background:
@@ -140,6 +149,10 @@ class Validation(_Section):
         default="", description="how the validation data and conditions compare with the case's"
     )
     study: str = Field(default="", description="a separate validation study of the method, if any")
+    study_id: str = Field(default="", description="identifier of the validation study")
+    study_date: datetime.date | str | None = Field(
+        default=None, description="date of the validation study (or why there is none)"
+    )
 
 
 class ReportOptions(_Section):
@@ -160,6 +173,7 @@ class CaseSpec(_Section):
     propositions: Propositions
     evidence: Evidence
     background: Background
+    system: ScoringSystem = Field(default_factory=ScoringSystem)
     method: Method = Field(default_factory=Method)
     uncertainty: Uncertainty = Field(default_factory=Uncertainty)
     validation: Validation = Field(default_factory=Validation)
@@ -226,6 +240,16 @@ class CaseSpec(_Section):
                 "put the file in the case folder and name it relative to the case file"
             )
         return path
+
+    def details(self, source_revision: str = "unknown") -> CaseDetails:
+        """The scoring system, population and validation study a final report names."""
+        bg, val = self.background, self.validation
+        return CaseDetails(
+            system=self.system, population=bg.population,
+            population_justification=bg.population_justification, sources=bg.sources,
+            validation_study_id=val.study_id, validation_study_date=val.study_date,
+            source_revision=source_revision,
+        )
 
     def input_paths(self) -> list[Path]:
         """Every file and folder the case file names (score files, templates, scale file)."""
@@ -350,23 +374,26 @@ def load_case(path: str | Path, *, data_roots: tuple[Path, ...] = ()) -> CaseSpe
 _TEMPLATE = '''\
 # forensic-lr case file. Lines starting with '#' are comments. Every optional key is
 # shown with its default value; delete what you do not need. Full reference:
-# docs/user/case-file.md. Run with:  forensic-lr run case.toml --out report
+# `forensic-lr docs case-file` (all pages: `forensic-lr docs`). Check what a final report
+# still lacks with:  forensic-lr check case.toml
+# Run with:  forensic-lr run case.toml --out report   (add --draft while fields are missing)
 
 [case]
 id = "CASE-0001"              # required: the laboratory's case number (letters, digits, ._/ -)
 # report_id = "CASE-0001-R1"  # default: "<id>-R1"
 title = ""                    # e.g. "Comparison of an intercepted call with a reference recording"
 laboratory = ""               # name of the laboratory
-examiner = ""                 # name of the examiner who signs the report
-# date = 2026-01-31           # date of the report (TOML date); default: not shown
+examiner = ""                 # required: name of the examiner who signs the report
+# reviewer = ""               # technical reviewer, when known (never required)
+# date = 2026-01-31           # required: date of the report (TOML date, year-month-day)
 requester = ""                # who asked for the examination
 instructions = ""             # the questions the requester asked
 conditioning = ""             # the case information the evaluation relies on
-# items = [                   # the items received and examined
-#   { id = "Q1", description = "questioned recording" },
-#   { id = "K1", description = "reference recording of the suspect" },
-# ]                           # optional per item: received = "2026-02-28, sealed bag 1"
-                              #   and examined = "2 min 40 s of net speech"
+# items = [                   # required: the items received and examined, each with
+#   { id = "Q1", description = "questioned recording", seal = "bag 1, seal 0417",
+#     condition = "seal intact", received = "2026-02-28 from the police",
+#     examined = "2 min 40 s of net speech" },
+# ]                           #   (TOML: one item per line, or a [[case.items]] table each)
 # declaration = ""            # the examiner's declaration; default: the report's standard
                               #   statement (independence, duty to the court, competence)
 
@@ -378,7 +405,7 @@ hd = "The questioned and reference items come from different sources."
 score = 0.0                   # required: the comparison score of this case (or:
 # scores = [1.2, 3.4]         #   several scores, then give one of the two only)
 # labels = ["Q1-K1", "Q2-K1"] # one name per score; default "E1", "E2", ...
-description = ""             # how the score was obtained (system, version, settings)
+description = ""             # required: how the score was obtained (items compared, with what)
 score_direction = "higher_is_similar"   # or "lower_is_similar" for distances
 
 [background]                  # paths relative to this file
@@ -389,7 +416,16 @@ ds = "ds.csv"                 # different-source scores (Hd true), one per line
                               #   same-source scores under the case conditions (>= 2)
 # unlabelled = "unlabelled.csv"  # calibrator "unsupervised" only (and required by it):
                               #   case-condition scores of unknown ground truth (>= 10)
-description = ""             # what population and conditions the background represents
+description = ""             # required: what data and conditions the background represents
+population = ""               # required: the relevant population the data represent
+population_justification = "" # required: why that population is the relevant one under Hd
+# sources = 120               # required: number of distinct sources (speakers, objects)
+                              #   behind the comparisons, or a sentence saying why unknown
+
+[system]                      # required: the scoring system that produced every score
+name = ""                     # e.g. the automatic speaker recognition system's name
+version = ""
+settings = ""                 # settings and models used for the scores
 
 [method]
 calibrator = "bayes"          # gaussian | bayes | logistic | pav | kde | scal | student_t
@@ -411,6 +447,8 @@ folds = 5                     # K-fold cross-validation of the method (2 to 50)
 conditions = ""               # how the validation data (speakers, devices, durations,
                               #   conditions) compare with this case's; printed in the report
 study = ""                    # reference to a separate validation study of the method, if any
+study_id = ""                 # required: identifier of the validation study the method rests on
+# study_date = 2026-01-15     # required: its date (or a sentence saying why there is none)
 
 [validation.criteria]         # optional laboratory criteria on the cross-validated metrics
 # cllr_max = 0.5              # Cllr (bits) at most

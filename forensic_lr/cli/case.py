@@ -11,14 +11,20 @@ import argparse
 from collections.abc import Sequence
 
 from ..errors import InputError
-from .common import EXIT_OK, progress_bar
+from .common import EXIT_OK
 
 
 def add_parsers(sub) -> None:
     """Add the ``run``, ``examples`` and ``init`` subcommands."""
     p = sub.add_parser("run", help="run a case file: LR, validation and the expert report")
-    p.add_argument("case", metavar="CASE.toml", help="the case file (TOML or JSON)")
+    p.add_argument("case", metavar="CASE.toml", nargs="+",
+                   help="the case file (TOML or JSON); several files run as a batch: one "
+                   "sub-folder per case (named by case id) in --out and a summary")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for the report files")
+    p.add_argument("--draft", action="store_true",
+                   help="write the report although the case file still has placeholders or "
+                   "lacks fields a final report requires (see `forensic-lr check`); every "
+                   "page says DRAFT - not for court, and result.json has draft: true")
     p.add_argument("--force", action="store_true",
                    help="replace the output of an earlier run in --out (the whole set)")
     p.add_argument(
@@ -52,30 +58,61 @@ def _parse_formats(text: str | None, default: Sequence[str]) -> tuple[str, ...]:
     return formats
 
 
+def refuse_unless_draft(spec, case: str, draft: bool):
+    """The case's checklist; an InputError naming every field unless ``draft`` or ready."""
+    from ..casework.checklist import check_case
+    from .check import format_problems
+
+    checklist = check_case(spec, read_inputs=False)
+    if not checklist.ready and not draft:
+        raise InputError(
+            f"{case}: not ready for a final report; fill these {len(checklist.problems)} "
+            f"field(s), or add --draft for a report marked DRAFT - not for court:\n"
+            + format_problems(checklist.problems)
+        )
+    return checklist
+
+
 def run(args: argparse.Namespace) -> int:
     """``forensic-lr run CASE --out DIR``: evaluate, validate and write the report files."""
     import warnings
     from pathlib import Path
 
+    from ..casework.checklist import mark_draft
     from ..casework.pipeline import run_case_full
     from ..casework.spec import load_case
     from ..errors import ForensicLRWarning
     from ..output import OutputFolder
     from ..report import build_report
+    from .common import Stages
 
-    spec = load_case(args.case)
+    if len(args.case) > 1:
+        from .batch import run_batch
+
+        return run_batch(args)
+    case = args.case[0]
+    stages = Stages(args)
+    with stages.stage("reading the case"):
+        spec = load_case(case)
+        checklist = refuse_unless_draft(spec, case, args.draft)
     formats = _parse_formats(args.format, spec.report.formats)
     out = Path(args.out)
-    inputs = [args.case, *spec.input_paths()]
+    inputs = [case, *spec.input_paths()]
     # checked and locked before the long work; committed all or nothing
     with OutputFolder(out, force=args.force, inputs=inputs) as target:
         with warnings.catch_warnings():  # their texts are in the result and printed below
             warnings.simplefilter("ignore", ForensicLRWarning)
-            run = run_case_full(spec, progress=progress_bar("bootstrap", args))
-        files = build_report(run, formats)  # everything in memory before anything is written
+            run = run_case_full(spec, progress=stages)
+        if args.draft:
+            run = mark_draft(run, checklist)
+        with stages.stage("rendering"):
+            files = build_report(run, formats)  # everything in memory before anything is written
         written = target.commit(files)
+    stages.finish()
     if args.quiet:
         return EXIT_OK
+    if run.result.draft:
+        print("DRAFT - not for court: the case file still lacks fields a final report requires")
     for r in run.result.results:
         print(
             f"{r.label}: score {r.score:g} -> LR = {r.lr_text} (log10 LR = {r.log10_lr:.2f}); "
