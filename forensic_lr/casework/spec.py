@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -260,20 +261,99 @@ class CaseSpec(_Section):
         return [self.resolve(name) for name in names if name is not None]
 
 
+def _key_path(loc) -> str:
+    """``("case", "items", 0, "seal")`` -> ``[case] items[0].seal``."""
+    parts = [p for p in loc if p != "base_dir"]
+    if not parts:
+        return "(top level)"
+    tail = ""
+    for p in parts[1:]:
+        tail += f"[{p}]" if isinstance(p, int) else (f".{p}" if tail else str(p))
+    return f"[{parts[0]}] {tail}".rstrip()
+
+
+#: pydantic error types in the project's words (the value is quoted after them).
+_ERROR_WORDS = {
+    "float_parsing": "is not a number", "float_type": "is not a number",
+    "int_parsing": "is not a whole number", "int_type": "is not a whole number",
+    "int_from_float": "is not a whole number", "bool_parsing": "is not true or false",
+    "bool_type": "is not true or false", "string_type": "is not text (put it in quotes)",
+    "date_parsing": "is not a date",
+    "date_from_datetime_parsing": "is not a date",
+    "date_type": "is not a date",
+    "tuple_type": "is not a list; write e.g. [1.2, 3.4]",
+    "list_type": "is not a list; write e.g. [1.2, 3.4]",
+    "dict_type": "is not a table of keys", "model_type": "is not a table of keys",
+    "literal_error": "is not one of the allowed values",
+}
+
+
+def _value_hint(value: object) -> str:
+    """A fix for a value typed the way a spreadsheet or a European locale writes it."""
+    text = str(value).strip()
+    if re.fullmatch(r"[+-]?\d+,\d+", text):
+        fixed = text.replace(",", ".") if len(text) <= 40 else "the number"
+        return f"; write {fixed} (a decimal point, not a comma)"
+    m = re.fullmatch(r"(\d{1,2})[./](\d{1,2})[./](\d{4})", text)
+    if m:
+        day, month, year = m.groups()
+        return f"; write dates as year-month-day, e.g. {year}-{int(month):02d}-{int(day):02d}"
+    return ""
+
+
 def _format_validation_error(path: str, exc: ValidationError) -> str:
     lines = [f"{path}: the case file has {exc.error_count()} problem(s):"]
     for err in exc.errors():
-        loc = [str(p) for p in err["loc"] if p != "base_dir"]
-        where = f"[{loc[0]}] {'.'.join(loc[1:])}" if len(loc) > 1 else (
-            f"[{loc[0]}]" if loc else "(top level)"
-        )
+        where = _key_path(err["loc"])
         msg = err["msg"].removeprefix("Value error, ")
+        value = err.get("input")
+        scalar = not isinstance(value, dict | list | tuple)
         if err["type"] == "extra_forbidden":
             msg = "unknown key; remove it or check its spelling against `forensic-lr init`"
         elif err["type"] == "missing":
             msg = "required but missing"
+        elif err["type"] in _ERROR_WORDS and scalar:
+            msg = f"{excerpt(value)} {_ERROR_WORDS[err['type']]}"
+            if err["type"] == "literal_error":
+                msg += ": " + err["msg"].removeprefix("Input should be ")
+            hint = _value_hint(value)
+            if not hint and err["type"].startswith("date"):
+                hint = "; write dates as year-month-day, e.g. 2026-03-02"
+            msg += hint
+        elif scalar and err["type"] not in ("value_error", "assertion_error"):
+            msg = f"{excerpt(value)}: {msg}"
         lines.append(f"  - {where}: {msg}")
     return "\n".join(lines)
+
+
+def _decode_case_text(path: Path, raw: bytes) -> str:
+    """The case file's text: UTF-8 with or without a byte-order mark; UTF-16 is refused."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in raw[:200]:
+        raise InputError(
+            f"{path}: the case file is UTF-16 text; save it as UTF-8 (in Notepad: Save as, "
+            "Encoding UTF-8)"
+        )
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{path}: the case file is not UTF-8 text (byte {exc.start + 1}); save it as UTF-8"
+        ) from None
+
+
+def _toml_message(path: Path, text: str, exc: tomllib.TOMLDecodeError) -> str:
+    """The parser's message, with a fix when the line holds a decimal comma or a dotted date."""
+    message = f"{path}: cannot parse the case file ({exc})"
+    m = re.search(r"at line (\d+)", str(exc))
+    lines = text.splitlines()
+    if m and 0 < int(m.group(1)) <= len(lines):
+        line = lines[int(m.group(1)) - 1]
+        value = line.partition("=")[2].partition("#")[0]
+        for token in re.findall(r"[+-]?\d[\d.,/]*\d", value):
+            hint = _value_hint(token)
+            if hint:
+                return f"{message}: {excerpt(line.strip(), 60)}{hint}"
+    return message
 
 
 _INTERNAL_KEYS = ("base_dir", "data_roots", "source_sha256")
@@ -351,13 +431,21 @@ def load_case(path: str | Path, *, data_roots: tuple[Path, ...] = ()) -> CaseSpe
     if not path.is_file():
         raise InputError(f"case file not found: {path}")
     raw = path.read_bytes()
+    text = _decode_case_text(path, raw)
     try:
         if path.suffix.lower() == ".json":
-            data = json.loads(raw)
+            data = json.loads(text)
         else:
-            data = tomllib.loads(raw.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+            data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(_toml_message(path, text, exc)) from None
+    except json.JSONDecodeError as exc:
         raise InputError(f"{path}: cannot parse the case file ({exc})") from None
+    except RecursionError:
+        raise InputError(
+            f"{path}: the case file is nested too deeply (lists or tables inside each other "
+            "hundreds of times); a case file needs at most a few levels"
+        ) from None
     if not isinstance(data, dict):
         raise InputError(f"{path}: the case file must be a table of sections")
     return case_from_dict(
