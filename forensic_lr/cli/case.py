@@ -48,6 +48,13 @@ def add_parsers(sub) -> None:
     p.set_defaults(func=init)
 
 
+#: What the terminal says of a case with several evidence scores (the report says the same).
+SEVERAL_SCORES = (
+    "one LR per comparison; forensic-lr never multiplies the LRs of comparisons that share an "
+    "item or a source: they are not independent, and their product would overstate the evidence"
+)
+
+
 def _parse_formats(text: str | None, default: Sequence[str]) -> tuple[str, ...]:
     if text is None:
         return tuple(default)
@@ -118,6 +125,8 @@ def run(args: argparse.Namespace) -> int:
             f"{r.label}: score {r.score:g} -> LR = {r.lr_text} (log10 LR = {r.log10_lr:.2f}); "
             f"{r.verbal.statement}"
         )
+    if len(run.result.results) > 1:
+        print(f"note: {SEVERAL_SCORES}")
     for text in run.result.warnings:
         print(f"warning: {text}")
     print(f"wrote {len(written)} file(s) to {out}")
