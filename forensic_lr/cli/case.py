@@ -33,7 +33,7 @@ def add_parsers(sub) -> None:
     )
     p.set_defaults(func=run)
 
-    p = sub.add_parser("examples", help="list the worked cases, or copy one to a folder")
+    p = sub.add_parser("examples", help="list the worked examples, or copy one to a folder")
     esub = p.add_subparsers(dest="examples_command", metavar="copy")
     c = esub.add_parser("copy", help="copy a worked case to a folder")
     c.add_argument("name", help="the case's name (see `forensic-lr examples`)")
@@ -137,17 +137,30 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _example_cases() -> dict[str, tuple[str, object]]:
-    """Worked cases: name -> (one-line summary from its README, folder)."""
+    """Worked examples: name -> (one-line summary from its README, folder).
+
+    Every folder of the shipped examples with a ``case.toml`` (a case) or a ``README.md``
+    (a study example run by the commands its README gives).
+    """
+    import re
+
     from .._resources import examples_dir
 
     cases = {}
     root = examples_dir()
-    for folder in sorted(p for p in root.iterdir() if (p / "case.toml").is_file()):
-        summary = ""
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
         readme = folder / "README.md"
+        if not (folder / "case.toml").is_file() and not readme.is_file():
+            continue
+        summary = ""
         if readme.is_file():
             lines = [ln.strip() for ln in readme.read_text(encoding="utf-8").splitlines()]
+            heading = next((ln for ln in lines if ln.startswith("# ")), "")
             summary = next((ln for ln in lines if ln and not ln.startswith("#")), "")
+            if not (folder / "case.toml").is_file():  # a study: its title says what it is
+                summary = heading.lstrip("# ").partition(":")[2].strip() or summary
+            summary = re.sub(r"\*\*|`", "", summary)
+            summary = summary[:1].upper() + summary[1:]
         cases[folder.name] = (summary, folder)
     return cases
 
@@ -176,8 +189,11 @@ def examples(args: argparse.Namespace) -> int:
     }
     write_outputs(Path(args.dir), files, force=args.force, inputs=[folder], option="DIR")
     if not args.quiet:
-        print(f"copied the {args.name!r} case to {args.dir}")
-        print(f"run it with: forensic-lr run {Path(args.dir) / 'case.toml'} --out report")
+        print(f"copied the {args.name!r} example to {args.dir}")
+        if (folder / "case.toml").is_file():
+            print(f"run it with: forensic-lr run {Path(args.dir) / 'case.toml'} --out report")
+        else:
+            print(f"follow {Path(args.dir) / 'README.md'}: run its commands in {args.dir}")
     return EXIT_OK
 
 
