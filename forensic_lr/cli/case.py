@@ -215,5 +215,7 @@ def init(args: argparse.Namespace) -> int:
         print("  1. put the same-source scores in ss.csv and the different-source scores in")
         print("     ds.csv next to it (one score per line; or change [background])")
         print("  2. edit case.toml: case details, propositions, the evidence score, the method")
-        print(f"  3. run: forensic-lr run {target} --out report")
+        print("     (every key is explained in: forensic-lr docs case-file)")
+        print(f"  3. check what a final report still lacks: forensic-lr check {target}")
+        print(f"  4. run: forensic-lr run {target} --out report   (--draft until step 3 passes)")
     return EXIT_OK
