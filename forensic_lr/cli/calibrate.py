@@ -10,7 +10,14 @@ from __future__ import annotations
 import argparse
 
 from ..calibration import method_names
-from .common import EXIT_OK, parse_options, print_json, progress_bar, seed_value
+from .common import (
+    EXIT_OK,
+    outside_interval,
+    parse_options,
+    print_json,
+    progress_bar,
+    seed_value,
+)
 
 #: Extra score inputs on the command line: option destination -> flag. The methods that use
 #: them and whether they are required are declared by the calibrators themselves.
@@ -128,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
             print(
                 f"  {100 * iv.level:g} % {args.interval} interval of log10 LR: "
                 f"[{iv.log10_lr_low:.3f}, {iv.log10_lr_high:.3f}]{clipped}"
+                + outside_interval(r.log10_lr, iv.log10_lr_low, iv.log10_lr_high)
             )
     m = record.method
     if m.elub_applied:

@@ -104,6 +104,25 @@ class Stages:
             self.stream.flush()
 
 
+#: The mark printed beside an estimate that lies outside its own interval.
+OUTSIDE_MARK = "  <- estimate outside its interval"
+
+
+def outside_interval(estimate, low, high) -> str:
+    """:data:`OUTSIDE_MARK` when ``estimate`` lies outside ``[low, high]``, else ``""``.
+
+    Bias-corrected bootstrap intervals, and posterior intervals around a posterior
+    predictive estimate, may exclude the estimate; the terminal says so wherever it shows
+    one. Missing or non-finite values are not flagged.
+    """
+    import math
+
+    values = (estimate, low, high)
+    if any(v is None or not math.isfinite(v) for v in values):
+        return ""
+    return OUTSIDE_MARK if not low <= estimate <= high else ""
+
+
 def add_verbosity(p: argparse.ArgumentParser, default: Any = False) -> None:
     """``-v/--verbose`` and ``-q/--quiet`` (mutually exclusive)."""
     group = p.add_mutually_exclusive_group()
