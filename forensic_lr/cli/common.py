@@ -17,22 +17,12 @@ EXIT_USER_ERROR = 2
 
 
 def progress_bar(label: str, args: argparse.Namespace | None = None) -> Callable | None:
-    """A ``callback(done, total)`` drawing a bar on a terminal's stderr, or None.
+    """A ``callback(done, total)`` drawing the bar of stage ``label`` (:class:`Stages`), or None.
 
     None when stderr is not a terminal (piped, CI) or with ``--quiet``.
     """
-    if not sys.stderr.isatty() or (args is not None and getattr(args, "quiet", False)):
-        return None
-
-    def callback(done: int, total: int) -> None:
-        width = 30
-        filled = int(width * done / max(total, 1))
-        sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-        if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-    return callback
+    stages = Stages(args)
+    return stages.for_stage(label) if stages.show else None
 
 
 def _duration(seconds: float) -> str:

@@ -19,7 +19,7 @@ from ..calibration import method_names
 from ..errors import InputError
 from ..output import check_output_folder
 from ..validation.llr_checks import raw_score_signs
-from .common import EXIT_OK, add_llr_inputs, print_json, progress_bar, score_inputs, seed_value
+from .common import EXIT_OK, Stages, add_llr_inputs, print_json, score_inputs, seed_value
 from .compare import add_ci_arguments, ci_record, print_ci
 
 
@@ -256,7 +256,8 @@ def _methods(args: argparse.Namespace) -> tuple[str, ...] | None:
     return methods
 
 
-def _study(args: argparse.Namespace, *, criteria=None, intervals=None, about=None):
+def _study(args: argparse.Namespace, *, criteria=None, intervals=None, about=None,
+           stages: Stages | None = None):
     """Run :func:`~forensic_lr.validation.run_validation_study` on the raw-score inputs."""
     from ..io.scores import load_scores
     from ..validation import run_validation_study
@@ -270,7 +271,7 @@ def _study(args: argparse.Namespace, *, criteria=None, intervals=None, about=Non
         folds=None if groups is not None and args.folds == 0 else args.folds,
         seed=args.fold_seed, criteria=criteria, inputs=data.files, groups=groups,
         intervals=intervals, about=about,
-        progress=progress_bar("cross-validation", args),
+        progress=(stages or Stages(args)).for_stage("validation study (cross-validation)"),
     )
     return study, data
 
@@ -350,13 +351,17 @@ def _report(args: argparse.Namespace) -> int:
     if args.ci == "bootstrap":
         intervals = {"by": args.by, "n": args.n, "level": args.level, "seed": args.seed,
                      "interval": args.interval}
+    stages = Stages(args)
     study, _ = _study(
         args, criteria=_criteria(args.criteria), intervals=intervals,
         about={"title": args.title, "laboratory": args.laboratory, "analyst": args.analyst,
-               "date": args.date, "data": args.data_description},
+               "date": args.date, "data": args.data_description}, stages=stages,
     )
-    written = write_outputs(out, build_validation_report(study), force=args.force,
-                            inputs=score_inputs(args), option="--report")
+    with stages.stage("rendering"):
+        files = build_validation_report(study)
+    written = write_outputs(out, files, force=args.force, inputs=score_inputs(args),
+                            option="--report")
+    stages.finish()
     if not args.quiet:
         print(f"wrote {len(written)} file(s) to {out}")
     return EXIT_OK
