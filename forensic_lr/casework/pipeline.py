@@ -255,6 +255,8 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
     scale = load_scale(_scale_ref(spec))
     data, summaries, hashes = _load_background(spec)
     extra, extra_summaries = _load_extra(spec, hashes)
+    if spec.evidence.scores_file is not None:  # the evidence file is an input like the others
+        hashes[spec.evidence.scores_file] = sha256_file(spec.resolve(spec.evidence.scores_file))
     unc = spec.uncertainty
     evaluated = evaluate_evidence_full(
         data.ss, data.ds, spec.evidence.values,

@@ -45,9 +45,19 @@ class Evidence(_Section):
     )
     description: str = ""
     score_direction: ScoreDirection = "higher_is_similar"
+    scores_file: str | None = Field(
+        default=None, description="a file with label and score columns, one evidence score "
+        "per line (instead of score/scores and labels)"
+    )
 
     @model_validator(mode="after")
     def _one_of_score_or_scores(self) -> Evidence:
+        if self.scores_file is not None:  # the scores are read by case_from_dict
+            if self.score is not None or self.scores is not None or self.labels is not None:
+                raise ValueError(
+                    "give the evidence scores either in 'scores_file' (labels in the file) or "
+                    "as 'score'/'scores' with 'labels', not both")
+            return self
         if (self.score is None) == (self.scores is None):
             raise ValueError("give exactly one of 'score = 3.2' or 'scores = [3.2, 1.1]'")
         values = self.values
@@ -255,7 +265,8 @@ class CaseSpec(_Section):
     def input_paths(self) -> list[Path]:
         """Every file and folder the case file names (score files, templates, scale file)."""
         bg, report = self.background, self.report
-        names = [bg.ss, bg.ds, bg.scores, bg.suspect_ss, bg.unlabelled, report.template_dir]
+        names = [bg.ss, bg.ds, bg.scores, bg.suspect_ss, bg.unlabelled, report.template_dir,
+                 self.evidence.scores_file]
         if report.verbal_scale.lower().endswith(".json"):
             names.append(report.verbal_scale)
         return [self.resolve(name) for name in names if name is not None]
@@ -399,6 +410,7 @@ def case_from_dict(
                 f"{source}: [background] {key}: file not found: {spec.resolve(name)}; "
                 "paths are relative to the case file's folder"
             )
+    spec = _with_evidence_file(spec, source, resolved)
     template_dir = spec.report.template_dir
     if template_dir is not None and not resolved("report", "template_dir", template_dir).is_dir():
         raise InputError(
@@ -413,6 +425,25 @@ def case_from_dict(
     except InputError as exc:
         raise InputError(f"{source}: [report] verbal_scale: {exc}") from None
     return spec
+
+
+def _with_evidence_file(spec: CaseSpec, source: str, resolved) -> CaseSpec:
+    """The spec with ``[evidence] scores_file`` read into ``scores`` and ``labels``."""
+    from .evidence_file import read_evidence_file
+
+    name = spec.evidence.scores_file
+    if name is None:
+        return spec
+    path = resolved("evidence", "scores_file", name)
+    if not path.is_file():
+        raise InputError(f"{source}: [evidence] scores_file: file not found: {path}; paths "
+                         "are relative to the case file's folder")
+    try:
+        labels, scores = read_evidence_file(path)
+    except InputError as exc:
+        raise InputError(f"{source}: [evidence] scores_file: {exc}") from None
+    evidence = spec.evidence.model_copy(update={"scores": scores, "labels": labels})
+    return spec.model_copy(update={"evidence": evidence})
 
 
 def load_case(path: str | Path, *, data_roots: tuple[Path, ...] = ()) -> CaseSpec:
@@ -493,6 +524,8 @@ hd = "The questioned and reference items come from different sources."
 score = 0.0                   # required: the comparison score of this case (or:
 # scores = [1.2, 3.4]         #   several scores, then give one of the two only)
 # labels = ["Q1-K1", "Q2-K1"] # one name per score; default "E1", "E2", ...
+# scores_file = "evidence.csv"  # many scores: a file with label and score columns
+                              #   (instead of score/scores and labels)
 description = ""             # required: how the score was obtained (items compared, with what)
 score_direction = "higher_is_similar"   # or "lower_is_similar" for distances
 
