@@ -88,6 +88,9 @@ def _refuse_ignored(args: argparse.Namespace) -> None:
                           "LLRs (without --calibrate, --compare or --report)"))
         if args.report and args.plots:
             given.append(("--plots", "the --report folder holds the figures already"))
+        if args.report and args.json:
+            given.append(("--json", "the --report folder holds the study as JSON "
+                          "(validation.json)"))
         if args.compare and args.plots and not args.report:
             given.append(("--plots", "the figures are of one method: use --calibrate METHOD "
                           "(or --report DIR for every method)"))

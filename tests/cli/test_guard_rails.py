@@ -75,6 +75,7 @@ def test_calibrate_with_plots_writes_the_out_of_fold_figures(tmp_path, capsys):
     (["--fold-seed", "3"], "--folds"),
     (["--title", "x"], "--title"),
     (["--calibrate", "gaussian", "--criteria", "c.toml"], "--criteria"),
+    (["--report", "R", "--json"], "--json"),
 ])
 def test_options_that_would_be_ignored_are_refused(extra, flag, tmp_path, capsys):
     argv = ["validate", "--ss", str(VOICE / "ss.csv"), "--ds", str(VOICE / "ds.csv"), *extra]
