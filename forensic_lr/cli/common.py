@@ -26,9 +26,12 @@ def progress_bar(label: str, args: argparse.Namespace | None = None) -> Callable
 
 
 def _duration(seconds: float) -> str:
-    """``"42 s"`` or ``"3 min 05 s"``."""
-    seconds = max(0, round(seconds))
-    return f"{seconds} s" if seconds < 60 else f"{seconds // 60} min {seconds % 60:02d} s"
+    """An estimate of time: ``"less than 1 s"``, ``"about 42 s"``, ``"about 3 min 05 s"``."""
+    if seconds < 1:
+        return "less than 1 s"
+    seconds = round(seconds)
+    return f"about {seconds} s" if seconds < 60 else (
+        f"about {seconds // 60} min {seconds % 60:02d} s")
 
 
 class Stages:
@@ -68,7 +71,7 @@ class Stages:
             filled = int(self.WIDTH * done / max(total, 1))
             left = ""
             if 0 < done < total:
-                left = f", about {_duration(elapsed / done * (total - done))} left"
+                left = f", {_duration(elapsed / done * (total - done))} left"
             self._line(f"{name} [{'#' * filled}{'.' * (self.WIDTH - filled)}] {done}/{total}"
                        f"{left}", "\n" if done >= total else "")
 

@@ -124,3 +124,9 @@ def test_cross_validation_reports_each_fold():
                         folds=5, groups=sources, progress=lambda d, t: calls.append((d, t)))
     assert calls[-1][0] == calls[-1][1] and [d for d, _ in calls] == sorted(
         d for d, _ in calls)
+
+
+def test_short_estimates_say_less_than_a_second():
+    term = Terminal()
+    Stages(_args(), stream=term, clock=Clock(0.0, 0.1)).for_stage("x")(1, 3)
+    assert "3, less than 1 s left" in term.getvalue()
