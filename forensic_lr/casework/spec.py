@@ -103,6 +103,14 @@ class Background(_Section):
         "it is not known"
     )
 
+    @field_validator("sources", mode="before")
+    @classmethod
+    def _sources_counted(cls, value: Any) -> Any:
+        if isinstance(value, bool) or (isinstance(value, int) and value < 1):
+            raise ValueError(f"{value!r} is not a number of sources; give a whole number >= 1 "
+                             "or a sentence saying why it is not known")
+        return value
+
     @model_validator(mode="after")
     def _files_given(self) -> Background:
         if self.scores is not None and (self.ss is not None or self.ds is not None):

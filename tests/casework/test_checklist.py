@@ -115,3 +115,11 @@ def test_source_revision_is_a_commit_or_unknown():
     import re
 
     assert re.fullmatch(r"[0-9a-f]{40}|unknown", source_revision())
+
+
+def test_sources_must_be_a_count_or_a_sentence(tmp_path):
+    data = _filled(tmp_path)
+    for bad in (0, -3, True):
+        data["background"]["sources"] = bad
+        with pytest.raises(InputError, match=r"\[background\] sources"):
+            case_from_dict(data, base_dir=tmp_path)
