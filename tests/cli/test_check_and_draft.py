@@ -80,3 +80,16 @@ def test_a_ready_case_is_no_draft(tmp_path):
     assert result["draft"] is False and result["draft_reasons"] == []
     assert result["details"]["system"]["name"].startswith("3D toolmark")
     assert result["case"]["items"][0]["seal"]
+
+
+def test_a_lab_template_without_the_draft_mark_is_refused(template_case, tmp_path, capsys):
+    lab = template_case.parent / "lab"
+    lab.mkdir()
+    (lab / "case_report.html").write_text("<html><body>{{ r.case.id }}</body></html>")
+    text = template_case.read_text().replace('# template_dir = "templates"',
+                                             'template_dir = "lab"')
+    template_case.write_text(text)
+    assert _run(["run", str(template_case), "--out", str(tmp_path / "o"), "--draft",
+                 "--format", "html"]) == 2
+    assert "draft_mark.html" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
