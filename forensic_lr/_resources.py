@@ -1,8 +1,9 @@
 """Locate the folders shipped with the package (templates, worked cases).
 
-In a wheel they are the sub-packages ``forensic_lr.templates`` and
-``forensic_lr.case_examples``; in a source checkout they are the top-level
-``templates/`` and ``case_examples/`` folders next to ``forensic_lr/``.
+In a wheel they are the sub-packages ``forensic_lr.templates``,
+``forensic_lr.case_examples`` and ``forensic_lr.docs``; in a source checkout they are the
+top-level ``templates/``, ``case_examples/`` and ``docs/user/`` folders next to
+``forensic_lr/``.
 """
 
 from __future__ import annotations
@@ -24,3 +25,8 @@ def templates_dir() -> Path:
 def examples_dir() -> Path:
     """The folder holding the worked cases (one sub-folder per case)."""
     return _shipped_dir("case_examples", "case_examples")
+
+
+def docs_dir() -> Path:
+    """The folder holding the user documentation pages (``docs/user/*.md``)."""
+    return _shipped_dir("docs", "docs/user")

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from .errors import ForensicLRError
 
 __all__ = [
+    "CaseDetails",
     "CaseInfo",
     "CaseResult",
     "Conclusion",
@@ -49,6 +50,7 @@ __all__ = [
     "Record",
     "ScoreDirection",
     "ScoreSummary",
+    "ScoringSystem",
     "StudyMethod",
     "ValidationResult",
     "ValidationStudy",
@@ -152,6 +154,8 @@ class Item(Record):
     description: str = ""
     received: str = Field(default="", description="when and how it was received")
     examined: str = Field(default="", description="what was examined, e.g. '2 min 40 s of speech'")
+    seal: str = Field(default="", description="seal or package number as received")
+    condition: str = Field(default="", description="condition on receipt, e.g. 'seal intact'")
 
 
 class CaseInfo(Record):
@@ -172,10 +176,35 @@ class CaseInfo(Record):
     declaration: str = Field(
         default="", description="the examiner's declaration; empty: the report's standard one"
     )
+    reviewer: str = Field(default="", description="technical reviewer, when known")
 
     @property
     def effective_report_id(self) -> str:
         return self.report_id or f"{self.id}-R1"
+
+
+class ScoringSystem(Record):
+    """``[system]``: the scoring system that produced every score of the case."""
+
+    name: str = Field(default="", description="e.g. the automatic speaker recognition system")
+    version: str = ""
+    settings: str = Field(default="", description="settings and models used for the scores")
+
+
+class CaseDetails(Record):
+    """What a final report must name beyond the numbers (scoring system, population, study).
+
+    ``sources`` is the number of distinct sources (speakers, objects) behind the background
+    comparisons, or a sentence saying why it is not known.
+    """
+
+    system: ScoringSystem = Field(default_factory=ScoringSystem)
+    population: str = ""
+    population_justification: str = ""
+    sources: int | str | None = None
+    validation_study_id: str = ""
+    validation_study_date: datetime.date | str | None = None
+    source_revision: str = "unknown"
 
 
 class Propositions(Record):
@@ -456,3 +485,6 @@ class CaseResult(Record):
     #: lab profile, default)
     policy: tuple[PolicySetting, ...] = ()
     lab: LabInfo | None = None
+    details: CaseDetails | None = None      # scoring system, population, validation study
+    draft: bool = False                     # written with --draft: not for court
+    draft_reasons: tuple[str, ...] = ()     # what a final report still lacks

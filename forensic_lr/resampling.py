@@ -30,12 +30,31 @@ __all__ = [
     "quantile_rows",
     "source_codes",
     "source_folds",
+    "stage_progress",
     "trial_counts",
 ]
 
 #: A progress callback ``progress(done, total)``: the library reports long work through it
 #: and never prints; the command line turns it into a bar.
 Progress = Callable[[int, int], None]
+
+
+def stage_progress(progress: Progress | None, stage: str) -> Progress | None:
+    """The progress callback for one named stage of a long computation.
+
+    ``progress`` may be a plain ``progress(done, total)`` callback, which receives the
+    bootstrap only (``stage == "bootstrap"``; other stages get None), or an object with a
+    method ``for_stage(name) -> callback`` (the command line's staged bar), which gets one
+    callback per stage: ``"bootstrap"``, ``"cross-validation"``, ...
+    """
+    if progress is None:
+        return None
+    for_stage = getattr(progress, "for_stage", None)
+    if for_stage is not None:
+        return for_stage(stage)
+    return progress if stage == "bootstrap" else None
+
+
 #: Largest number of index draws held in memory at once.
 CHUNK_DRAWS = 4_000_000
 

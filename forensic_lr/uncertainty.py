@@ -256,7 +256,8 @@ def bayes_interval(
 
 
 def cross_validated_llr(
-    ss, ds, calibrator, folds: int | None = 5, seed: int = 0, *, groups=None
+    ss, ds, calibrator, folds: int | None = 5, seed: int = 0, *, groups=None,
+    progress: Progress | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Out-of-fold LLRs of every background score, in input order (stratified K-fold).
 
@@ -275,6 +276,8 @@ def cross_validated_llr(
         Source ids per trial (shape ``(n,)`` or ``(n, 2)``): folds by source, so that no
         source is in both the training and the test trials
         (:func:`forensic_lr.validation.bootstrap.source_folds`).
+    progress : callable(done, total), optional
+        Called after each fold.
 
     Returns
     -------
@@ -295,7 +298,7 @@ def cross_validated_llr(
     """
     ss, ds = check_pair(ss, ds, names=("ss", "ds"), allow_inf=False, min_size=2)
     if groups is not None:
-        return _source_cross_validated_llr(ss, ds, calibrator, folds, seed, groups)
+        return _source_cross_validated_llr(ss, ds, calibrator, folds, seed, groups, progress)
     if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2:
         raise InputError(f"folds must be an integer >= 2, got {folds!r}; use e.g. folds=5")
     smallest = min(ss.size, ds.size)
@@ -315,16 +318,23 @@ def cross_validated_llr(
         model = copy.deepcopy(calibrator).fit(ss[~in_ss], ds[~in_ds])
         out_ss[in_ss] = model.llr(ss[in_ss])
         out_ds[in_ds] = model.llr(ds[in_ds])
+        if progress is not None:
+            progress(k + 1, int(folds))
     return out_ss, out_ds
 
 
-def _source_cross_validated_llr(ss, ds, calibrator, folds, seed, groups):
+def _source_cross_validated_llr(ss, ds, calibrator, folds, seed, groups, progress=None):
     """Out-of-fold LLRs with folds by source (see :func:`cross_validated_llr`)."""
     out_ss, out_ds = np.empty(ss.size), np.empty(ds.size)
-    for split in source_folds(*groups, folds=folds, seed=seed):
+    splits = list(source_folds(*groups, folds=folds, seed=seed))
+    for k, split in enumerate(splits):
+        if progress is not None and k:
+            progress(k, len(splits))
         model = copy.deepcopy(calibrator).fit(ss[split.train_ss], ds[split.train_ds])
         if split.test_ss.size:
             out_ss[split.test_ss] = model.llr(ss[split.test_ss])
         if split.test_ds.size:
             out_ds[split.test_ds] = model.llr(ds[split.test_ds])
+    if progress is not None:
+        progress(len(splits), len(splits))
     return out_ss, out_ds

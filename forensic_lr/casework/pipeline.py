@@ -16,9 +16,9 @@ import numpy as np
 
 from ..calibration import calibration_checks, elub_bounds, extra_inputs
 from ..errors import ForensicLRError, ForensicLRWarning
-from ..io.scores import load_scores, orient, read_class_file
+from ..io.scores import load_scores, orient, read_class_file, sha256_file
 from ..metrics import evaluate
-from ..provenance import sha256_json, software_versions
+from ..provenance import sha256_json, software_versions, source_revision
 from ..records import (
     CaseResult,
     EvidenceResult,
@@ -26,7 +26,7 @@ from ..records import (
     ScoreSummary,
     ValidationResult,
 )
-from ..resampling import Progress
+from ..resampling import Progress, stage_progress
 from ..uncertainty import cross_validated_llr
 from ..validation.criteria import check_criteria
 from .evidence import evaluate_evidence_full
@@ -183,13 +183,13 @@ def _labels(spec: CaseSpec) -> tuple[str, ...]:
     return ev.labels or tuple(f"E{i + 1}" for i in range(len(ev.values)))
 
 
-def _validate(spec: CaseSpec, data, evaluated, texts: list[str]):
+def _validate(spec: CaseSpec, data, evaluated, texts: list[str], progress=None):
     """K-fold cross-validated LLRs of the background, their metrics, checks and criteria."""
     with warnings.catch_warnings(record=True) as in_folds:
         warnings.simplefilter("always", ForensicLRWarning)
         ss_cv, ds_cv = cross_validated_llr(
             data.ss, data.ds, evaluated.template, folds=spec.validation.folds,
-            seed=spec.uncertainty.seed,
+            seed=spec.uncertainty.seed, progress=progress,
         )
     texts += _fold_warnings(
         in_folds, hasattr(evaluated.inner, "warnings_"), seen=evaluated.record.warnings
@@ -230,7 +230,9 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
     spec : CaseSpec
         A validated case file (:func:`forensic_lr.casework.load_case`).
     progress : callable(done, total), optional
-        Called during the bootstrap (the long step).
+        Called during the bootstrap (the long step); an object with ``for_stage(name)``
+        gets one callback per stage, bootstrap and cross-validation
+        (:func:`forensic_lr.resampling.stage_progress`).
 
     Returns
     -------
@@ -267,17 +269,21 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
     scale = load_scale(_scale_ref(spec))
     data, summaries, hashes, files = _load_background(spec)
     extra, extra_summaries = _load_extra(spec, hashes, files)
+    if spec.evidence.scores_file is not None:  # the evidence file is an input like the others
+        hashes[spec.evidence.scores_file] = sha256_file(spec.resolve(spec.evidence.scores_file))
     unc = spec.uncertainty
     evaluated = evaluate_evidence_full(
         data.ss, data.ds, spec.evidence.values,
         calibrator=spec.method.calibrator, options=spec.method.options, extra=extra,
         direction=spec.evidence.score_direction, elub=spec.method.elub,
         interval=unc.method, n=unc.n, level=unc.level, seed=unc.seed,
-        labels=spec.evidence.labels, progress=progress,
+        labels=spec.evidence.labels, progress=stage_progress(progress, "bootstrap"),
     )
     evaluation = evaluated.record
     texts = list(evaluation.warnings)
-    validation, ss_cv, ds_cv = _validate(spec, data, evaluated, texts)
+    validation, ss_cv, ds_cv = _validate(
+        spec, data, evaluated, texts, stage_progress(progress, "cross-validation")
+    )
     unique = tuple(dict.fromkeys(texts))
     for text in unique:
         warnings.warn(text, ForensicLRWarning, stacklevel=2)
@@ -307,6 +313,7 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
             configuration=configuration,
             lab_profile_sha256=spec.lab_sha256,
         ),
+        details=spec.details(source_revision()),
     )
     result = result.model_copy(update={
         "conclusion": decide_conclusion(

@@ -12,8 +12,10 @@ and ``[report]``. :func:`load_case` reads it into a frozen, validated
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -21,7 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..errors import InputError, excerpt
-from ..records import CaseInfo, LabInfo, Propositions, ScoreDirection
+from ..records import CaseDetails, CaseInfo, LabInfo, Propositions, ScoreDirection, ScoringSystem
 
 ReportFormat = Literal["pdf", "html", "json"]
 
@@ -43,9 +45,19 @@ class Evidence(_Section):
     )
     description: str = ""
     score_direction: ScoreDirection = "higher_is_similar"
+    scores_file: str | None = Field(
+        default=None, description="a file with label and score columns, one evidence score "
+        "per line (instead of score/scores and labels)"
+    )
 
     @model_validator(mode="after")
     def _one_of_score_or_scores(self) -> Evidence:
+        if self.scores_file is not None:  # the scores are read by case_from_dict
+            if self.score is not None or self.scores is not None or self.labels is not None:
+                raise ValueError(
+                    "give the evidence scores either in 'scores_file' (labels in the file) or "
+                    "as 'score'/'scores' with 'labels', not both")
+            return self
         if (self.score is None) == (self.scores is None):
             raise ValueError("give exactly one of 'score = 3.2' or 'scores = [3.2, 1.1]'")
         values = self.values
@@ -82,6 +94,22 @@ class Background(_Section):
         default=None, description="unlabelled case-condition scores (unsupervised)"
     )
     description: str = ""
+    population: str = Field(default="", description="the relevant population the data represent")
+    population_justification: str = Field(
+        default="", description="why that population is the relevant one for this case"
+    )
+    sources: int | str | None = Field(
+        default=None, description="number of distinct sources behind the comparisons, or why "
+        "it is not known"
+    )
+
+    @field_validator("sources", mode="before")
+    @classmethod
+    def _sources_counted(cls, value: Any) -> Any:
+        if isinstance(value, bool) or (isinstance(value, int) and value < 1):
+            raise ValueError(f"{value!r} is not a number of sources; give a whole number >= 1 "
+                             "or a sentence saying why it is not known")
+        return value
     score_column: str | int | None = Field(
         default=None, description="the score column, by header name or 1-based position"
     )
@@ -174,6 +202,10 @@ class Validation(_Section):
         default="", description="how the validation data and conditions compare with the case's"
     )
     study: str = Field(default="", description="a separate validation study of the method, if any")
+    study_id: str = Field(default="", description="identifier of the validation study")
+    study_date: datetime.date | str | None = Field(
+        default=None, description="date of the validation study (or why there is none)"
+    )
 
 
 class ReportOptions(_Section):
@@ -246,6 +278,7 @@ class CaseSpec(_Section):
     propositions: Propositions
     evidence: Evidence
     background: Background
+    system: ScoringSystem = Field(default_factory=ScoringSystem)
     method: Method = Field(default_factory=Method)
     uncertainty: Uncertainty = Field(default_factory=Uncertainty)
     validation: Validation = Field(default_factory=Validation)
@@ -319,29 +352,119 @@ class CaseSpec(_Section):
             )
         return path
 
+    def details(self, source_revision: str = "unknown") -> CaseDetails:
+        """The scoring system, population and validation study a final report names."""
+        bg, val = self.background, self.validation
+        return CaseDetails(
+            system=self.system, population=bg.population,
+            population_justification=bg.population_justification, sources=bg.sources,
+            validation_study_id=val.study_id, validation_study_date=val.study_date,
+            source_revision=source_revision,
+        )
+
     def input_paths(self) -> list[Path]:
         """Every file and folder the case file names (score files, templates, scale file)."""
         bg, report = self.background, self.report
-        names = [bg.ss, bg.ds, bg.scores, bg.suspect_ss, bg.unlabelled, report.template_dir]
+        names = [bg.ss, bg.ds, bg.scores, bg.suspect_ss, bg.unlabelled, report.template_dir,
+                 self.evidence.scores_file]
         if report.verbal_scale.lower().endswith(".json"):
             names.append(report.verbal_scale)
         return [self.resolve(name) for name in names if name is not None]
 
 
+def _key_path(loc) -> str:
+    """``("case", "items", 0, "seal")`` -> ``[case] items[0].seal``."""
+    parts = [p for p in loc if p != "base_dir"]
+    if not parts:
+        return "(top level)"
+    tail = ""
+    for p in parts[1:]:
+        tail += f"[{p}]" if isinstance(p, int) else (f".{p}" if tail else str(p))
+    return f"[{parts[0]}] {tail}".rstrip()
+
+
+#: pydantic error types in the project's words (the value is quoted after them).
+_ERROR_WORDS = {
+    "float_parsing": "is not a number", "float_type": "is not a number",
+    "int_parsing": "is not a whole number", "int_type": "is not a whole number",
+    "int_from_float": "is not a whole number", "bool_parsing": "is not true or false",
+    "bool_type": "is not true or false", "string_type": "is not text (put it in quotes)",
+    "date_parsing": "is not a date",
+    "date_from_datetime_parsing": "is not a date",
+    "date_type": "is not a date",
+    "tuple_type": "is not a list; write e.g. [1.2, 3.4]",
+    "list_type": "is not a list; write e.g. [1.2, 3.4]",
+    "dict_type": "is not a table of keys", "model_type": "is not a table of keys",
+    "literal_error": "is not one of the allowed values",
+}
+
+
+def _value_hint(value: object) -> str:
+    """A fix for a value typed the way a spreadsheet or a European locale writes it."""
+    text = str(value).strip()
+    if re.fullmatch(r"[+-]?\d+,\d+", text):
+        fixed = text.replace(",", ".") if len(text) <= 40 else "the number"
+        return f"; write {fixed} (a decimal point, not a comma)"
+    m = re.fullmatch(r"(\d{1,2})[./](\d{1,2})[./](\d{4})", text)
+    if m:
+        day, month, year = m.groups()
+        return f"; write dates as year-month-day, e.g. {year}-{int(month):02d}-{int(day):02d}"
+    return ""
+
+
 def _format_validation_error(path: str, exc: ValidationError) -> str:
     lines = [f"{path}: the case file has {exc.error_count()} problem(s):"]
     for err in exc.errors():
-        loc = [str(p) for p in err["loc"] if p != "base_dir"]
-        where = f"[{loc[0]}] {'.'.join(loc[1:])}" if len(loc) > 1 else (
-            f"[{loc[0]}]" if loc else "(top level)"
-        )
+        where = _key_path(err["loc"])
         msg = err["msg"].removeprefix("Value error, ")
+        value = err.get("input")
+        scalar = not isinstance(value, dict | list | tuple)
         if err["type"] == "extra_forbidden":
             msg = "unknown key; remove it or check its spelling against `forensic-lr init`"
         elif err["type"] == "missing":
             msg = "required but missing"
+        elif err["type"] in _ERROR_WORDS and scalar:
+            msg = f"{excerpt(value)} {_ERROR_WORDS[err['type']]}"
+            if err["type"] == "literal_error":
+                msg += ": " + err["msg"].removeprefix("Input should be ")
+            hint = _value_hint(value)
+            if not hint and err["type"].startswith("date"):
+                hint = "; write dates as year-month-day, e.g. 2026-03-02"
+            msg += hint
+        elif scalar and err["type"] not in ("value_error", "assertion_error"):
+            msg = f"{excerpt(value)}: {msg}"
         lines.append(f"  - {where}: {msg}")
     return "\n".join(lines)
+
+
+def _decode_case_text(path: Path, raw: bytes) -> str:
+    """The case file's text: UTF-8 with or without a byte-order mark; UTF-16 is refused."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in raw[:200]:
+        raise InputError(
+            f"{path}: the case file is UTF-16 text; save it as UTF-8 (in Notepad: Save as, "
+            "Encoding UTF-8)"
+        )
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{path}: the case file is not UTF-8 text (byte {exc.start + 1}); save it as UTF-8"
+        ) from None
+
+
+def _toml_message(path: Path, text: str, exc: tomllib.TOMLDecodeError) -> str:
+    """The parser's message, with a fix when the line holds a decimal comma or a dotted date."""
+    message = f"{path}: cannot parse the case file ({exc})"
+    m = re.search(r"at line (\d+)", str(exc))
+    lines = text.splitlines()
+    if m and 0 < int(m.group(1)) <= len(lines):
+        line = lines[int(m.group(1)) - 1]
+        value = line.partition("=")[2].partition("#")[0]
+        for token in re.findall(r"[+-]?\d[\d.,/]*\d", value):
+            hint = _value_hint(token)
+            if hint:
+                return f"{message}: {excerpt(line.strip(), 60)}{hint}"
+    return message
 
 
 _INTERNAL_KEYS = (
@@ -396,6 +519,7 @@ def case_from_dict(
                 f"{source}: [background] {key}: file not found: {spec.resolve(name)}; "
                 "paths are relative to the case file's folder"
             )
+    spec = _with_evidence_file(spec, source, resolved)
     template_dir = spec.report.template_dir
     if template_dir is not None and not resolved("report", "template_dir", template_dir).is_dir():
         raise InputError(
@@ -410,6 +534,25 @@ def case_from_dict(
     except InputError as exc:
         raise InputError(f"{source}: [report] verbal_scale: {exc}") from None
     return spec
+
+
+def _with_evidence_file(spec: CaseSpec, source: str, resolved) -> CaseSpec:
+    """The spec with ``[evidence] scores_file`` read into ``scores`` and ``labels``."""
+    from .evidence_file import read_evidence_file
+
+    name = spec.evidence.scores_file
+    if name is None:
+        return spec
+    path = resolved("evidence", "scores_file", name)
+    if not path.is_file():
+        raise InputError(f"{source}: [evidence] scores_file: file not found: {path}; paths "
+                         "are relative to the case file's folder")
+    try:
+        labels, scores = read_evidence_file(path)
+    except InputError as exc:
+        raise InputError(f"{source}: [evidence] scores_file: {exc}") from None
+    evidence = spec.evidence.model_copy(update={"scores": scores, "labels": labels})
+    return spec.model_copy(update={"evidence": evidence})
 
 
 def load_case(path: str | Path, *, data_roots: tuple[Path, ...] = (),
@@ -431,13 +574,21 @@ def load_case(path: str | Path, *, data_roots: tuple[Path, ...] = (),
     if not path.is_file():
         raise InputError(f"case file not found: {path}")
     raw = path.read_bytes()
+    text = _decode_case_text(path, raw)
     try:
         if path.suffix.lower() == ".json":
-            data = json.loads(raw)
+            data = json.loads(text)
         else:
-            data = tomllib.loads(raw.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+            data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(_toml_message(path, text, exc)) from None
+    except json.JSONDecodeError as exc:
         raise InputError(f"{path}: cannot parse the case file ({exc})") from None
+    except RecursionError:
+        raise InputError(
+            f"{path}: the case file is nested too deeply (lists or tables inside each other "
+            "hundreds of times); a case file needs at most a few levels"
+        ) from None
     if not isinstance(data, dict):
         raise InputError(f"{path}: the case file must be a table of sections")
     return case_from_dict(
@@ -456,23 +607,26 @@ def load_case(path: str | Path, *, data_roots: tuple[Path, ...] = (),
 _TEMPLATE = '''\
 # forensic-lr case file. Lines starting with '#' are comments. Every optional key is
 # shown with its default value; delete what you do not need. Full reference:
-# docs/user/case-file.md. Run with:  forensic-lr run case.toml --out report
+# `forensic-lr docs case-file` (all pages: `forensic-lr docs`). Check what a final report
+# still lacks with:  forensic-lr check case.toml
+# Run with:  forensic-lr run case.toml --out report   (add --draft while fields are missing)
 
 [case]
 id = "CASE-0001"              # required: the laboratory's case number (letters, digits, ._/ -)
 # report_id = "CASE-0001-R1"  # default: "<id>-R1"
 title = ""                    # e.g. "Comparison of an intercepted call with a reference recording"
 laboratory = ""               # name of the laboratory
-examiner = ""                 # name of the examiner who signs the report
-# date = 2026-01-31           # date of the report (TOML date); default: not shown
+examiner = ""                 # required: name of the examiner who signs the report
+# reviewer = ""               # technical reviewer, when known (never required)
+# date = 2026-01-31           # required: date of the report (TOML date, year-month-day)
 requester = ""                # who asked for the examination
 instructions = ""             # the questions the requester asked
 conditioning = ""             # the case information the evaluation relies on
-# items = [                   # the items received and examined
-#   { id = "Q1", description = "questioned recording" },
-#   { id = "K1", description = "reference recording of the suspect" },
-# ]                           # optional per item: received = "2026-02-28, sealed bag 1"
-                              #   and examined = "2 min 40 s of net speech"
+# items = [                   # required: the items received and examined, each with
+#   { id = "Q1", description = "questioned recording", seal = "bag 1, seal 0417",
+#     condition = "seal intact", received = "2026-02-28 from the police",
+#     examined = "2 min 40 s of net speech" },
+# ]                           #   (TOML: one item per line, or a [[case.items]] table each)
 # declaration = ""            # the examiner's declaration; default: the report's standard
                               #   statement (independence, duty to the court, competence)
 
@@ -484,7 +638,9 @@ hd = "The questioned and reference items come from different sources."
 score = 0.0                   # required: the comparison score of this case (or:
 # scores = [1.2, 3.4]         #   several scores, then give one of the two only)
 # labels = ["Q1-K1", "Q2-K1"] # one name per score; default "E1", "E2", ...
-description = ""             # how the score was obtained (system, version, settings)
+# scores_file = "evidence.csv"  # many scores: a file with label and score columns
+                              #   (instead of score/scores and labels)
+description = ""             # required: how the score was obtained (items compared, with what)
 score_direction = "higher_is_similar"   # or "lower_is_similar" for distances
 
 [background]                  # paths relative to this file
@@ -495,7 +651,16 @@ ds = "ds.csv"                 # different-source scores (Hd true), one per line
                               #   same-source scores under the case conditions (>= 2)
 # unlabelled = "unlabelled.csv"  # calibrator "unsupervised" only (and required by it):
                               #   case-condition scores of unknown ground truth (>= 10)
-description = ""             # what population and conditions the background represents
+description = ""             # required: what data and conditions the background represents
+population = ""               # required: the relevant population the data represent
+population_justification = "" # required: why that population is the relevant one under Hd
+# sources = 120               # required: number of distinct sources (speakers, objects)
+                              #   behind the comparisons, or a sentence saying why unknown
+
+[system]                      # required: the scoring system that produced every score
+name = ""                     # e.g. the automatic speaker recognition system's name
+version = ""
+settings = ""                 # settings and models used for the scores
 
 [method]
 calibrator = "bayes"          # gaussian | bayes | logistic | pav | kde | scal | student_t
@@ -519,6 +684,8 @@ folds = 5                     # K-fold cross-validation of the method (2 to 50)
 conditions = ""               # how the validation data (speakers, devices, durations,
                               #   conditions) compare with this case's; printed in the report
 study = ""                    # reference to a separate validation study of the method, if any
+study_id = ""                 # required: identifier of the validation study the method rests on
+# study_date = 2026-01-15     # required: its date (or a sentence saying why there is none)
 
 [validation.criteria]         # optional laboratory criteria on the cross-validated metrics
 # cllr_max = 0.5              # Cllr (bits) at most
@@ -536,11 +703,11 @@ verbal_scale = "enfsi"        # enfsi | afsp | nfc | path of a lab's JSON scale 
 formats = ["pdf", "html", "json"]
 # template_dir = "templates"  # a lab's template folder, searched before the shipped one
 # lab_profile = "../lab.toml" # the laboratory's profile: defaults for every setting
-                              #   this file leaves out (docs/user/lab-profile.md)
+                              #   this file leaves out (forensic-lr docs lab-profile)
 # prior_odds_table = true     # annex table of prior odds to posterior odds
 # below_first_band = "number" # 1 < LR < 2 on the ENFSI scale: number | neutral | limited
 
-[opinion]                     # the opinion policy (docs/user/report.md); the commented
+[opinion]                     # the opinion policy (forensic-lr docs report); the commented
                               #   keys come from the lab profile, else these defaults
 override = false              # true: give the opinion despite the reasons to withhold it;
 justification = ""            #   needs a written justification, printed in the report

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import ForensicLRError
-from . import calibrate, case, compare, fusion, label_noise, multiclass, validate
+from . import calibrate, case, check, compare, docs, fusion, label_noise, multiclass, validate
 from .common import EXIT_USER_ERROR, add_verbosity
 
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as for any command whose reader stopped early
@@ -37,6 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_parser(sub)
     calibrate.add_parser(sub)
     case.add_parsers(sub)
+    check.add_parser(sub)
+    docs.add_parser(sub)
     multiclass.add_parser(sub)
     fusion.add_parser(sub)
     label_noise.add_parser(sub)

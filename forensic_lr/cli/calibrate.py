@@ -13,6 +13,7 @@ from ..calibration import method_names
 from .common import (
     EXIT_OK,
     add_table_options,
+    outside_interval,
     parse_options,
     print_json,
     progress_bar,
@@ -141,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
             print(
                 f"  {100 * iv.level:g} % {args.interval} interval of log10 LR: "
                 f"[{iv.log10_lr_low:.3f}, {iv.log10_lr_high:.3f}]{clipped}"
+                + outside_interval(r.log10_lr, iv.log10_lr_low, iv.log10_lr_high)
             )
     m = record.method
     if m.elub_applied:

@@ -11,14 +11,20 @@ import argparse
 from collections.abc import Sequence
 
 from ..errors import InputError
-from .common import EXIT_OK, progress_bar
+from .common import EXIT_OK
 
 
 def add_parsers(sub) -> None:
     """Add the ``run``, ``examples`` and ``init`` subcommands."""
     p = sub.add_parser("run", help="run a case file: LR, validation and the expert report")
-    p.add_argument("case", metavar="CASE.toml", help="the case file (TOML or JSON)")
+    p.add_argument("case", metavar="CASE.toml", nargs="+",
+                   help="the case file (TOML or JSON); several files run as a batch: one "
+                   "sub-folder per case (named by case id) in --out and a summary")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for the report files")
+    p.add_argument("--draft", action="store_true",
+                   help="write the report although the case file still has placeholders or "
+                   "lacks fields a final report requires (see `forensic-lr check`); every "
+                   "page says DRAFT - not for court, and result.json has draft: true")
     p.add_argument("--force", action="store_true",
                    help="replace the output of an earlier run in --out (the whole set)")
     p.add_argument(
@@ -35,7 +41,7 @@ def add_parsers(sub) -> None:
                         "then on)")
     p.set_defaults(func=run)
 
-    p = sub.add_parser("examples", help="list the worked cases, or copy one to a folder")
+    p = sub.add_parser("examples", help="list the worked examples, or copy one to a folder")
     esub = p.add_subparsers(dest="examples_command", metavar="copy")
     c = esub.add_parser("copy", help="copy a worked case to a folder")
     c.add_argument("name", help="the case's name (see `forensic-lr examples`)")
@@ -50,6 +56,13 @@ def add_parsers(sub) -> None:
     p.set_defaults(func=init)
 
 
+#: What the terminal says of a case with several evidence scores (the report says the same).
+SEVERAL_SCORES = (
+    "one LR per comparison; forensic-lr never multiplies the LRs of comparisons that share an "
+    "item or a source: they are not independent, and their product would overstate the evidence"
+)
+
+
 def _parse_formats(text: str | None, default: Sequence[str]) -> tuple[str, ...]:
     if text is None:
         return tuple(default)
@@ -60,34 +73,63 @@ def _parse_formats(text: str | None, default: Sequence[str]) -> tuple[str, ...]:
     return formats
 
 
+def refuse_unless_draft(spec, case: str, draft: bool):
+    """The case's checklist; an InputError naming every field unless ``draft`` or ready."""
+    from ..casework.checklist import check_case
+    from .check import format_problems
+
+    checklist = check_case(spec, read_inputs=False)
+    if not checklist.ready and not draft:
+        raise InputError(
+            f"{case}: not ready for a final report; fill these {len(checklist.problems)} "
+            f"field(s), or add --draft for a report marked DRAFT - not for court:\n"
+            + format_problems(checklist.problems)
+        )
+    return checklist
+
+
 def run(args: argparse.Namespace) -> int:
     """``forensic-lr run CASE --out DIR``: evaluate, validate and write the report files."""
     import warnings
     from pathlib import Path
 
+    from ..casework.checklist import mark_draft
     from ..casework.pipeline import run_case_full
     from ..casework.spec import load_case
     from ..errors import ForensicLRWarning
     from ..output import OutputFolder
     from ..report import build_report
+    from .common import Stages, method_overrides
 
-    overrides = {"method": {k: v for k, v in (("calibrator", args.calibrator),
-                                               ("elub", args.elub)) if v is not None}}
-    spec = load_case(args.case, lab=args.lab, overrides=overrides if overrides["method"] else None)
+    if len(args.case) > 1:
+        from .batch import run_batch
+
+        return run_batch(args)
+    case = args.case[0]
+    stages = Stages(args)
+    with stages.stage("reading the case"):
+        spec = load_case(case, lab=args.lab, overrides=method_overrides(args))
+        checklist = refuse_unless_draft(spec, case, args.draft)
     formats = _parse_formats(args.format, spec.report.formats)
     out = Path(args.out)
-    inputs = [args.case, *spec.input_paths(), *([args.lab] if args.lab else [])]
+    inputs = [case, *spec.input_paths(), *([args.lab] if args.lab else [])]
     # checked and locked before the long work; committed all or nothing
     with OutputFolder(out, force=args.force, inputs=inputs) as target:
         with warnings.catch_warnings():  # their texts are in the result and printed below
             warnings.simplefilter("ignore", ForensicLRWarning)
-            run = run_case_full(spec, progress=progress_bar("bootstrap", args))
-        files = build_report(run, formats)  # everything in memory before anything is written
+            run = run_case_full(spec, progress=stages)
+        if args.draft:
+            run = mark_draft(run, checklist)
+        with stages.stage("rendering"):
+            files = build_report(run, formats)  # everything in memory before anything is written
         written = target.commit(files)
+    stages.finish()
     if args.quiet:
         return EXIT_OK
     conclusion = run.result.conclusion
     withheld = conclusion is not None and conclusion.status == "withheld"
+    if run.result.draft:
+        print("DRAFT - not for court: the case file still lacks fields a final report requires")
     for r in run.result.results:
         print(
             f"{r.label}: score {r.score:g} -> LR = {r.lr_text} (log10 LR = {r.log10_lr:.2f}); "
@@ -99,6 +141,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"justification: {conclusion.justification}")
     for note in conclusion.elub_notes if conclusion is not None else ():
         print(f"ELUB: {note}")
+    if len(run.result.results) > 1:
+        print(f"note: {SEVERAL_SCORES}")
     for text in run.result.warnings:
         print(f"warning: {text}")
     print(f"wrote {len(written)} file(s) to {out}")
@@ -109,17 +153,30 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _example_cases() -> dict[str, tuple[str, object]]:
-    """Worked cases: name -> (one-line summary from its README, folder)."""
+    """Worked examples: name -> (one-line summary from its README, folder).
+
+    Every folder of the shipped examples with a ``case.toml`` (a case) or a ``README.md``
+    (a study example run by the commands its README gives).
+    """
+    import re
+
     from .._resources import examples_dir
 
     cases = {}
     root = examples_dir()
-    for folder in sorted(p for p in root.iterdir() if (p / "case.toml").is_file()):
-        summary = ""
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
         readme = folder / "README.md"
+        if not (folder / "case.toml").is_file() and not readme.is_file():
+            continue
+        summary = ""
         if readme.is_file():
             lines = [ln.strip() for ln in readme.read_text(encoding="utf-8").splitlines()]
+            heading = next((ln for ln in lines if ln.startswith("# ")), "")
             summary = next((ln for ln in lines if ln and not ln.startswith("#")), "")
+            if not (folder / "case.toml").is_file():  # a study: its title says what it is
+                summary = heading.lstrip("# ").partition(":")[2].strip() or summary
+            summary = re.sub(r"\*\*|`", "", summary)
+            summary = summary[:1].upper() + summary[1:]
         cases[folder.name] = (summary, folder)
     return cases
 
@@ -148,8 +205,11 @@ def examples(args: argparse.Namespace) -> int:
     }
     write_outputs(Path(args.dir), files, force=args.force, inputs=[folder], option="DIR")
     if not args.quiet:
-        print(f"copied the {args.name!r} case to {args.dir}")
-        print(f"run it with: forensic-lr run {Path(args.dir) / 'case.toml'} --out report")
+        print(f"copied the {args.name!r} example to {args.dir}")
+        if (folder / "case.toml").is_file():
+            print(f"run it with: forensic-lr run {Path(args.dir) / 'case.toml'} --out report")
+        else:
+            print(f"follow {Path(args.dir) / 'README.md'}: run its commands in {args.dir}")
     return EXIT_OK
 
 
@@ -171,5 +231,7 @@ def init(args: argparse.Namespace) -> int:
         print("  1. put the same-source scores in ss.csv and the different-source scores in")
         print("     ds.csv next to it (one score per line; or change [background])")
         print("  2. edit case.toml: case details, propositions, the evidence score, the method")
-        print(f"  3. run: forensic-lr run {target} --out report")
+        print("     (every key is explained in: forensic-lr docs case-file)")
+        print(f"  3. check what a final report still lacks: forensic-lr check {target}")
+        print(f"  4. run: forensic-lr run {target} --out report   (--draft until step 3 passes)")
     return EXIT_OK

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
-from collections.abc import Callable, Sequence
-from typing import Any
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TextIO
 
 from ..errors import InputError
 
@@ -15,22 +17,103 @@ EXIT_USER_ERROR = 2
 
 
 def progress_bar(label: str, args: argparse.Namespace | None = None) -> Callable | None:
-    """A ``callback(done, total)`` drawing a bar on a terminal's stderr, or None.
+    """A ``callback(done, total)`` drawing the bar of stage ``label`` (:class:`Stages`), or None.
 
     None when stderr is not a terminal (piped, CI) or with ``--quiet``.
     """
-    if not sys.stderr.isatty() or (args is not None and getattr(args, "quiet", False)):
-        return None
+    stages = Stages(args)
+    return stages.for_stage(label) if stages.show else None
 
-    def callback(done: int, total: int) -> None:
-        width = 30
-        filled = int(width * done / max(total, 1))
-        sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-        if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
 
-    return callback
+def _duration(seconds: float) -> str:
+    """An estimate of time: ``"less than 1 s"``, ``"about 42 s"``, ``"about 3 min 05 s"``."""
+    if seconds < 1:
+        return "less than 1 s"
+    seconds = round(seconds)
+    return f"about {seconds} s" if seconds < 60 else (
+        f"about {seconds // 60} min {seconds % 60:02d} s")
+
+
+class Stages:
+    """Stage names, a bar with an estimate of the time left, and stage timings.
+
+    The library's long steps report ``progress(done, total)``; :meth:`for_stage` gives one
+    such callback per named stage (what :func:`forensic_lr.resampling.stage_progress` asks
+    for), :meth:`stage` times a step without a count (reading, rendering). The bar is drawn
+    on stderr only when it is a terminal and ``--quiet`` is off; with ``-v`` :meth:`finish`
+    lists every stage's time on stderr. The time left is the mean time per unit so far
+    times the units left.
+    """
+
+    WIDTH = 30
+
+    def __init__(self, args: argparse.Namespace | None = None, stream: TextIO | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        quiet = bool(getattr(args, "quiet", False))
+        self.show = not quiet and self.stream.isatty()
+        self.verbose = bool(getattr(args, "verbose", False)) and not quiet
+        self.clock = clock
+        self.timings: dict[str, float] = {}
+
+    def _line(self, text: str, end: str = "") -> None:
+        if self.show:
+            self.stream.write(f"\r\033[K{text}{end}")
+            self.stream.flush()
+
+    def for_stage(self, name: str) -> Callable[[int, int], None]:
+        """A ``callback(done, total)`` drawing the bar of stage ``name``."""
+        start = self.clock()
+
+        def callback(done: int, total: int) -> None:
+            elapsed = self.clock() - start
+            self.timings[name] = elapsed
+            filled = int(self.WIDTH * done / max(total, 1))
+            left = ""
+            if 0 < done < total:
+                left = f", {_duration(elapsed / done * (total - done))} left"
+            self._line(f"{name} [{'#' * filled}{'.' * (self.WIDTH - filled)}] {done}/{total}"
+                       f"{left}", "\n" if done >= total else "")
+
+        return callback
+
+    @contextlib.contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        """Time a step without a count; its name is shown while it runs."""
+        start = self.clock()
+        self._line(f"{name} ...")
+        try:
+            yield
+        finally:
+            self.timings[name] = self.timings.get(name, 0.0) + self.clock() - start
+            self._line("")
+
+    def finish(self) -> None:
+        """With ``-v``: every stage's time on stderr."""
+        if self.verbose and self.timings:
+            width = max(len(n) for n in self.timings)
+            self.stream.write("stage timings:\n" + "".join(
+                f"  {n:<{width}}  {t:8.2f} s\n" for n, t in self.timings.items()))
+            self.stream.flush()
+
+
+#: The mark printed beside an estimate that lies outside its own interval.
+OUTSIDE_MARK = "  <- estimate outside its interval"
+
+
+def outside_interval(estimate, low, high) -> str:
+    """:data:`OUTSIDE_MARK` when ``estimate`` lies outside ``[low, high]``, else ``""``.
+
+    Bias-corrected bootstrap intervals, and posterior intervals around a posterior
+    predictive estimate, may exclude the estimate; the terminal says so wherever it shows
+    one. Missing or non-finite values are not flagged.
+    """
+    import math
+
+    values = (estimate, low, high)
+    if any(v is None or not math.isfinite(v) for v in values):
+        return ""
+    return OUTSIDE_MARK if not low <= estimate <= high else ""
 
 
 def add_verbosity(p: argparse.ArgumentParser, default: Any = False) -> None:
@@ -75,6 +158,13 @@ def table_options(args: argparse.Namespace) -> dict[str, Any]:
         if hasattr(args, flag):
             options[key] = column_choice(getattr(args, flag))
     return options
+
+
+def method_overrides(args: argparse.Namespace) -> dict[str, dict[str, Any]] | None:
+    """``run --calibrator/--elub`` as case-file overrides (the command line wins)."""
+    method = {k: v for k, v in (("calibrator", getattr(args, "calibrator", None)),
+                                ("elub", getattr(args, "elub", None))) if v is not None}
+    return {"method": method} if method else None
 
 
 def print_json(value: Any) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..io.paired import PairedScores, load_paired_scores
 from ..io.scores import ScoreSet
-from .common import add_table_options, print_json, seed_value
+from .common import add_table_options, outside_interval, print_json, seed_value
 
 
 def add_ci_arguments(p: argparse.ArgumentParser, *, switch: bool = True) -> None:
@@ -60,7 +60,8 @@ def print_ci(record: dict) -> None:
           f"seed {record['seed']})")
     for key, item in record["intervals"].items():
         print(f"{metric(key).label:<26} {_num(item['estimate']):>10}  "
-              f"[{_num(item['low'])}, {_num(item['high'])}]")
+              f"[{_num(item['low'])}, {_num(item['high'])}]"
+              + outside_interval(item["estimate"], item["low"], item["high"]))
     print(record["note"])
     for text in record["warnings"]:
         print(f"warning: {text}")
@@ -178,11 +179,13 @@ def _print_comparison(record: dict, data: PairedScores) -> None:
     for key, diff in (("cllr", record["cllr_diff"]), ("min_cllr", record["min_cllr_diff"])):
         print(f"{metric(key).label:<22}{_num(record['metrics_a'][key]):>10}"
               f"{_num(record['metrics_b'][key]):>10}{_num(diff['estimate']):>12}  "
-              f"[{_num(diff['low'])}, {_num(diff['high'])}]")
+              f"[{_num(diff['low'])}, {_num(diff['high'])}]"
+              + outside_interval(diff["estimate"], diff["low"], diff["high"]))
     d = record["delong"]
     print(f"{'AUC (DeLong)':<22}{_num(d['auc_a']):>10}{_num(d['auc_b']):>10}"
           f"{_num(d['difference']):>12}  [{_num(d['low'])}, {_num(d['high'])}]  "
-          f"z = {d['z']:.3g}, p {p_text(d['p_value'])}")
+          f"z = {d['z']:.3g}, p {p_text(d['p_value'])}"
+          + outside_interval(d["difference"], d["low"], d["high"]))
     print(record["verdict"])
     print(record["note"])
     for text in record["warnings"]:

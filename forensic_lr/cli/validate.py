@@ -12,17 +12,19 @@ Three uses of one command (all options kept):
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from ..calibration import method_names
 from ..errors import InputError
 from ..output import check_output_folder
+from ..validation.llr_checks import raw_score_signs
 from .common import (
     EXIT_OK,
+    Stages,
     add_llr_inputs,
     add_table_options,
     print_json,
-    progress_bar,
     score_inputs,
     seed_value,
     table_options,
@@ -83,8 +85,43 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
+def _refuse_ignored(args: argparse.Namespace) -> None:
+    """Options that the chosen use of ``validate`` would ignore are errors, with the reason."""
+    raw = bool(args.calibrate or args.compare or args.report)
+    given = []
+    if raw:
+        if args.prior or args.c_miss != 1.0 or args.c_fa != 1.0:
+            given.append(("--prior/--c-miss/--c-fa", "the DCF rows are computed for LLRs "
+                          "(without --calibrate, --compare or --report)"))
+        if args.log_base != "e":
+            given.append(("--log-base", "raw scores have no logarithm base; it applies to "
+                          "LLRs (without --calibrate, --compare or --report)"))
+        if args.report and args.plots:
+            given.append(("--plots", "the --report folder holds the figures already"))
+        if args.report and args.json:
+            given.append(("--json", "the --report folder holds the study as JSON "
+                          "(validation.json)"))
+        if args.compare and args.plots and not args.report:
+            given.append(("--plots", "the figures are of one method: use --calibrate METHOD "
+                          "(or --report DIR for every method)"))
+    else:
+        if args.folds != 5 or args.fold_seed != 0:
+            given.append(("--folds/--fold-seed", "cross-validation applies to raw scores "
+                          "(with --calibrate, --compare or --report)"))
+    if not args.report:
+        identity = ("criteria", "title", "laboratory", "analyst", "date", "data_description")
+        named = [f"--{k.replace('_', '-')}" for k in identity if getattr(args, k) is not None]
+        if named:
+            given.append(("/".join(named), "they are printed in the validation-study report "
+                          "only: add --report DIR"))
+    if given:
+        flags, reason = given[0]
+        raise InputError(f"{flags} would be ignored: {reason}; remove the option")
+
+
 def run(args: argparse.Namespace) -> int:
     """``forensic-lr validate``."""
+    _refuse_ignored(args)
     if args.report:
         return _report(args)
     if args.calibrate or args.compare:
@@ -97,10 +134,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _llr_metrics(args: argparse.Namespace) -> int:
     """Metrics, DCF rows, intervals and figures of LLRs."""
-    from .. import plots
     from ..io.scores import load_scores
     from ..metrics import dcf, evaluate, min_dcf
-    from ..output import write_outputs
 
     _check_llr_args(args)
     data = load_scores(ss=args.ss, ds=args.ds, scores=args.scores, log_base=args.log_base,
@@ -117,26 +152,48 @@ def _llr_metrics(args: argparse.Namespace) -> int:
     ci = ci_record(args, data, data.ss, data.ds)
     if ci is not None:
         result["ci"] = ci
+    signs = raw_score_signs(data.ss, data.ds)
+    result["warnings"] = [_raw_score_warning(signs)] if signs else []
     if args.plots:
-        figures = {
-            "tippett.svg": plots.tippett_svg(data.ss, data.ds),
-            "tippett_type2.svg": plots.tippett_svg(data.ss, data.ds, kind="II"),
-            "ape.svg": plots.ape_svg(data.ss, data.ds),
-            "ece.svg": plots.ece_svg(data.ss, data.ds),
-            "det.svg": plots.det_svg(data.ss, data.ds),
-            "roc.svg": plots.roc_svg(data.ss, data.ds),
-            "pav.svg": plots.pav_svg(data.ss, data.ds, llr_input=True, xlabel="input log10 LR"),
-            "llr_hist.svg": plots.llr_histogram_svg(data.ss, data.ds),
-        }
-        write_outputs(Path(args.plots), {k: v.encode() for k, v in figures.items()},
-                      force=args.force, inputs=score_inputs(args), option="--plots")
+        _write_plots(args, data.ss, data.ds)
     if args.json:
         print_json(result)
         return EXIT_OK
     _print_metrics(result, args)
     if ci is not None:
         print_ci(ci)
+    for text in result["warnings"]:
+        print(f"warning: {text}", file=sys.stderr)
     return EXIT_OK
+
+
+def _raw_score_warning(signs) -> str:
+    """The warning of ``validate`` when its LLR inputs look like raw scores."""
+    return (
+        "these values do not look like calibrated natural-log LRs (" + "; ".join(signs)
+        + "). If they are raw comparison scores, add --calibrate METHOD (e.g. --calibrate "
+        "logistic) to calibrate them by cross-validation first; if they are LRs in another "
+        "base, give --log-base"
+    )
+
+
+def _write_plots(args: argparse.Namespace, ss, ds, *, xlabel: str = "input log10 LR") -> None:
+    """The figures of natural-log LLRs ``ss``, ``ds`` into ``--plots DIR``."""
+    from .. import plots
+    from ..output import write_outputs
+
+    figures = {
+        "tippett.svg": plots.tippett_svg(ss, ds),
+        "tippett_type2.svg": plots.tippett_svg(ss, ds, kind="II"),
+        "ape.svg": plots.ape_svg(ss, ds),
+        "ece.svg": plots.ece_svg(ss, ds),
+        "det.svg": plots.det_svg(ss, ds),
+        "roc.svg": plots.roc_svg(ss, ds),
+        "pav.svg": plots.pav_svg(ss, ds, llr_input=True, xlabel=xlabel),
+        "llr_hist.svg": plots.llr_histogram_svg(ss, ds),
+    }
+    write_outputs(Path(args.plots), {k: v.encode() for k, v in figures.items()},
+                  force=args.force, inputs=score_inputs(args), option="--plots")
 
 
 def _check_llr_args(args: argparse.Namespace) -> None:
@@ -213,7 +270,8 @@ def _methods(args: argparse.Namespace) -> tuple[str, ...] | None:
     return methods
 
 
-def _study(args: argparse.Namespace, *, criteria=None, intervals=None, about=None):
+def _study(args: argparse.Namespace, *, criteria=None, intervals=None, about=None,
+           stages: Stages | None = None):
     """Run :func:`~forensic_lr.validation.run_validation_study` on the raw-score inputs."""
     from ..io.scores import load_scores
     from ..validation import run_validation_study
@@ -228,7 +286,7 @@ def _study(args: argparse.Namespace, *, criteria=None, intervals=None, about=Non
         folds=None if groups is not None and args.folds == 0 else args.folds,
         seed=args.fold_seed, criteria=criteria, inputs=data.files, groups=groups,
         intervals=intervals, about=about,
-        progress=progress_bar("cross-validation", args),
+        progress=(stages or Stages(args)).for_stage("validation study (cross-validation)"),
     )
     return study, data
 
@@ -239,7 +297,13 @@ def _raw_scores(args: argparse.Namespace) -> int:
     JSON: one object (``--calibrate``) or a list (``--compare``), each
     ``{"method", "folds", "folds_by", <Evaluation fields>[, "ci"]}``.
     """
+    if args.plots:  # checked before the long work
+        check_output_folder(args.plots, force=args.force, inputs=score_inputs(args),
+                            option="--plots")
     study, data = _study(args)
+    if args.plots:
+        _write_plots(args, *study.arrays.llrs[study.methods[0].method],
+                     xlabel="out-of-fold log10 LR")
     rows = []
     for m in study.methods:
         row = {"method": m.method, "folds": args.folds, **m.metrics, "folds_by": study.folds_by}
@@ -263,6 +327,8 @@ def _raw_scores(args: argparse.Namespace) -> int:
         if "ci" in row:
             print(f"{row['method']}:")
             print_ci(row["ci"])
+    if args.plots and not args.quiet:
+        print(f"figures of the out-of-fold LLRs written to {args.plots}")
     return EXIT_OK
 
 
@@ -300,13 +366,17 @@ def _report(args: argparse.Namespace) -> int:
     if args.ci == "bootstrap":
         intervals = {"by": args.by, "n": args.n, "level": args.level, "seed": args.seed,
                      "interval": args.interval}
+    stages = Stages(args)
     study, _ = _study(
         args, criteria=_criteria(args.criteria), intervals=intervals,
         about={"title": args.title, "laboratory": args.laboratory, "analyst": args.analyst,
-               "date": args.date, "data": args.data_description},
+               "date": args.date, "data": args.data_description}, stages=stages,
     )
-    written = write_outputs(out, build_validation_report(study), force=args.force,
-                            inputs=score_inputs(args), option="--report")
+    with stages.stage("rendering"):
+        files = build_validation_report(study)
+    written = write_outputs(out, files, force=args.force, inputs=score_inputs(args),
+                            option="--report")
+    stages.finish()
     if not args.quiet:
         print(f"wrote {len(written)} file(s) to {out}")
     return EXIT_OK

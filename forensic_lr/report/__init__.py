@@ -14,7 +14,10 @@ from .context import check_rows, logo_data_uri, metric_table, safe_svg
 from .figures import case_figures
 from .render import PRIOR_ODDS_LOG10, render, stylesheet, template_roots
 
-__all__ = ["build_report", "case_context"]
+__all__ = ["DRAFT_MARK", "build_report", "case_context"]
+
+#: The mark every page of a draft report carries (templates draft_mark.html, draft_notice.html).
+DRAFT_MARK = "DRAFT - not for court"
 
 def case_context(run, figures: dict[str, str], template_dir=None) -> dict:
     """Everything the case-report template uses."""
@@ -71,6 +74,14 @@ def build_report(run, formats=("pdf", "html", "json"), template_dir=None) -> dic
     for name, svg in figures.items():
         files[f"figures/{name}.svg"] = svg.encode("utf-8")
     html = render("case_report.html", case_context(run, figures, template_dir), template_dir)
+    if run.result.draft and DRAFT_MARK not in html:
+        from ..errors import InputError
+
+        raise InputError(
+            "this run is a draft, but the laboratory's case_report.html does not show the "
+            f"mark {DRAFT_MARK!r}; add {{% include \"draft_mark.html\" %}} in its <head> and "
+            '{% include "draft_notice.html" %} below the title'
+        )
     if "html" in formats:
         files["report.html"] = html.encode("utf-8")
     if "pdf" in formats:

@@ -128,7 +128,7 @@ def test_template_loads_once_data_exist(folder):
          ["[report] verbal_scale", "unknown verbal scale 'nope'", "enfsi"]),
         # unknown report format
         (("[background]", "[report]\nformats = ['docx']\n[background]"),
-         ["[report] formats.0", "'pdf', 'html' or 'json'"]),
+         ["[report] formats[0]", "'pdf', 'html' or 'json'"]),
         # missing template folder
         (("[background]", "[report]\ntemplate_dir = 'tpl'\n[background]"),
          ["[report] template_dir", "folder not found"]),

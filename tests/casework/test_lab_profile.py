@@ -200,7 +200,7 @@ def test_run_command_takes_lab_and_method_options(lab, tmp_path, capsys):
     case.write_text(case.read_text(encoding="utf-8").replace(
         'lab_profile = "../lab/lab.toml"', ""), encoding="utf-8")
     out = tmp_path / "out"
-    argv = ["run", str(case), "--out", str(out), "--format", "json",
+    argv = ["run", str(case), "--draft", "--out", str(out), "--format", "json",
             "--lab", str(lab_dir / "lab.toml"), "--method", "logistic", "--elub"]
     assert main(argv) == 0
     import json

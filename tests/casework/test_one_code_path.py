@@ -65,7 +65,7 @@ def test_calibrate_and_run_give_the_same_evidence_numbers(background, tmp_path, 
     interval = "bayes" if method == "bayes" else "bootstrap"
     (background / "case.toml").write_text(_case(background, method, elub, interval))
     out = tmp_path / "out"
-    assert main(["-q", "run", str(background / "case.toml"), "--out", str(out),
+    assert main(["-q", "run", str(background / "case.toml"), "--out", str(out), "--draft",
                  "--format", "json"]) == 0
     case = json.loads((out / "result.json").read_text())
     argv = ["calibrate", "--ss", str(background / "ss.csv"), "--ds", str(background / "ds.csv"),

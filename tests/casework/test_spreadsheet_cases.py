@@ -48,7 +48,7 @@ def _run(folder, name, ss, ds, extra=""):
     (folder / f"{name}.toml").write_text(CASE.format(ss=ss, ds=ds, extra=extra),
                                          encoding="utf-8")
     out = folder / f"out-{name}"
-    assert main(["-q", "run", str(folder / f"{name}.toml"), "--out", str(out),
+    assert main(["-q", "run", str(folder / f"{name}.toml"), "--draft", "--out", str(out),
                  "--format", "json"]) == 0
     return json.loads((out / "result.json").read_text())
 

@@ -31,7 +31,9 @@ def test_json_agrees_with_the_library(llr_files, capsys):
     assert main(args) == 0
     out = json.loads(capsys.readouterr().out)
     ss, ds = np.loadtxt(folder / "ss.csv"), np.loadtxt(folder / "ds.csv")
-    assert out | {"dcf": None} == evaluate(ss, ds).to_dict() | {"dcf": None}
+    assert out | {"dcf": None, "warnings": None} == evaluate(ss, ds).to_dict() | {
+        "dcf": None, "warnings": None}
+    assert out["warnings"] == []  # calibrated LLRs: no sign of raw scores
     assert out["dcf"] == [{
         "p_target": 0.1,
         "dcf": dcf(ss, ds, 0.1, normalize=True),

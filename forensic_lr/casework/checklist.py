@@ -1,0 +1,244 @@
+"""Is a case file ready for a final report? Placeholders and missing fields, by section and key.
+
+:func:`check_case` compares a validated :class:`~forensic_lr.casework.spec.CaseSpec` with the
+template ``forensic-lr init`` writes (:func:`~forensic_lr.casework.spec.case_template`) and
+with the fields a report that an examiner signs must carry, and reads every input file the
+case names. ``forensic-lr check`` prints the result; ``forensic-lr run`` refuses a case with
+problems unless ``--draft``, which marks the report (:func:`mark_draft`).
+
+Required for a final report (ENFSI guideline for evaluative reporting, 2015, sections 2-4;
+ISO 21043-4/-5; Morrison et al. 2021, consensus on validation of forensic voice comparison):
+the scoring system's name, version and settings; the relevant population, why it is the
+relevant one and how many sources as well as comparisons stand behind it; the examiner; the
+report date; the validation study the method rests on (identifier and date); for every item,
+its seal, its condition on receipt, when it was received and what was examined. Recorded
+when known, never a reason to refuse: the technical reviewer (a review is a later step) and
+the software's source revision ("unknown" for an installed package).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import tomllib
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InputError
+from .spec import CaseSpec, case_template
+
+__all__ = ["Checklist", "Finding", "InputRead", "check_case", "mark_draft", "read_case_inputs"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One field of the case file: ``[section] key: message``."""
+
+    section: str
+    key: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"[{self.section}] {self.key}: {self.message}"
+
+
+@dataclass(frozen=True)
+class InputRead:
+    """An input file the case names, read as the run would read it."""
+
+    section: str
+    key: str
+    file: str
+    n: int
+
+
+@dataclass(frozen=True)
+class Checklist:
+    """What ``forensic-lr check`` found.
+
+    Attributes
+    ----------
+    problems : tuple of Finding
+        Placeholders left from the template and fields a final report requires; any of
+        them makes ``run`` refuse without ``--draft``.
+    notes : tuple of Finding
+        Fields recorded when known (technical reviewer, source revision); never a reason
+        to refuse.
+    inputs : tuple of InputRead
+        Every input file read, with its number of values (empty when not read).
+    """
+
+    problems: tuple[Finding, ...]
+    notes: tuple[Finding, ...]
+    inputs: tuple[InputRead, ...] = ()
+
+    @property
+    def ready(self) -> bool:
+        """True when nothing stands between this case file and a final report."""
+        return not self.problems
+
+
+@functools.cache
+def _template() -> dict[str, Any]:
+    return tomllib.loads(case_template())
+
+
+def _placeholders(spec: CaseSpec) -> list[Finding]:
+    """Values still equal to the template's examples (ids, generic propositions, score 0)."""
+    t = _template()
+    found = []
+    if spec.case.id == t["case"]["id"]:
+        found.append(Finding("case", "id", f"{spec.case.id!r} is the template's example id; "
+                             "write the laboratory's case number"))
+    for key in ("hp", "hd"):
+        if getattr(spec.propositions, key).strip() == t["propositions"][key]:
+            found.append(Finding(
+                "propositions", key, "the template's generic proposition; name the items, the "
+                "person or object concerned and, for Hd, the relevant population"))
+    ev = spec.evidence
+    if ev.score is not None and ev.score == t["evidence"]["score"]:
+        found.append(Finding("evidence", "score", f"{ev.score:g} is the template's placeholder; "
+                             "write the comparison score of this case"))
+    return found
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+#: (section, key, attribute path, what to write) of every field a final report requires.
+_REQUIRED = (
+    ("case", "examiner", ("case", "examiner"), "the name of the examiner who signs the report"),
+    ("case", "date", ("case", "date"), "the date of the report, e.g. date = 2026-03-02"),
+    ("evidence", "description", ("evidence", "description"),
+     "how the score was obtained (which items were compared, with what)"),
+    ("system", "name", ("system", "name"), "the scoring system that produced the scores"),
+    ("system", "version", ("system", "version"), "the version of the scoring system"),
+    ("system", "settings", ("system", "settings"),
+     "the settings and models of the scoring system used for every score"),
+    ("background", "description", ("background", "description"),
+     "what data and conditions the background represents"),
+    ("background", "population", ("background", "population"),
+     "the relevant population the background data represent"),
+    ("background", "population_justification", ("background", "population_justification"),
+     "why that population is the relevant one under Hd in this case"),
+    ("background", "sources", ("background", "sources"),
+     "the number of distinct sources (speakers, objects) behind the comparisons"),
+    ("validation", "study_id", ("validation", "study_id"),
+     "the identifier of the validation study the method rests on"),
+    ("validation", "study_date", ("validation", "study_date"),
+     "the date of that validation study, e.g. study_date = 2026-01-15"),
+)
+
+#: Sections in the order of the case file (problems are listed in it).
+_ORDER = ("case", "propositions", "evidence", "background", "system", "validation")
+
+#: Custody fields of every item: key -> what to write.
+_ITEM_FIELDS = {
+    "seal": "the seal or package number as received",
+    "condition": "its condition on receipt, e.g. 'seal intact'",
+    "received": "when and from whom it was received",
+    "examined": "what was examined, e.g. '2 min 40 s of net speech'",
+}
+
+
+def _missing(spec: CaseSpec) -> list[Finding]:
+    found = []
+    for section, key, (part, attr), what in _REQUIRED:
+        if _blank(getattr(getattr(spec, part), attr)):
+            found.append(Finding(section, key, f"required for a final report: {what}"))
+    items = spec.case.items
+    if not items:
+        found.append(Finding("case", "items", "required for a final report: list the items "
+                             "received, each with id, description, " + ", ".join(_ITEM_FIELDS)))
+    for i, item in enumerate(items):
+        for key, what in _ITEM_FIELDS.items():
+            if _blank(getattr(item, key)):
+                found.append(Finding("case", f"items[{i}] ({item.id}) {key}",
+                                     f"required for a final report: {what}"))
+    return found
+
+
+def _notes(spec: CaseSpec, revision: str) -> list[Finding]:
+    notes = []
+    if _blank(spec.case.reviewer):
+        notes.append(Finding("case", "reviewer", "not recorded (the technical review is a later "
+                             "step that adds its sign-off)"))
+    notes.append(Finding("provenance", "source revision", revision if revision != "unknown"
+                         else "unknown (an installed package has no source checkout)"))
+    return notes
+
+
+def read_case_inputs(spec: CaseSpec) -> tuple[InputRead, ...]:
+    """Read every score file the case names, as ``run`` would; errors name the file and line.
+
+    Raises
+    ------
+    InputError
+        A file that cannot be read as scores (the reader's message, with the case key).
+    """
+    from ..calibration import extra_inputs
+    from ..io.scores import load_scores, read_score_file
+
+    bg, direction = spec.background, spec.evidence.score_direction
+    reads = []
+    try:
+        if bg.scores is not None:
+            data = load_scores(scores=str(spec.resolve(bg.scores)), direction=direction)
+            reads += [InputRead("background", "scores", bg.scores, data.ss.size + data.ds.size)]
+        else:
+            data = load_scores(ss=str(spec.resolve(bg.ss)), ds=str(spec.resolve(bg.ds)),
+                               direction=direction)
+            reads += [InputRead("background", "ss", bg.ss, data.ss.size),
+                      InputRead("background", "ds", bg.ds, data.ds.size)]
+    except InputError as exc:
+        raise InputError(f"[background]: {exc}") from None
+    for key in extra_inputs():
+        name = getattr(bg, key, None)
+        if name is None:
+            continue
+        try:
+            values = read_score_file(spec.resolve(name), label=key)
+        except InputError as exc:
+            raise InputError(f"[background] {key}: {exc}") from None
+        reads.append(InputRead("background", key, name, int(values.size)))
+    return tuple(reads)
+
+
+def check_case(spec: CaseSpec, *, read_inputs: bool = True) -> Checklist:
+    """Placeholders, missing final-report fields and (optionally) every input file read.
+
+    Parameters
+    ----------
+    spec : CaseSpec
+        A case file as :func:`~forensic_lr.casework.load_case` validated it.
+    read_inputs : bool
+        Also read every score file (:func:`read_case_inputs`); its errors raise.
+
+    Returns
+    -------
+    Checklist
+        ``problems`` (by section in case-file order, placeholders first) and
+        ``notes``; ``ready`` when there are no problems.
+    """
+    from ..provenance import source_revision
+
+    inputs = read_case_inputs(spec) if read_inputs else ()
+    problems = sorted(_placeholders(spec) + _missing(spec), key=lambda f: _ORDER.index(f.section))
+    return Checklist(
+        problems=tuple(problems),
+        notes=tuple(_notes(spec, source_revision())),
+        inputs=inputs,
+    )
+
+
+def mark_draft(run, checklist: Checklist):
+    """The case run marked as a draft, with what a final report still lacks.
+
+    ``result.draft`` is True and ``result.draft_reasons`` lists the checklist's problems;
+    the report prints "DRAFT - not for court" on every page.
+    """
+    result = run.result.model_copy(update={
+        "draft": True, "draft_reasons": tuple(str(p) for p in checklist.problems),
+    })
+    return dataclasses.replace(run, result=result)

@@ -1,0 +1,141 @@
+"""``forensic-lr run A/case.toml B/case.toml ... --out DIR``: several cases in one go.
+
+Each case is run as ``forensic-lr run`` runs one (the same check, ``--draft`` and
+``--format``) into ``DIR/<case id>/``; ``DIR/summary.csv`` and ``DIR/summary.json`` list every
+case's LRs, status (``final``, ``draft`` or ``failed``), warnings and error. A case that fails
+does not stop the others: they are still written, and the exit status is 2. The folder is
+committed as a whole (all or nothing, like one case).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import re
+import sys
+import warnings
+from pathlib import Path
+
+from ..errors import ForensicLRError, ForensicLRWarning
+from .common import EXIT_OK, EXIT_USER_ERROR, Stages, method_overrides
+
+__all__ = ["run_batch"]
+
+SUMMARY_COLUMNS = ("case_file", "case_id", "folder", "status", "label", "score", "lr",
+                   "log10_lr", "verbal", "warnings", "error")
+
+
+class _Prefixed:
+    """A staged progress whose stage names start with the case id."""
+
+    def __init__(self, stages: Stages, prefix: str) -> None:
+        self.stages, self.prefix = stages, prefix
+
+    def for_stage(self, name: str):
+        return self.stages.for_stage(f"{self.prefix}: {name}")
+
+
+def _folder_name(case_id: str, taken: set[str]) -> str:
+    """The case id as a folder name (``/`` and spaces become ``_``), unique in the batch."""
+    base = re.sub(r"[^A-Za-z0-9._-]+", "_", case_id).strip("._") or "case"
+    name, k = base, 2
+    while name.lower() in taken:
+        name, k = f"{base}-{k}", k + 1
+    taken.add(name.lower())
+    return name
+
+
+def _one_case(case: str, args: argparse.Namespace, stages: Stages):
+    """``(spec, run, files)`` of one case; raises ForensicLRError for a user mistake."""
+    from ..casework.checklist import mark_draft
+    from ..casework.pipeline import run_case_full
+    from ..casework.spec import load_case
+    from ..report import build_report
+    from .case import _parse_formats, refuse_unless_draft
+
+    spec = load_case(case, lab=args.lab, overrides=method_overrides(args))
+    checklist = refuse_unless_draft(spec, case, args.draft)
+    formats = _parse_formats(args.format, spec.report.formats)
+    with warnings.catch_warnings():  # their texts are in the result and in the summary
+        warnings.simplefilter("ignore", ForensicLRWarning)
+        run = run_case_full(spec, progress=_Prefixed(stages, spec.case.id))
+    if args.draft:
+        run = mark_draft(run, checklist)
+    with stages.stage(f"{spec.case.id}: rendering"):
+        files = build_report(run, formats)
+    return spec, run, files
+
+
+def _summary_files(rows: list[dict]) -> dict[str, bytes]:
+    """``summary.json`` (one entry per case) and ``summary.csv`` (one line per LR)."""
+    from ..records import dumps
+
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=SUMMARY_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        base = {k: row[k] for k in ("case_file", "case_id", "folder", "status")}
+        base["warnings"] = " | ".join(row["warnings"])
+        base["error"] = row["error"]
+        for r in row["results"] or [{}]:
+            writer.writerow({**base, "label": r.get("label", ""), "score": r.get("score", ""),
+                             "lr": r.get("lr_text", ""), "log10_lr": r.get("log10_lr", ""),
+                             "verbal": r.get("verbal", "")})
+    return {"summary.json": dumps({"cases": rows}).encode("utf-8"),
+            "summary.csv": text.getvalue().encode("utf-8")}
+
+
+def run_batch(args: argparse.Namespace) -> int:
+    """Run every case file of ``args.case`` into its own sub-folder of ``args.out``."""
+    from ..casework.spec import load_case
+    from ..output import OutputFolder
+
+    stages = Stages(args)
+    inputs: list = []
+    for case in args.case:  # the output folder may hold none of the cases' inputs
+        inputs.append(case)
+        try:
+            inputs += load_case(case, lab=args.lab, overrides=method_overrides(args)).input_paths()
+        except ForensicLRError:
+            pass  # reported with the case below
+    rows, files, taken = [], {}, set()
+    with OutputFolder(Path(args.out), force=args.force, inputs=inputs) as target:
+        for case in args.case:
+            row = {"case_file": case, "case_id": "", "folder": "", "status": "failed",
+                   "results": [], "warnings": [], "error": ""}
+            try:
+                spec, run, case_files = _one_case(case, args, stages)
+            except ForensicLRError as exc:
+                row["error"] = str(exc)
+                rows.append(row)
+                continue
+            folder = _folder_name(spec.case.id, taken)
+            files.update({f"{folder}/{name}": data for name, data in case_files.items()})
+            result = run.result
+            row.update(
+                case_id=spec.case.id, folder=folder,
+                status="draft" if result.draft else "final",
+                results=[{"label": r.label, "score": r.score, "lr_text": r.lr_text,
+                          "log10_lr": round(r.log10_lr, 4), "verbal": r.verbal.level}
+                         for r in result.results],
+                warnings=list(result.warnings),
+            )
+            rows.append(row)
+        files.update(_summary_files(rows))
+        target.commit(files)
+    stages.finish()
+    failed = [r for r in rows if r["status"] == "failed"]
+    if not args.quiet:
+        for row in rows:
+            if row["status"] == "failed":
+                continue
+            lrs = "; ".join(f"{r['label']} LR = {r['lr_text']}" for r in row["results"])
+            print(f"{row['case_id']} ({row['status']}): {lrs}"
+                  + (f"; {len(row['warnings'])} warning(s)" if row["warnings"] else ""))
+        print(f"wrote {len(rows) - len(failed)} of {len(rows)} case(s) and summary.csv, "
+              f"summary.json to {args.out}")
+    for row in failed:
+        print(f"forensic-lr: error: {row['case_file']}: case not written:\n{row['error']}",
+              file=sys.stderr)
+    return EXIT_USER_ERROR if failed else EXIT_OK

@@ -1,0 +1,55 @@
+"""``forensic-lr check CASE.toml``: is a case file ready for a final report? Writes nothing.
+
+Validates the case file, reads every input file and lists the placeholders left from the
+``init`` template and the fields a final report requires
+(:func:`forensic_lr.casework.checklist.check_case`). Exit 0 when ready, 2 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .common import EXIT_OK, EXIT_USER_ERROR
+
+
+def add_parser(sub) -> None:
+    """Add the ``check`` subcommand."""
+    p = sub.add_parser(
+        "check", help="check a case file: inputs, placeholders, fields a final report needs",
+        description="Validate a case file, read every input it names and list placeholders "
+        "left from the `forensic-lr init` template and fields a final report requires. "
+        "Writes nothing; exit status 0 when ready, 2 otherwise.",
+    )
+    p.add_argument("case", metavar="CASE.toml", help="the case file (TOML or JSON)")
+    p.set_defaults(func=run)
+
+
+def format_problems(problems, indent: str = "  - ") -> str:
+    """One line per problem: ``[section] key: what to write``."""
+    return "\n".join(f"{indent}{p}" for p in problems)
+
+
+def run(args: argparse.Namespace) -> int:
+    """``forensic-lr check CASE``: print what a final report still lacks."""
+    from ..casework.checklist import check_case
+    from ..casework.spec import load_case
+
+    spec = load_case(args.case)
+    checklist = check_case(spec)
+    quiet = getattr(args, "quiet", False)
+    if not quiet:
+        for r in checklist.inputs:
+            print(f"read [{r.section}] {r.key} = {r.file!r}: {r.n:,} scores")
+    if checklist.ready:
+        if not quiet:
+            print(f"{args.case}: ready for a final report")
+            for note in checklist.notes:
+                print(f"  recorded when known: {note}")
+        return EXIT_OK
+    print(f"{args.case}: not ready for a final report; {len(checklist.problems)} field(s) to "
+          f"fill (or run with --draft for a report marked DRAFT):")
+    print(format_problems(checklist.problems))
+    if not quiet:
+        for note in checklist.notes:
+            print(f"  recorded when known: {note}")
+    return EXIT_USER_ERROR
