@@ -151,6 +151,10 @@ class ReportOptions(_Section):
     template_dir: str | None = Field(
         default=None, description="a lab's template folder, searched before the shipped one"
     )
+    prior_odds_table: bool = Field(
+        default=True,
+        description="print the table of illustrative prior and posterior odds in annex A",
+    )
 
 
 class CaseSpec(_Section):
