@@ -383,6 +383,11 @@ class ValidationStudy(Record):
     software: dict[str, str]
     intervals: dict[str, Any] | None = None
     comparisons: tuple[dict[str, Any], ...] | None = None
+    #: what these data were to the method: "development" (the method was chosen or tuned
+    #: on them, e.g. the best of several methods) or "validation" (held out from that)
+    data_role: Literal["development", "validation"] = "validation"
+    #: True when the best method was chosen on the same data its metrics come from
+    selected_on_same_data: bool = False
 
     _arrays: Any = PrivateAttr(default=None)
 

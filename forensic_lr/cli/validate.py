@@ -15,10 +15,15 @@ import argparse
 from pathlib import Path
 
 from ..calibration import method_names
+from ..casework.spec import Uncertainty
 from ..errors import InputError
 from ..output import check_output_folder
 from .common import EXIT_OK, add_llr_inputs, print_json, progress_bar, score_inputs, seed_value
 from .compare import add_ci_arguments, ci_record, print_ci
+
+#: Seed of the fold shuffles: the case files' default ``[uncertainty] seed``, so that a case
+#: and a validation study of the same data use the same folds.
+DEFAULT_SEED: int = Uncertainty.model_fields["seed"].default
 
 
 def add_parser(sub) -> None:
@@ -58,8 +63,9 @@ def add_parser(sub) -> None:
     add_ci_arguments(p)
     g = p.add_argument_group("raw scores (calibrated by cross-validation)")
     g.add_argument(
-        "--calibrate", choices=method_names(), metavar="METHOD",
-        help="inputs are raw scores: out-of-fold LLRs from this calibrator, then the metrics",
+        "--calibrate", choices=(*method_names(), "none"), metavar="METHOD",
+        help="inputs are raw scores: out-of-fold LLRs from this calibrator, then the metrics; "
+        "none: the inputs are the system's own LLRs (--log-base), validated as they are",
     )
     g.add_argument(
         "--compare", metavar="M1,M2,...",
@@ -68,8 +74,13 @@ def add_parser(sub) -> None:
     g.add_argument("--folds", type=int, default=5,
                    help="cross-validation folds (default 5); with source columns the folds "
                    "are by source and 0 means leave-one-source-out")
-    g.add_argument("--fold-seed", type=seed_value, default=0,
-                   help="seed of the fold shuffles")
+    g.add_argument("--fold-seed", type=seed_value, default=DEFAULT_SEED,
+                   help=f"seed of the fold shuffles (default {DEFAULT_SEED}, the case files' "
+                   "default seed, so that a case and a study on the same data use the same "
+                   "folds)")
+    g.add_argument("--data-role", choices=("development", "validation"),
+                   help="what these data were to the method, for the validation matrix "
+                   "(default: development when several methods are compared, else validation)")
     p.set_defaults(func=run)
 
 
@@ -191,7 +202,7 @@ def _methods(args: argparse.Namespace) -> tuple[str, ...] | None:
         methods = (args.calibrate,)
     else:
         return None
-    allowed = background_only_methods()
+    allowed = (*background_only_methods(), "none")
     unknown = [m for m in methods if m not in allowed]
     if unknown or not methods:
         flag = "--compare" if args.compare else "--calibrate"
@@ -209,13 +220,16 @@ def _study(args: argparse.Namespace, *, criteria=None, intervals=None, about=Non
 
     _check_inputs(args)
     methods = _methods(args)
-    data = load_scores(ss=args.ss, ds=args.ds, scores=args.scores, direction=args.direction)
+    if methods == ("none",):  # the system's own LLRs: read with their log base
+        data = load_scores(ss=args.ss, ds=args.ds, scores=args.scores, log_base=args.log_base)
+    else:
+        data = load_scores(ss=args.ss, ds=args.ds, scores=args.scores, direction=args.direction)
     groups = (data.ss_sources, data.ds_sources) if data.has_sources else None
     study = run_validation_study(
         data.ss, data.ds, methods=methods,
         folds=None if groups is not None and args.folds == 0 else args.folds,
         seed=args.fold_seed, criteria=criteria, inputs=data.files, groups=groups,
-        intervals=intervals, about=about,
+        intervals=intervals, about=about, data_role=args.data_role,
         progress=progress_bar("cross-validation", args),
     )
     return study, data
