@@ -381,7 +381,8 @@ hd = "The questioned and reference items come from different sources."
 [evidence]
 score = 0.0                   # required: the comparison score of this case (or:
 # scores = [1.2, 3.4]         #   several scores, then give one of the two only)
-# labels = ["Q1-K1", "Q2-K1"] # one name per score; default "E1", "E2", ...
+# labels = ["Q1-K1", "Q2-K1"] # one name per score; default "Q1-K1" for one score and
+                              #   two items (their ids), else "E1", "E2", ...
 description = ""             # how the score was obtained (system, version, settings)
 score_direction = "higher_is_similar"   # or "lower_is_similar" for distances
 
@@ -431,6 +432,7 @@ language = "en"
 verbal_scale = "enfsi"        # enfsi | afsp | nfc | path of a lab's JSON scale file
 formats = ["pdf", "html", "json"]
 # template_dir = "templates"  # a lab's template folder, searched before the shipped one
+# prior_odds_table = false    # leave out annex A's table of illustrative prior odds
 '''
 
 
