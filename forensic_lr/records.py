@@ -388,6 +388,8 @@ class ValidationStudy(Record):
     data_role: Literal["development", "validation"] = "validation"
     #: True when the best method was chosen on the same data its metrics come from
     selected_on_same_data: bool = False
+    #: the best method's RMEP and RMED as counts with exact binomial intervals
+    rates: tuple[RateCount, ...] = ()
 
     _arrays: Any = PrivateAttr(default=None)
 

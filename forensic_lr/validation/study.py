@@ -23,12 +23,19 @@ from ..errors import ForensicLRError, InputError
 from ..metrics import evaluate
 from ..metrics.catalogue import metric
 from ..provenance import software_versions
-from ..records import CriterionResult, MethodDescription, StudyMethod, ValidationStudy
+from ..records import (
+    CriterionResult,
+    MethodDescription,
+    RateCount,
+    StudyMethod,
+    ValidationStudy,
+)
 from ..resampling import Progress
 from ..uncertainty import cross_validated_llr
 from .bootstrap import bootstrap_metrics
 from .compare import compare_systems
 from .criteria import check_criteria
+from .rates import misleading_rates
 
 __all__ = ["ABOUT_KEYS", "AS_GIVEN", "MATRIX", "StudyArrays", "run_validation_study"]
 
@@ -202,6 +209,14 @@ def run_validation_study(
         software=software_versions(),
         data_role=role,
         selected_on_same_data=len(methods) > 1,
+        rates=tuple(
+            RateCount(name=r.name, count=r.count, total=r.total, rate=r.rate, level=r.level,
+                      low=r.low, high=r.high)
+            for r in misleading_rates(
+                *llrs[best.method],
+                level=0.95 if intervals is None else float(intervals.get("level", 0.95)),
+            )
+        ),
         **extra,
     )
     fitted = None if best.method == AS_GIVEN else make_calibrator(best.method).fit(ss, ds)

@@ -99,3 +99,17 @@ def test_collapsed_bootstrap_intervals_are_marked(make_background):
     text = _text(build_validation_report(study, formats=("html",)))
     assert "not estimable (both ends at 0.0 %" in text
     assert not _EQUAL_ENDS.findall(text), _EQUAL_ENDS.findall(text)
+
+
+def test_study_rates_are_counts_with_exact_intervals(make_background):
+    from scipy.stats import binomtest
+
+    ss, ds = make_background(4, 25, 70)
+    study = run_validation_study(ss, ds, methods=("gaussian",), intervals={"n": 100})
+    ss_llr = study.arrays.llrs["gaussian"][0]
+    rmep = next(r for r in study.rates if r.name == "rmep")
+    assert rmep.count == int((ss_llr < 0).sum()) and rmep.total == 25
+    ci = binomtest(rmep.count, 25).proportion_ci(0.95, method="exact")
+    assert (rmep.low, rmep.high) == pytest.approx((ci.low, ci.high), abs=1e-12)
+    text = _text(build_validation_report(study, formats=("html",)))
+    assert f"{rmep.count} of 25" in text and "(exact binomial)" in text
