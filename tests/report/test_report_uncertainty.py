@@ -177,3 +177,20 @@ def test_sensitivity_section_is_rendered(small):
     assert "Robustness: sensitivity of the LR to the choices made" in text
     assert s.summary[0] in text
     assert "Figure 6." in text
+
+
+def test_significant_figures_keep_trailing_zeros():
+    from forensic_lr.report.render import environment
+
+    sig = environment().filters["sig"]
+    assert [sig(v) for v in (6.1, 1.38, 100.0, -2.5, 0.0)] == ["6.10", "1.38", "100", "-2.50",
+                                                               "0.00"]
+    assert sig(5.5, 3) == "5.50" and sig(None) == "n/a"
+
+
+def test_background_table_prints_three_significant_figures(small):
+    run, text = small
+    from forensic_lr.report.render import significant
+
+    s = run.result.background_ds
+    assert f"{significant(s.minimum)} to {significant(s.maximum)}" in text
