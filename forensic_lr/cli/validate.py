@@ -74,10 +74,15 @@ def add_parser(sub) -> None:
     g.add_argument("--folds", type=int, default=5,
                    help="cross-validation folds (default 5); with source columns the folds "
                    "are by source and 0 means leave-one-source-out")
-    g.add_argument("--fold-seed", type=seed_value, default=DEFAULT_SEED,
-                   help=f"seed of the fold shuffles (default {DEFAULT_SEED}, the case files' "
-                   "default seed, so that a case and a study on the same data use the same "
-                   "folds)")
+    g.add_argument("--fold-seed", type=seed_value, default=None,
+                   help=f"seed of the fold shuffles (default: the case's seed with --case, "
+                   f"else {DEFAULT_SEED}, the case files' default, so that a case and a study "
+                   "on the same data use the same folds)")
+    g.add_argument("--case", metavar="CASE.toml",
+                   help="take the background files, score direction, folds, fold seed, lab "
+                   "criteria and (unless --calibrate/--compare) the method from a case file, "
+                   "so that the study's folds are the case's (the method's options and ELUB "
+                   "bounding are not part of the study)")
     g.add_argument("--data-role", choices=("development", "validation"),
                    help="what these data were to the method, for the validation matrix "
                    "(default: development when several methods are compared, else validation)")
@@ -86,6 +91,7 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``forensic-lr validate``."""
+    _from_case(args)
     if args.report:
         return _report(args)
     if args.calibrate or args.compare:
@@ -213,6 +219,35 @@ def _methods(args: argparse.Namespace) -> tuple[str, ...] | None:
     return methods
 
 
+def _from_case(args: argparse.Namespace) -> None:
+    """Fill the study's inputs from ``--case`` (the same data, folds and seed as the case).
+
+    Files given on the command line as well are a mistake (which would win is unclear).
+    """
+    if not args.case:
+        if args.fold_seed is None:
+            args.fold_seed = DEFAULT_SEED
+        return
+    from ..casework import load_case
+
+    if args.ss or args.ds or args.scores:
+        raise InputError("--case takes the background files from the case file; remove "
+                         "--ss/--ds/--scores, or drop --case")
+    spec = load_case(args.case)
+    bg = spec.background
+    if bg.scores is not None:
+        args.scores = str(spec.resolve(bg.scores))
+    else:
+        args.ss, args.ds = str(spec.resolve(bg.ss)), str(spec.resolve(bg.ds))
+    args.direction = spec.evidence.score_direction
+    args.folds = spec.validation.folds
+    if args.fold_seed is None:
+        args.fold_seed = spec.uncertainty.seed
+    args.case_criteria = spec.validation.criteria
+    if not (args.calibrate or args.compare):
+        args.calibrate = spec.method.calibrator
+
+
 def _study(args: argparse.Namespace, *, criteria=None, intervals=None, about=None):
     """Run :func:`~forensic_lr.validation.run_validation_study` on the raw-score inputs."""
     from ..io.scores import load_scores
@@ -302,8 +337,11 @@ def _report(args: argparse.Namespace) -> int:
     if args.ci == "bootstrap":
         intervals = {"by": args.by, "n": args.n, "level": args.level, "seed": args.seed,
                      "interval": args.interval}
+    criteria = _criteria(args.criteria)
+    if criteria is None:
+        criteria = getattr(args, "case_criteria", None)
     study, _ = _study(
-        args, criteria=_criteria(args.criteria), intervals=intervals,
+        args, criteria=criteria, intervals=intervals,
         about={"title": args.title, "laboratory": args.laboratory, "analyst": args.analyst,
                "date": args.date, "data": args.data_description},
     )

@@ -113,3 +113,21 @@ def test_study_rates_are_counts_with_exact_intervals(make_background):
     assert (rmep.low, rmep.high) == pytest.approx((ci.low, ci.high), abs=1e-12)
     text = _text(build_validation_report(study, formats=("html",)))
     assert f"{rmep.count} of 25" in text and "(exact binomial)" in text
+
+
+def test_validate_from_a_case_file_uses_its_data_folds_seed_and_criteria(tmp_path, capsys):
+    folder = examples_dir() / "small-background"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        case = run_case_full(load_case(folder / "case.toml")).result
+    assert cli.main(["validate", "--case", str(folder / "case.toml"), "--json"]) == 0
+    study = json.loads(capsys.readouterr().out)
+    assert study["method"] == case.method.calibrator and study["folds"] == case.validation.folds
+    assert study["cllr"] == pytest.approx(case.validation.metrics["cllr"], abs=1e-15)
+    assert cli.main(["validate", "--case", str(folder / "case.toml"), "--report",
+                     str(tmp_path / "out"), "-q"]) == 0
+    record = json.loads((tmp_path / "out" / "validation.json").read_text())
+    assert record["seed"] == case.validation.seed and record["criteria"] == {"cllr_max": 0.1}
+    assert cli.main(["validate", "--case", str(folder / "case.toml"), "--ss",
+                     str(folder / "ss.csv")]) == 2
+    assert "--case takes the background files" in capsys.readouterr().err
