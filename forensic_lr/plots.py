@@ -56,6 +56,8 @@ __all__ = [
     "roc_svg",
     "score_densities",
     "score_density_svg",
+    "sensitivity",
+    "sensitivity_svg",
     "tippett",
     "tippett_svg",
     "to_svg",
@@ -988,6 +990,96 @@ def paired_comparison(comparison, *, ax: Sequence[Axes] | None = None) -> Figure
     return axes[0].figure
 
 
+# ------------------------------------------------------------------------------ sensitivity
+def sensitivity(
+    record, *, evidence: int = 0, elub_log10: tuple[float, float] | None = None,
+    ax: Axes | None = None,
+) -> Figure:
+    """The LR of one evidence score under each alternative choice: one dot per row.
+
+    Parameters
+    ----------
+    record : forensic_lr.records.Sensitivity
+        What :func:`forensic_lr.casework.sensitivity.sensitivity_analysis` returns.
+    evidence : int
+        Which evidence score (index into ``record.labels``).
+    elub_log10 : (low, high), optional
+        ELUB bounds (log10 LR) to mark with dotted lines (each bound within one log10
+        unit of the values drawn; a bound far away would squeeze the dots).
+    ax : matplotlib Axes, optional
+        Draw here; default a new Figure (its height grows with the number of rows).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Notes
+    -----
+    Rows are the calibrators (the case's own in the case colour), then the relevance
+    factors of the suspect-adapted method when present; the background bootstrap is a
+    horizontal bar from its low to its high quantile with its median. The dashed
+    vertical line is the reported value; the x axis is log10 LR.
+    """
+    rows = [  # the case's relevance row repeats the case's own method row
+        r for r in record.rows if r.log10_lr[evidence] is not None
+        and not (r.group == "relevance" and r.is_case)
+    ]
+    names = [r.label for r in rows]
+    values = [float(r.log10_lr[evidence]) for r in rows]
+    boot = record.bootstrap
+    if boot is not None:
+        names.append(f"background bootstrap ({'sources' if boot.by == 'source' else 'trials'})")
+    if ax is None:
+        height = min(1.3 + 0.17 * len(names), 4.2)
+        with matplotlib.rc_context(_STYLE):
+            fig = Figure(figsize=(_SIZE[0], height))
+            ax = fig.add_subplot()
+            _draw_sensitivity(ax, rows, names, values, boot, evidence, elub_log10,
+                              record.case_log10_lr[evidence])
+            _legend(ax, True)
+            _fix_tick_labels(fig)
+            _fit(fig)
+        return fig
+    _draw_sensitivity(ax, rows, names, values, boot, evidence, elub_log10,
+                      record.case_log10_lr[evidence])
+    _legend(ax, False)
+    return ax.figure
+
+
+def _draw_sensitivity(ax, rows, names, values, boot, evidence, elub_log10, case) -> None:
+    y = np.arange(len(names))[::-1]
+    colours = [CASE_COLOUR if r.is_case else SS_COLOUR for r in rows]
+    ax.scatter(values, y[: len(values)], color=colours, zorder=3, s=18)
+    if boot is not None:
+        yb = y[-1]
+        ax.plot([boot.log10_lr_low[evidence], boot.log10_lr_high[evidence]], [yb, yb],
+                color=REF_COLOUR, linewidth=3, solid_capstyle="butt",
+                label=f"{100 * boot.level:g} % of bootstrap refits")
+        ax.scatter([boot.log10_lr_median[evidence]], [yb], color=REF_COLOUR, marker="|",
+                   s=80, zorder=3)
+    drawn = list(values)
+    if case is not None:
+        ax.axvline(case, color=CASE_COLOUR, linewidth=1.2, linestyle="--",
+                   label="reported value")
+        drawn.append(case)
+    if boot is not None:
+        drawn += [boot.log10_lr_low[evidence], boot.log10_lr_high[evidence]]
+    low, high = min(drawn), max(drawn)
+    pad = max(0.1 * (high - low), 0.1)
+    if elub_log10 is not None:  # a bound far from every value would squeeze the dots
+        near = [b for b in elub_log10 if low - 1.0 <= b <= high + 1.0]
+        low, high = min([low, *near]), max([high, *near])
+        for b in near:
+            ax.axvline(b, color=ELUB_COLOUR, linestyle=":", linewidth=1.4,
+                       label=_elub_label(elub_log10) if b == near[0] else None)
+    ax.set_xlim(low - pad, high + pad)
+    ax.set_yticks(y, names)
+    ax.set_ylim(-0.7, len(names) - 0.3)
+    ax.grid(axis="y", visible=False)
+    ax.set_xlabel("log10 LR")
+    ax.set_title("How the LR depends on the method and the background")
+
+
 # ----------------------------------------------------------- SVG text for reports and the CLI
 tippett_svg = _svg_of(tippett, "tippett_svg")
 ape_svg = _svg_of(ape, "ape_svg")
@@ -999,3 +1091,4 @@ llr_histogram_svg = _svg_of(llr_histogram, "llr_histogram_svg")
 score_density_svg = _svg_of(score_densities, "score_density_svg")
 reliability_svg = _svg_of(reliability, "reliability_svg")
 paired_comparison_svg = _svg_of(paired_comparison, "paired_comparison_svg")
+sensitivity_svg = _svg_of(sensitivity, "sensitivity_svg")

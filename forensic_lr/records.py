@@ -47,10 +47,14 @@ __all__ = [
     "PolicySetting",
     "Propositions",
     "Provenance",
+    "RateCount",
     "Record",
     "ScoreDirection",
     "ScoreSummary",
     "ScoringSystem",
+    "Sensitivity",
+    "SensitivityBootstrap",
+    "SensitivityRow",
     "StudyMethod",
     "ValidationResult",
     "ValidationStudy",
@@ -276,6 +280,10 @@ class Interval(Record):
     note: str = ""          # e.g. "12 of 1000 replicates were degenerate and were left out"
     #: True when the interval reached the ELUB bounds and was cut there
     clipped: bool = False
+    #: True when both ends are equal as printed (two decimals of log10): every replicate
+    #: gave the same value (e.g. the PAV cap) or both ends were cut at one ELUB bound.
+    #: The interval is then not estimable there; reports print the bound and say so.
+    collapsed: bool = False
 
 
 class EvidenceLR(Record):
@@ -340,6 +348,22 @@ class CriterionResult(Record):
     met: bool
 
 
+class RateCount(Record):
+    """A rate counted on validation trials with its exact binomial interval.
+
+    ``name``: ``"rmep"`` (same-source trials with LR < 1) or ``"rmed"`` (different-source
+    trials with LR > 1); ``low``/``high``: the Clopper-Pearson interval of ``count / total``.
+    """
+
+    name: str
+    count: int
+    total: int
+    rate: float
+    level: float
+    low: float
+    high: float
+
+
 class ValidationResult(Record):
     """The cross-validation of a case's method on its background data."""
 
@@ -352,6 +376,13 @@ class ValidationResult(Record):
     #: calibration_checks(ss_cv, ds_cv).to_dict(): recalibration slope/offset and the
     #: Gaussian consistency of the out-of-fold LLRs (van Leeuwen and Brummer 2013)
     calibration_checks: dict[str, Any] | None = None
+    #: how the folds were drawn: by comparison (trial) or by source (no source on both sides)
+    folds_by: Literal["trial", "source"] = "trial"
+    n_sources: int | None = None
+    #: bootstrap_metrics(...).to_dict() of the out-of-fold LLRs (source-aware with sources)
+    metric_intervals: dict[str, Any] | None = None
+    #: misleading evidence as counts with exact binomial (Clopper-Pearson) intervals
+    rates: tuple[RateCount, ...] = ()
 
 
 class StudyMethod(Record):
@@ -387,6 +418,13 @@ class ValidationStudy(Record):
     software: dict[str, str]
     intervals: dict[str, Any] | None = None
     comparisons: tuple[dict[str, Any], ...] | None = None
+    #: what these data were to the method: "development" (the method was chosen or tuned
+    #: on them, e.g. the best of several methods) or "validation" (held out from that)
+    data_role: Literal["development", "validation"] = "validation"
+    #: True when the best method was chosen on the same data its metrics come from
+    selected_on_same_data: bool = False
+    #: the best method's RMEP and RMED as counts with exact binomial intervals
+    rates: tuple[RateCount, ...] = ()
 
     _arrays: Any = PrivateAttr(default=None)
 
@@ -488,3 +526,65 @@ class CaseResult(Record):
     details: CaseDetails | None = None      # scoring system, population, validation study
     draft: bool = False                     # written with --draft: not for court
     draft_reasons: tuple[str, ...] = ()     # what a final report still lacks
+    sensitivity: Sensitivity | None = None
+
+
+# --------------------------------------------------------------------------- sensitivity
+
+
+class SensitivityRow(Record):
+    """The LR of each evidence score under one alternative choice of the method.
+
+    ``group``: ``"calibrator"`` (another calibration method, default options),
+    ``"relevance"`` (suspect_map with another relevance factor, or the population model).
+    ``log10_lr`` holds one value per evidence score (None when the method could not be
+    fitted; ``note`` says why); ``levels`` the verbal level of each.
+    """
+
+    group: Literal["calibrator", "relevance"]
+    label: str
+    calibrator: str
+    options: dict[str, float | int | bool | str] = Field(default_factory=dict)
+    log10_lr: tuple[float | None, ...]
+    levels: tuple[str, ...] = ()
+    is_case: bool = False
+    note: str = ""
+    description: MethodDescription | None = None
+
+
+class SensitivityBootstrap(Record):
+    """The case's method refitted on bootstrap resamples of the background.
+
+    ``by``: sources resampled (every trial among the drawn sources kept) or trials
+    (each class at its own size). Quantiles are per evidence score, log10 LR.
+    """
+
+    by: Literal["trial", "source"]
+    n: int
+    n_failed: int
+    level: float
+    seed: int
+    n_sources: int | None = None
+    log10_lr_low: tuple[float, ...]
+    log10_lr_median: tuple[float, ...]
+    log10_lr_high: tuple[float, ...]
+    collapsed: tuple[bool, ...] = ()
+
+
+class Sensitivity(Record):
+    """How much the LR depends on the choice of method, its settings and the background."""
+
+    labels: tuple[str, ...]
+    elub_applied: bool
+    case_calibrator: str
+    case_log10_lr: tuple[float | None, ...]
+    rows: tuple[SensitivityRow, ...]
+    bootstrap: SensitivityBootstrap | None = None
+    #: per evidence score: largest minus smallest log10 LR over all rows
+    spread_log10: tuple[float | None, ...]
+    #: per evidence score: the verbal levels reached over all rows (sorted, distinct)
+    levels_reached: tuple[tuple[str, ...], ...]
+    summary: tuple[str, ...] = ()
+
+
+CaseResult.model_rebuild()  # its ``sensitivity`` field names a record defined after it

@@ -262,15 +262,20 @@ def _results(raw, x, llr, llr_unbounded, iv: LRInterval | None, bounds_log10, lo
     for i in range(x.size):
         interval = None
         if iv is not None:
+            lo_i, hi_i = float(low[i] / _LN10), float(high[i] / _LN10)
+            collapsed = printed_log10(lo_i) == printed_log10(hi_i)
             interval = Interval(
                 method=iv.method,
                 level=float(iv.level),
-                log10_lr_low=float(low[i] / _LN10),
-                log10_lr_high=float(high[i] / _LN10),
-                note="; ".join(
-                    filter(None, [note, "clipped to the ELUB bounds" if clipped[i] else ""])
-                ),
+                log10_lr_low=lo_i,
+                log10_lr_high=hi_i,
+                note="; ".join(filter(None, [
+                    note, "clipped to the ELUB bounds" if clipped[i] else "",
+                    "not estimable: both ends at log10 LR "
+                    f"{lo_i:+.2f}" if collapsed else "",
+                ])),
                 clipped=bool(clipped[i]),
+                collapsed=collapsed,
             )
         out.append(
             EvidenceLR(
@@ -286,6 +291,11 @@ def _results(raw, x, llr, llr_unbounded, iv: LRInterval | None, bounds_log10, lo
             )
         )
     return tuple(out)
+
+
+def printed_log10(log10_lr: float) -> str:
+    """log10 LR as reports print it: two decimals, signed, no "-0.00"."""
+    return f"{log10_lr:+.2f}".replace("-0.00", "+0.00")
 
 
 def _supported_bounds(calibrator, ss, ds) -> tuple[float, float] | None:

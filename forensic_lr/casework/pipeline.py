@@ -23,21 +23,27 @@ from ..records import (
     CaseResult,
     EvidenceResult,
     Provenance,
+    RateCount,
     ScoreSummary,
     ValidationResult,
 )
 from ..resampling import Progress, stage_progress
 from ..uncertainty import cross_validated_llr
+from ..validation.bootstrap import bootstrap_metrics
 from ..validation.criteria import check_criteria
+from ..validation.rates import misleading_rates
 from .evidence import evaluate_evidence_full
 from .policy import decide_conclusion
 from .profile import policy_settings
+from .sensitivity import sensitivity_analysis
 from .spec import CaseSpec
 from .verbal import VerbalScale, format_lr, load_scale, verbal_equivalent
 
 __all__ = ["CaseRun", "run_case", "run_case_full"]
 
 _LN10 = math.log(10.0)
+#: Bootstrap replicates of the validation metrics' intervals in a case report.
+METRIC_REPLICATES = 1000
 
 
 @dataclass(frozen=True, eq=False)
@@ -179,8 +185,40 @@ def _case_results(spec: CaseSpec, evaluation, scale: VerbalScale) -> tuple[Evide
 
 
 def _labels(spec: CaseSpec) -> tuple[str, ...]:
+    """The case's labels; else, for one score and two items, their ids ("Q1-K1"); else E1..."""
     ev = spec.evidence
+    items = spec.case.items
+    if not ev.labels and len(ev.values) == 1 and len(items) == 2:
+        return (f"{items[0].id}-{items[1].id}",)
     return ev.labels or tuple(f"E{i + 1}" for i in range(len(ev.values)))
+
+
+def _sources(data):
+    """``(ss_sources, ds_sources)`` when the background files name sources, else None."""
+    return (data.ss_sources, data.ds_sources) if data.has_sources else None
+
+
+def _uncertainty_of_metrics(spec: CaseSpec, data, ss_cv, ds_cv, texts: list[str]):
+    """Bootstrap intervals of the metrics (by source where given) and the rates' exact ones."""
+    sources = _sources(data) or (None, None)
+    unc = spec.uncertainty
+    intervals = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ForensicLRWarning)
+        try:
+            intervals = bootstrap_metrics(
+                ss_cv, ds_cv, ss_sources=sources[0], ds_sources=sources[1],
+                n=METRIC_REPLICATES, level=unc.level, seed=unc.seed,
+            ).to_dict()
+        except ForensicLRError as exc:
+            texts.append(f"the intervals of the validation metrics could not be computed: {exc}")
+    texts += [str(w.message) for w in caught if issubclass(w.category, ForensicLRWarning)]
+    rates = tuple(
+        RateCount(name=r.name, count=r.count, total=r.total, rate=r.rate, level=r.level,
+                  low=r.low, high=r.high)
+        for r in misleading_rates(ss_cv, ds_cv, level=unc.level)
+    )
+    return intervals, rates
 
 
 def _validate(spec: CaseSpec, data, evaluated, texts: list[str], progress=None):
@@ -189,7 +227,7 @@ def _validate(spec: CaseSpec, data, evaluated, texts: list[str], progress=None):
         warnings.simplefilter("always", ForensicLRWarning)
         ss_cv, ds_cv = cross_validated_llr(
             data.ss, data.ds, evaluated.template, folds=spec.validation.folds,
-            seed=spec.uncertainty.seed, progress=progress,
+            seed=spec.uncertainty.seed, progress=progress, groups=_sources(data),
         )
     texts += _fold_warnings(
         in_folds, hasattr(evaluated.inner, "warnings_"), seen=evaluated.record.warnings
@@ -210,6 +248,7 @@ def _validate(spec: CaseSpec, data, evaluated, texts: list[str], progress=None):
     if spec.method.elub:
         low, high = elub_bounds(ss_cv, ds_cv)
         elub_cv = (float(low / _LN10), float(high / _LN10))
+    intervals, rates = _uncertainty_of_metrics(spec, data, ss_cv, ds_cv, texts)
     validation = ValidationResult(
         folds=spec.validation.folds,
         seed=spec.uncertainty.seed,
@@ -218,6 +257,10 @@ def _validate(spec: CaseSpec, data, evaluated, texts: list[str], progress=None):
         all_criteria_met=all(c.met for c in criteria) if criteria else None,
         elub_log10=elub_cv,
         calibration_checks=checks,
+        folds_by="source" if data.has_sources else "trial",
+        n_sources=data.to_dict().get("n_sources"),
+        metric_intervals=intervals,
+        rates=rates,
     )
     return validation, ss_cv, ds_cv
 
@@ -314,6 +357,13 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
             lab_profile_sha256=spec.lab_sha256,
         ),
         details=spec.details(source_revision()),
+        sensitivity=sensitivity_analysis(
+            data.ss, data.ds, spec.evidence.values, calibrator=spec.method.calibrator,
+            options=spec.method.options, extra=extra, direction=spec.evidence.score_direction,
+            elub=spec.method.elub, scale=scale, labels=_labels(spec),
+            template=evaluated.template, sources=_sources(data), level=unc.level,
+            seed=unc.seed,
+        ),
     )
     result = result.model_copy(update={
         "conclusion": decide_conclusion(

@@ -637,7 +637,8 @@ hd = "The questioned and reference items come from different sources."
 [evidence]
 score = 0.0                   # required: the comparison score of this case (or:
 # scores = [1.2, 3.4]         #   several scores, then give one of the two only)
-# labels = ["Q1-K1", "Q2-K1"] # one name per score; default "E1", "E2", ...
+# labels = ["Q1-K1", "Q2-K1"] # one name per score; default "Q1-K1" for one score and
+                              #   two items (their ids), else "E1", "E2", ...
 # scores_file = "evidence.csv"  # many scores: a file with label and score columns
                               #   (instead of score/scores and labels)
 description = ""             # required: how the score was obtained (items compared, with what)

@@ -344,3 +344,16 @@ def format_lr(log10_lr: float) -> str:
         return text if x >= 0 else f"1/({text})"
     text = f"{digits // 10}.{digits % 10}" if k == 0 else f"{digits * 10 ** (k - 1):,}"
     return text if x >= 0 or text == "1.0" else f"1/{text}"
+
+
+def rounded_log10(log10_lr: float) -> float:
+    """log10 of the LR as :func:`format_lr` prints it (two significant figures).
+
+    ``rounded_log10(log10(2437))`` is ``log10(2400)``; +-inf stay infinite. Posterior
+    odds computed from this value agree with the LR the reader sees.
+    """
+    x = float(log10_lr)
+    if math.isinf(x) or math.isnan(x):
+        return x
+    digits, k = _two_significant(abs(x))
+    return math.copysign(math.log10(digits) + k - 1, x)

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from ..calibration import method_names
+from ..casework.spec import Uncertainty
 from ..errors import InputError
 from ..output import check_output_folder
 from ..validation.llr_checks import raw_score_signs
@@ -30,6 +31,10 @@ from .common import (
     table_options,
 )
 from .compare import add_ci_arguments, ci_record, print_ci
+
+#: Seed of the fold shuffles: the case files' default ``[uncertainty] seed``, so that a case
+#: and a validation study of the same data use the same folds.
+DEFAULT_SEED: int = Uncertainty.model_fields["seed"].default
 
 
 def add_parser(sub) -> None:
@@ -70,8 +75,9 @@ def add_parser(sub) -> None:
     add_table_options(p)
     g = p.add_argument_group("raw scores (calibrated by cross-validation)")
     g.add_argument(
-        "--calibrate", choices=method_names(), metavar="METHOD",
-        help="inputs are raw scores: out-of-fold LLRs from this calibrator, then the metrics",
+        "--calibrate", choices=(*method_names(), "none"), metavar="METHOD",
+        help="inputs are raw scores: out-of-fold LLRs from this calibrator, then the metrics; "
+        "none: the inputs are the system's own LLRs (--log-base), validated as they are",
     )
     g.add_argument(
         "--compare", metavar="M1,M2,...",
@@ -80,20 +86,31 @@ def add_parser(sub) -> None:
     g.add_argument("--folds", type=int, default=5,
                    help="cross-validation folds (default 5); with source columns the folds "
                    "are by source and 0 means leave-one-source-out")
-    g.add_argument("--fold-seed", type=seed_value, default=0,
-                   help="seed of the fold shuffles")
+    g.add_argument("--fold-seed", type=seed_value, default=None,
+                   help=f"seed of the fold shuffles (default: the case's seed with --case, "
+                   f"else {DEFAULT_SEED}, the case files' default, so that a case and a study "
+                   "on the same data use the same folds)")
+    g.add_argument("--case", metavar="CASE.toml",
+                   help="take the background files, score direction, folds, fold seed, lab "
+                   "criteria and (unless --calibrate/--compare) the method from a case file, "
+                   "so that the study's folds are the case's (the method's options and ELUB "
+                   "bounding are not part of the study)")
+    g.add_argument("--data-role", choices=("development", "validation"),
+                   help="what these data were to the method, for the validation matrix "
+                   "(default: development when several methods are compared, else validation)")
     p.set_defaults(func=run)
 
 
 def _refuse_ignored(args: argparse.Namespace) -> None:
     """Options that the chosen use of ``validate`` would ignore are errors, with the reason."""
-    raw = bool(args.calibrate or args.compare or args.report)
+    raw = bool((args.calibrate and args.calibrate != "none") or args.compare or args.report
+               or getattr(args, "case", None))
     given = []
     if raw:
         if args.prior or args.c_miss != 1.0 or args.c_fa != 1.0:
             given.append(("--prior/--c-miss/--c-fa", "the DCF rows are computed for LLRs "
                           "(without --calibrate, --compare or --report)"))
-        if args.log_base != "e":
+        if args.log_base != "e" and args.calibrate != "none":
             given.append(("--log-base", "raw scores have no logarithm base; it applies to "
                           "LLRs (without --calibrate, --compare or --report)"))
         if args.report and args.plots:
@@ -105,7 +122,7 @@ def _refuse_ignored(args: argparse.Namespace) -> None:
             given.append(("--plots", "the figures are of one method: use --calibrate METHOD "
                           "(or --report DIR for every method)"))
     else:
-        if args.folds != 5 or args.fold_seed != 0:
+        if args.folds != 5 or args.fold_seed is not None:
             given.append(("--folds/--fold-seed", "cross-validation applies to raw scores "
                           "(with --calibrate, --compare or --report)"))
     if not args.report:
@@ -122,6 +139,7 @@ def _refuse_ignored(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     """``forensic-lr validate``."""
     _refuse_ignored(args)
+    _from_case(args)
     if args.report:
         return _report(args)
     if args.calibrate or args.compare:
@@ -259,7 +277,7 @@ def _methods(args: argparse.Namespace) -> tuple[str, ...] | None:
         methods = (args.calibrate,)
     else:
         return None
-    allowed = background_only_methods()
+    allowed = (*background_only_methods(), "none")
     unknown = [m for m in methods if m not in allowed]
     if unknown or not methods:
         flag = "--compare" if args.compare else "--calibrate"
@@ -270,6 +288,35 @@ def _methods(args: argparse.Namespace) -> tuple[str, ...] | None:
     return methods
 
 
+def _from_case(args: argparse.Namespace) -> None:
+    """Fill the study's inputs from ``--case`` (the same data, folds and seed as the case).
+
+    Files given on the command line as well are a mistake (which would win is unclear).
+    """
+    if not args.case:
+        if args.fold_seed is None:
+            args.fold_seed = DEFAULT_SEED
+        return
+    from ..casework import load_case
+
+    if args.ss or args.ds or args.scores:
+        raise InputError("--case takes the background files from the case file; remove "
+                         "--ss/--ds/--scores, or drop --case")
+    spec = load_case(args.case)
+    bg = spec.background
+    if bg.scores is not None:
+        args.scores = str(spec.resolve(bg.scores))
+    else:
+        args.ss, args.ds = str(spec.resolve(bg.ss)), str(spec.resolve(bg.ds))
+    args.direction = spec.evidence.score_direction
+    args.folds = spec.validation.folds
+    if args.fold_seed is None:
+        args.fold_seed = spec.uncertainty.seed
+    args.case_criteria = spec.validation.criteria
+    if not (args.calibrate or args.compare):
+        args.calibrate = spec.method.calibrator
+
+
 def _study(args: argparse.Namespace, *, criteria=None, intervals=None, about=None,
            stages: Stages | None = None):
     """Run :func:`~forensic_lr.validation.run_validation_study` on the raw-score inputs."""
@@ -278,14 +325,18 @@ def _study(args: argparse.Namespace, *, criteria=None, intervals=None, about=Non
 
     _check_inputs(args)
     methods = _methods(args)
-    data = load_scores(ss=args.ss, ds=args.ds, scores=args.scores, direction=args.direction,
-                       **table_options(args))
+    if methods == ("none",):  # the system's own LLRs: read with their log base
+        data = load_scores(ss=args.ss, ds=args.ds, scores=args.scores, log_base=args.log_base,
+                           **table_options(args))
+    else:
+        data = load_scores(ss=args.ss, ds=args.ds, scores=args.scores, direction=args.direction,
+                           **table_options(args))
     groups = (data.ss_sources, data.ds_sources) if data.has_sources else None
     study = run_validation_study(
         data.ss, data.ds, methods=methods,
         folds=None if groups is not None and args.folds == 0 else args.folds,
         seed=args.fold_seed, criteria=criteria, inputs=data.files, groups=groups,
-        intervals=intervals, about=about,
+        intervals=intervals, about=about, data_role=args.data_role,
         progress=(stages or Stages(args)).for_stage("validation study (cross-validation)"),
     )
     return study, data
@@ -367,8 +418,11 @@ def _report(args: argparse.Namespace) -> int:
         intervals = {"by": args.by, "n": args.n, "level": args.level, "seed": args.seed,
                      "interval": args.interval}
     stages = Stages(args)
+    criteria = _criteria(args.criteria)
+    if criteria is None:
+        criteria = getattr(args, "case_criteria", None)
     study, _ = _study(
-        args, criteria=_criteria(args.criteria), intervals=intervals,
+        args, criteria=criteria, intervals=intervals,
         about={"title": args.title, "laboratory": args.laboratory, "analyst": args.analyst,
                "date": args.date, "data": args.data_description}, stages=stages,
     )

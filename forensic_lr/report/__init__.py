@@ -8,9 +8,17 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from ..metrics.catalogue import METRICS
+from ..casework.verbal import rounded_log10
 from ..records import dumps
-from .context import check_rows, logo_data_uri, metric_table, safe_svg
+from .context import (
+    check_rows,
+    config_rows,
+    logo_data_uri,
+    metric_rows,
+    metric_table,
+    param_rows,
+    safe_svg,
+)
 from .figures import case_figures
 from .render import PRIOR_ODDS_LOG10, render, stylesheet, template_roots
 
@@ -26,20 +34,17 @@ def case_context(run, figures: dict[str, str], template_dir=None) -> dict:
     prior_rows = [
         {
             "prior": p,
-            "posteriors": [p + r.log10_lr for r in result.results],
+            # from the LR as printed, so that a reader can check the product by hand
+            "posteriors": [p + rounded_log10(r.log10_lr) for r in result.results],
         }
         for p in PRIOR_ODDS_LOG10
-    ]
+    ] if run.spec.report.prior_odds_table else []
     return {
         "r": result,
         "scale": run.scale,
         "figures": {name: safe_svg(svg) for name, svg in figures.items()},
         "css": Markup(stylesheet(template_dir)),
-        "metrics": [
-            {"label": m.label, "meaning": m.meaning, "value": result.validation.metrics.get(m.key),
-             "digits": m.fmt}
-            for m in METRICS
-        ],
+        "metrics": metric_rows(result.validation),
         "labels": table["labels"],
         "digits": table["digits"],
         "check_rows": check_rows(result.validation.calibration_checks),
@@ -49,6 +54,8 @@ def case_context(run, figures: dict[str, str], template_dir=None) -> dict:
         "prior_odds_table": result.provenance.configuration.get("report", {}).get(
             "prior_odds_table", True),
         "logo": logo_data_uri(result.lab.logo if result.lab else ""),
+        "configuration_rows": config_rows(result.provenance.configuration),
+        "param_table": param_rows(result.method.params),
     }
 
 

@@ -11,7 +11,10 @@ from markupsafe import Markup
 from ..errors import InputError
 from ..metrics.catalogue import METRICS
 
-__all__ = ["check_rows", "logo_data_uri", "metric_table", "safe_svg"]
+__all__ = [
+    "check_rows", "config_rows", "logo_data_uri", "metric_rows", "metric_table", "param_rows",
+    "safe_svg",
+]
 
 
 def safe_svg(svg: str) -> Markup:
@@ -69,3 +72,107 @@ def logo_data_uri(path: str) -> str:
     if kind is None:
         raise InputError(f"logo {path}: use a PNG, JPEG or SVG file")
     return f"data:{kind};base64,{base64.b64encode(Path(path).read_bytes()).decode('ascii')}"
+
+
+def _printed(value: float | None, digits) -> float | None:
+    """``value`` rounded as the report prints it (``digits`` decimals, or a percentage)."""
+    if value is None or value != value:
+        return None
+    return round(value, 3) if digits == "percent" else round(value, digits)
+
+
+def metric_rows(validation) -> list[dict]:
+    """Rows of the case report's metric table: value, interval and, for rates, the count.
+
+    Intervals: the bootstrap interval of ``validation.metric_intervals`` (bias-corrected,
+    source-aware where the background names sources); for RMEP and RMED the exact
+    binomial (Clopper-Pearson) interval of ``validation.rates`` instead, never a bootstrap
+    ``[0, 0]``. Cllr_cal is printed as the printed Cllr minus the printed minimum Cllr, so
+    that the three printed numbers agree (its unrounded value differs by at most one unit
+    in the last printed digit).
+    """
+    values = validation.metrics
+    boots = (validation.metric_intervals or {}).get("intervals", {})
+    rates = {r.name: r for r in validation.rates}
+    rows = []
+    for m in METRICS:
+        value = values.get(m.key)
+        row = {"key": m.key, "label": m.label, "meaning": m.meaning, "value": value,
+               "digits": m.fmt, "interval": None, "count": None, "exact": False}
+        if m.key == "cllr_cal":
+            cllr, low = _printed(values.get("cllr"), m.fmt), _printed(values.get("min_cllr"), m.fmt)
+            if cllr is not None and low is not None:
+                row["value"] = round(cllr - low, m.fmt)
+        if m.key in rates:
+            r = rates[m.key]
+            row.update(interval=(r.low, r.high), count=(r.count, r.total), exact=True)
+        elif m.key in boots:
+            b = boots[m.key]
+            row["interval"] = (b["low"], b["high"])
+        rows.append(row)
+    return rows
+
+
+def config_rows(configuration: dict, prefix: str = "") -> list[tuple[str, str]]:
+    """The case configuration as ``(setting, value)`` rows, sections flattened with dots.
+
+    Text is kept as written (no JSON escapes); lists of tables (items) are numbered;
+    empty values are left out.
+    """
+    rows: list[tuple[str, str]] = []
+    for key, value in configuration.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            rows += config_rows(value, name + ".")
+        elif isinstance(value, list | tuple) and value and all(isinstance(v, dict) for v in value):
+            for i, item in enumerate(value, 1):
+                rows += config_rows(item, f"{name}[{i}].")
+        elif value is None or value == "" or value == [] or value == ():
+            continue
+        elif isinstance(value, list | tuple):
+            rows.append((name, ", ".join(str(v) for v in value)))
+        elif isinstance(value, bool):
+            rows.append((name, "true" if value else "false"))
+        else:
+            rows.append((name, str(value)))
+    return rows
+
+
+#: Longest list of fitted values printed in full in the annex (longer ones: in result.json).
+MAX_LISTED = 12
+
+
+def _number(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return "n/a" if value != value else f"{value:.6g}"
+    return str(value)
+
+
+def param_rows(params: dict, prefix: str = "") -> list[tuple[str, str]]:
+    """A calibrator's fitted parameters (``params()``) as ``(name, value)`` rows.
+
+    Nested tables are flattened with dots (``posterior_ss.mu``); numbers get six
+    significant figures; lists up to :data:`MAX_LISTED` values are printed in full,
+    longer ones as their length (they are in ``result.json``).
+    """
+    rows: list[tuple[str, str]] = []
+    for key, value in params.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            rows += param_rows(value, name + ".")
+        elif isinstance(value, list | tuple):
+            if not value:
+                rows.append((name, "none"))
+            elif len(value) <= MAX_LISTED:
+                rows.append((name, ", ".join(_number(v) for v in value)))
+            else:
+                rows.append((name, f"{len(value):,} values (listed in result.json)"))
+        elif value is None:
+            rows.append((name, "none"))
+        else:
+            rows.append((name, _number(value)))
+    return rows

@@ -22,7 +22,7 @@ def case_figures(run) -> dict[str, str]:
     ss, ds = run.ss_llr_cv, run.ds_llr_cv
     case_score = float(run.evidence_scores[0])
     curves = plots.model_curves(run.calibrator, run.ss, run.ds, case_score=case_score)
-    return {
+    out = {
         "tippett": plots.tippett_svg(ss, ds, case_log10_lr=first.log10_lr, elub_log10=elub),
         "ape": plots.ape_svg(ss, ds, case_llr=first.llr),
         "ece": plots.ece_svg(ss, ds, case_llr=first.llr),
@@ -32,3 +32,7 @@ def case_figures(run) -> dict[str, str]:
         ),
         "llr_histogram": plots.llr_histogram_svg(ss, ds, case_llr=first.llr, elub_log10=elub),
     }
+    sensitivity = getattr(run.result, "sensitivity", None)  # None for records without one
+    if sensitivity is not None:
+        out["sensitivity"] = plots.sensitivity_svg(sensitivity, elub_log10=elub)
+    return out

@@ -112,6 +112,9 @@ def environment(template_dir: str | Path | None = None) -> jinja2.Environment:
         times=lambda log10_lr: lr_markup(format_lr(abs(log10_lr))),
         odds=odds_markup,
         count=lambda v: f"{int(v):,}",
+        lr_of=lambda log10_lr: lr_markup(format_lr(log10_lr)),
+        sig=significant,
+        log10_interval=log10_interval,
     )
     return env
 
@@ -123,6 +126,36 @@ def _nan(value) -> bool:
 def lr_markup(text: str) -> Markup:
     """An LR text (:func:`forensic_lr.casework.verbal.format_lr`) with ``10^k`` as a superscript."""
     return Markup(re.sub(r"10\^(-?\d+)", r"10<sup>\1</sup>", str(escape(text))))
+
+
+def significant(value: float | None, digits: int = 3) -> str:
+    """``value`` to ``digits`` significant figures, trailing zeros kept: 6.1 -> "6.10".
+
+    Unlike ``"%.3g"``, which prints 6.10 as "6.1" and so hides the precision of the other
+    numbers of its column.
+    """
+    if value is None or _nan(value):
+        return "n/a"
+    text = f"{value:#.{digits}g}"
+    return text[:-1] if text.endswith(".") else text
+
+
+def log10_interval(low: float | None, high: float | None, digits: int = 2,
+                   signed: bool = True) -> str:
+    """``"[+1.20, +2.45]"``; when both ends print the same, the value and "not estimable".
+
+    A zero-width interval (every bootstrap replicate at the PAV cap, or both ends cut at
+    one ELUB bound) would claim the value could not change: the report prints the bound
+    and says that no interval can be estimated there.
+    """
+    if low is None or high is None or _nan(low) or _nan(high):
+        return "n/a"
+    fmt = ("{:+.%df}" if signed else "{:.%df}") % digits
+    zero = fmt.format(0.0)
+    a, b = (fmt.format(v).replace("-" + zero.lstrip("+"), zero) for v in (low, high))
+    if a == b:
+        return f"not estimable (both ends at {a})"
+    return f"[{a}, {b}]"
 
 
 def odds_markup(log10_odds: float) -> Markup:

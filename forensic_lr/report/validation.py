@@ -39,8 +39,10 @@ def build_validation_report(
         "ape": plots.ape_svg(ss_llr, ds_llr),
         "det": plots.det_svg(ss_llr, ds_llr),
         "pav": plots.pav_svg(ss_llr, ds_llr, llr_input=True, xlabel="cross-validated log10 LR"),
-        "score_densities": plots.score_density_svg(arrays.ss, arrays.ds, arrays.best_fitted),
     }
+    if arrays.best_fitted is not None:  # None: LLRs validated as given, no model to draw
+        figures["score_densities"] = plots.score_density_svg(arrays.ss, arrays.ds,
+                                                             arrays.best_fitted)
     for name, svg in figures.items():
         files[f"figures/{name}.svg"] = svg.encode("utf-8")
     table = metric_table()

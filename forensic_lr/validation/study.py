@@ -23,14 +23,32 @@ from ..errors import ForensicLRError, InputError
 from ..metrics import evaluate
 from ..metrics.catalogue import metric
 from ..provenance import software_versions
-from ..records import CriterionResult, StudyMethod, ValidationStudy
+from ..records import (
+    CriterionResult,
+    MethodDescription,
+    RateCount,
+    StudyMethod,
+    ValidationStudy,
+)
 from ..resampling import Progress
 from ..uncertainty import cross_validated_llr
 from .bootstrap import bootstrap_metrics
 from .compare import compare_systems
 from .criteria import check_criteria
+from .rates import misleading_rates
 
-__all__ = ["ABOUT_KEYS", "MATRIX", "StudyArrays", "run_validation_study"]
+__all__ = ["ABOUT_KEYS", "AS_GIVEN", "MATRIX", "StudyArrays", "run_validation_study"]
+
+#: The "method" that validates a system's own LLRs as they are (no calibration).
+AS_GIVEN = "none"
+_AS_GIVEN_DESCRIPTION = MethodDescription(
+    name=AS_GIVEN,
+    title="The system's own likelihood ratios, validated as given",
+    summary=(
+        "The inputs are the natural-log LRs the system itself reported; no calibration was "
+        "fitted, so no cross-validation is needed: every metric describes these LRs as they are."
+    ),
+)
 
 #: The validation matrix rows after Meuwly et al. (2017, table 1): characteristic,
 #: metric, graphic. devPAV and the rates of misleading evidence are additions of
@@ -56,7 +74,8 @@ class StudyArrays:
     """The arrays behind a study's figures (not part of its JSON record).
 
     ``llrs`` maps each method to its out-of-fold ``(ss_llr, ds_llr)``; ``best_fitted`` is
-    the best method fitted on all scores (for the score-density figure).
+    the best method fitted on all scores (for the score-density figure; None for LLRs
+    validated as given).
     """
 
     ss: np.ndarray
@@ -77,6 +96,7 @@ def run_validation_study(
     groups: tuple[np.ndarray, np.ndarray] | None = None,
     intervals: Mapping[str, Any] | None = None,
     about: Mapping[str, str | None] | None = None,
+    data_role: str | None = None,
     progress: Progress | None = None,
 ) -> ValidationStudy:
     """Cross-validate each method on raw scores and collect the study's record.
@@ -87,7 +107,9 @@ def run_validation_study(
         Raw same-source and different-source scores (higher supports Hp).
     methods : sequence of str, optional
         Calibrators to compare (default: the basic methods,
-        :func:`forensic_lr.calibration.default_study_methods`).
+        :func:`forensic_lr.calibration.default_study_methods`). :data:`AS_GIVEN`
+        (``"none"``): ``ss`` and ``ds`` are the system's own natural-log LRs, validated as
+        they are.
     folds : int or None
         Folds of the cross-validation; None with ``groups``: leave one source out.
     seed : int
@@ -107,6 +129,10 @@ def run_validation_study(
     about : mapping, optional
         The study's ``title``, ``laboratory``, ``analyst``, ``date`` and ``data``
         (population, conditions, the system that produced the scores).
+    data_role : {"development", "validation"}, optional
+        What these data were to the method, shown in the validation matrix's data column.
+        Default: "development" when several methods are compared (the best is chosen on
+        these data, so selection and evaluation use the same data), else "validation".
     progress : callable(done, total), optional
         Called after each method's cross-validation.
 
@@ -122,23 +148,33 @@ def run_validation_study(
         raise InputError(f"unknown 'about' key(s) {unknown}; use {', '.join(ABOUT_KEYS)}")
     methods = tuple(methods) if methods else default_study_methods()
     ss, ds = np.asarray(ss, float), np.asarray(ds, float)
+    if AS_GIVEN in methods and len(methods) > 1:
+        raise InputError("LLRs validated as given (method none) cannot be compared with "
+                         "calibrators of raw scores in one study; run them separately")
+    if data_role not in (None, "development", "validation"):
+        raise InputError(f"data_role must be development or validation, got {data_role!r}")
     rows, llrs = [], {}
     for i, name in enumerate(methods):
-        calibrator = make_calibrator(name)
-        ss_llr, ds_llr = cross_validated_llr(ss, ds, calibrator, folds, seed, groups=groups)
+        if name == AS_GIVEN:
+            calibrator, (ss_llr, ds_llr) = None, (ss, ds)
+        else:
+            calibrator = make_calibrator(name)
+            ss_llr, ds_llr = cross_validated_llr(ss, ds, calibrator, folds, seed, groups=groups)
         metrics = evaluate(ss_llr, ds_llr).to_dict()
         results = () if criteria is None else check_criteria(criteria, metrics)
         rows.append(
             StudyMethod(
                 method=name, metrics=metrics, criteria=results,
                 all_criteria_met=all(c.met for c in results) if results else None,
-                description=type(calibrator).describe(),
+                description=_AS_GIVEN_DESCRIPTION if calibrator is None
+                else type(calibrator).describe(),
             )
         )
         llrs[name] = (ss_llr, ds_llr)
         if progress is not None:
             progress(i + 1, len(methods))
     best = min(rows, key=lambda r: r.metrics["cllr"])
+    role = data_role or ("development" if len(methods) > 1 else "validation")
     extra: dict[str, Any] = {}
     if intervals is not None:
         ss_src, ds_src = (None, None) if groups is None else groups
@@ -159,7 +195,7 @@ def run_validation_study(
         about=about,
         n_ss=int(ss.size),
         n_ds=int(ds.size),
-        folds=folds,
+        folds=None if AS_GIVEN in methods else folds,
         seed=seed,
         folds_by="trial" if groups is None else "source",
         inputs=dict(inputs or {}),
@@ -169,16 +205,30 @@ def run_validation_study(
         methods=tuple(rows),
         best_method=best.method,
         calibration_checks=_checks(*llrs[best.method]),
-        validation_matrix=_matrix(best),
+        validation_matrix=_matrix(best, role),
         software=software_versions(),
+        data_role=role,
+        selected_on_same_data=len(methods) > 1,
+        rates=tuple(
+            RateCount(name=r.name, count=r.count, total=r.total, rate=r.rate, level=r.level,
+                      low=r.low, high=r.high)
+            for r in misleading_rates(
+                *llrs[best.method],
+                level=0.95 if intervals is None else float(intervals.get("level", 0.95)),
+            )
+        ),
         **extra,
     )
-    study._arrays = StudyArrays(ss, ds, llrs, make_calibrator(best.method).fit(ss, ds))
+    fitted = None if best.method == AS_GIVEN else make_calibrator(best.method).fit(ss, ds)
+    study._arrays = StudyArrays(ss, ds, llrs, fitted)
     return study
 
 
-def _matrix(row: StudyMethod) -> tuple[dict[str, Any], ...]:
+def _matrix(row: StudyMethod, data_role: str) -> tuple[dict[str, Any], ...]:
     """Validation matrix rows for the best method (criterion and decision if the lab set one).
+
+    ``data`` is the matrix's data column (Meuwly et al. 2017): whether the results come
+    from development data (the method was chosen or tuned on them) or validation data.
 
     Characteristics without a metric (robustness, coherence, generalisation) need data
     under other conditions than the one score set of this study: marked "not assessed".
@@ -188,7 +238,8 @@ def _matrix(row: StudyMethod) -> tuple[dict[str, Any], ...]:
     for characteristic, key, graphic in MATRIX:
         if key is None:
             out.append({"characteristic": characteristic, "metric": None, "graphic": graphic,
-                        "criterion": "", "result": None, "decision": "not assessed"})
+                        "criterion": "", "result": None, "decision": "not assessed",
+                        "data": ""})
             continue
         c = by_metric.get(key)
         threshold = "" if c is None else (
@@ -202,6 +253,7 @@ def _matrix(row: StudyMethod) -> tuple[dict[str, Any], ...]:
                 "criterion": f"{c.comparison} {threshold}" if c else "not set",
                 "result": row.metrics[key],
                 "decision": ("met" if c.met else "not met") if c else "no criterion",
+                "data": data_role,
             }
         )
     return tuple(out)

@@ -145,7 +145,7 @@ def test_report_states_sources_confirmation_and_sha(lab):
     assert "could not be checked" not in html
     assert "The laboratory confirmed this scale against its source" in html
     assert "Head of evaluation, J. Doe, 2026-01-15" in html
-    assert "Annex D. Policy settings" in html and "lab profile" in html
+    assert "Annex E. Policy settings" in html and "lab profile" in html
     assert result.provenance.lab_profile_sha256 in html
     assert "SOP-VAL-03 rev. 2 of 2026-01-01" in html
     assert "Posterior odds with" not in html  # the prior-odds table is off

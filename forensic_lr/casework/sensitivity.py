@@ -1,0 +1,306 @@
+"""Sensitivity of a case's LR to the choice of method, its settings and the background.
+
+:func:`sensitivity_analysis` answers the question a court asks of any single number: would
+another reasonable choice have given another answer? It evaluates each evidence score
+
+* under every calibrator that needs only the background (:func:`forensic_lr.calibration.
+  background_only_methods`) and the case's own method, each through
+  :func:`forensic_lr.casework.evaluate_evidence` with no interval and the case's ELUB
+  setting (so each value equals ``forensic-lr calibrate --method M`` with the same ELUB
+  flag);
+* for the suspect-adapted method (``suspect_map``), under a range of relevance factors and
+  the population model (no adaptation);
+* with the case's method refitted on bootstrap resamples of the background: by source
+  when the background files name sources, else by trial;
+
+and says in a sentence how far apart the values lie (in log10 units) and whether the
+verbal equivalent changes.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..calibration import CALIBRATORS, background_only_methods
+from ..errors import ForensicLRError
+from ..io.scores import orient
+from ..records import Sensitivity, SensitivityBootstrap, SensitivityRow
+from ..resampling import source_codes
+from .evidence import evaluate_evidence, printed_log10
+from .verbal import VerbalScale, format_lr, verbal_equivalent
+
+__all__ = ["RELEVANCE_FACTORS", "background_bootstrap", "sensitivity_analysis"]
+
+_LN10 = math.log(10.0)
+#: Relevance factors tried for the suspect-adapted method (plus the case's own).
+RELEVANCE_FACTORS = (2.0, 4.0, 8.0, 16.0, 32.0)
+#: Bootstrap replicates of the background refit (each refits the method once).
+DEFAULT_REFITS = 200
+
+
+def _evaluate(ss, ds, scores, *, calibrator, options, extra, direction, elub):
+    """log10 LRs of ``scores`` (None each when the method cannot be fitted) and a note."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            record = evaluate_evidence(
+                ss, ds, scores, calibrator=calibrator, options=options, extra=extra,
+                direction=direction, elub=elub, interval="none",
+            )
+    except ForensicLRError as exc:
+        return (None,) * len(scores), f"could not be fitted: {exc}"
+    return tuple(e.log10_lr for e in record.results), ""
+
+
+def _levels(values: Sequence[float | None], scale: VerbalScale) -> tuple[str, ...]:
+    return tuple(
+        "" if v is None else verbal_equivalent(v, scale).level for v in values
+    )
+
+
+def _resample_weights(rng, n_ss, n_ds, codes):
+    """Integer weight per SS and DS trial for one bootstrap replicate.
+
+    Trials: each class resampled with replacement at its own size. Sources (``codes`` =
+    the source codes of both items of each trial and the number of sources ``k``): source
+    ``s`` drawn ``m_s`` times; a trial within source ``a`` kept ``m_a`` times, a trial
+    between ``a != b`` ``m_a m_b`` times (the subsets bootstrap of Bolle et al. 2004).
+    """
+    if codes is None:
+        return (np.bincount(rng.integers(0, n_ss, n_ss), minlength=n_ss),
+                np.bincount(rng.integers(0, n_ds, n_ds), minlength=n_ds))
+    c_ss, c_ds, k = codes
+    m = np.bincount(rng.integers(0, k, k), minlength=k)
+
+    def weight(c):
+        a, b = c[:, 0], c[:, 1]
+        return np.where(a == b, m[a], m[a] * m[b])
+
+    return weight(c_ss), weight(c_ds)
+
+
+def background_bootstrap(
+    template, ss, ds, x, *, sources=None, n: int = DEFAULT_REFITS, level: float = 0.95,
+    seed: int = 0,
+) -> SensitivityBootstrap:
+    """Refit ``template`` on ``n`` bootstrap resamples of the background; LR quantiles at ``x``.
+
+    Parameters
+    ----------
+    template : Calibrator
+        The unfitted method as the case uses it (ELUB-wrapped when bounding is on); it is
+        copied, never modified.
+    ss, ds : numpy.ndarray
+        Background scores, score-like.
+    x : numpy.ndarray
+        Evidence scores, score-like.
+    sources : (ss_sources, ds_sources), optional
+        Source ids of each trial (shape ``(n,)`` or ``(n, 2)``): resample sources
+        instead of trials.
+    n, level, seed
+        Replicates, quantile level, seed of :func:`numpy.random.default_rng`.
+
+    Returns
+    -------
+    SensitivityBootstrap
+        The ``(1 - level) / 2``, 0.5 and ``(1 + level) / 2`` quantiles of log10 LR per
+        evidence score over the replicates that could be fitted (a replicate with a class
+        empty or constant, or whose fit fails, is counted in ``n_failed``).
+    """
+    rng = np.random.default_rng(seed)
+    codes = None
+    if sources is not None:
+        c_ss, c_ds, k = source_codes(sources[0], sources[1], ss.size, ds.size)
+        codes = (c_ss, c_ds, k)
+    out = np.full((n, x.size), np.nan)
+    for r in range(n):
+        w_ss, w_ds = _resample_weights(rng, ss.size, ds.size, codes)
+        s, d = np.repeat(ss, w_ss), np.repeat(ds, w_ds)
+        if s.size < 2 or d.size < 2 or s.min() == s.max() or d.min() == d.max():
+            continue
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                out[r] = copy.deepcopy(template).fit(s, d).llr(x) / _LN10
+        except ForensicLRError:
+            continue
+    ok = ~np.isnan(out).any(axis=1)
+    if not ok.any():
+        raise ForensicLRError("no bootstrap resample of the background could be fitted")
+    q = np.quantile(out[ok], [(1 - level) / 2, 0.5, (1 + level) / 2], axis=0)
+    low, mid, high = (tuple(float(v) for v in row) for row in q)
+    return SensitivityBootstrap(
+        by="trial" if codes is None else "source", n=n, n_failed=int((~ok).sum()),
+        level=float(level), seed=int(seed), n_sources=None if codes is None else int(codes[2]),
+        log10_lr_low=low, log10_lr_median=mid, log10_lr_high=high,
+        collapsed=tuple(
+            printed_log10(a) == printed_log10(b) for a, b in zip(low, high, strict=True)
+        ),
+    )
+
+
+def sensitivity_analysis(
+    ss,
+    ds,
+    scores: Sequence[float],
+    *,
+    calibrator: str,
+    options: Mapping[str, Any] | None = None,
+    extra: Mapping[str, np.ndarray] | None = None,
+    direction: str = "higher_is_similar",
+    elub: bool = False,
+    scale: VerbalScale,
+    labels: Sequence[str],
+    template=None,
+    sources=None,
+    n: int = DEFAULT_REFITS,
+    level: float = 0.95,
+    seed: int = 0,
+) -> Sensitivity:
+    """The LR of each evidence score under other reasonable choices (see the module notes).
+
+    Parameters
+    ----------
+    ss, ds : array_like
+        Background scores, score-like (direction applied).
+    scores : sequence of float
+        Evidence scores as measured (``direction`` is applied here, as in
+        :func:`~forensic_lr.casework.evaluate_evidence`).
+    calibrator, options, extra, direction, elub
+        The case's method, as given to :func:`~forensic_lr.casework.evaluate_evidence`.
+    scale : VerbalScale
+        The case's verbal scale (to say whether the verbal equivalent changes).
+    labels : sequence of str
+        A name per evidence score.
+    template : Calibrator, optional
+        The case's unfitted method (ELUB-wrapped when on) for the background bootstrap;
+        None: no bootstrap.
+    sources : (ss_sources, ds_sources), optional
+        Source ids: the bootstrap resamples sources.
+    n, level, seed
+        Bootstrap replicates, quantile level and seed.
+
+    Returns
+    -------
+    Sensitivity
+
+    Notes
+    -----
+    Alternative calibrators use their default options and no extra inputs (the case's
+    method keeps its own). The spread is ``max - min`` of log10 LR over every row
+    (calibrators and relevance factors) per evidence score; ``levels_reached`` the distinct
+    verbal levels of those values, from the lowest value up.
+    """
+    options, extra = dict(options or {}), dict(extra or {})
+    ss, ds = np.asarray(ss, dtype=np.float64), np.asarray(ds, dtype=np.float64)
+    scores = [float(v) for v in scores]
+    common = {"direction": direction, "elub": elub}
+    rows = []
+    methods = list(background_only_methods())
+    if calibrator not in methods:
+        methods.append(calibrator)
+    case_values: tuple = ()
+    for name in methods:
+        own = name == calibrator
+        values, note = _evaluate(ss, ds, scores, calibrator=name,
+                                 options=options if own else {},
+                                 extra=extra if own else {}, **common)
+        if own:
+            case_values = values
+        rows.append(SensitivityRow(
+            group="calibrator", label=name, calibrator=name,
+            options=options if own else {}, log10_lr=values, levels=_levels(values, scale),
+            is_case=own, note=note, description=CALIBRATORS[name].describe(),
+        ))
+    if calibrator == "suspect_map":
+        rows += _relevance_rows(ss, ds, scores, options, extra, scale, common)
+    boot = None
+    if template is not None:
+        x = orient(np.asarray(scores, dtype=np.float64), direction)
+        try:
+            boot = background_bootstrap(template, ss, ds, x, sources=sources, n=n,
+                                        level=level, seed=seed)
+        except ForensicLRError:
+            boot = None
+    spread, reached = [], []
+    for i in range(len(scores)):
+        vals = [r.log10_lr[i] for r in rows if r.log10_lr[i] is not None]
+        spread.append(max(vals) - min(vals) if vals else None)
+        ordered = sorted((r.log10_lr[i], r.levels[i]) for r in rows if r.log10_lr[i] is not None)
+        reached.append(tuple(dict.fromkeys(level for _, level in ordered)))
+    result = Sensitivity(
+        labels=tuple(labels), elub_applied=bool(elub), case_calibrator=calibrator,
+        case_log10_lr=tuple(case_values), rows=tuple(rows),
+        bootstrap=boot, spread_log10=tuple(spread), levels_reached=tuple(reached),
+    )
+    return result.model_copy(update={"summary": summarise(result)})
+
+
+def _relevance_rows(ss, ds, scores, options, extra, scale, common) -> list[SensitivityRow]:
+    """suspect_map under each relevance factor and the population model."""
+    case_r = float(options.get("relevance", 16.0))
+    factors = sorted(set(RELEVANCE_FACTORS) | {case_r})
+    rows = []
+    for r in factors:
+        opts = {**options, "relevance": r}
+        values, note = _evaluate(ss, ds, scores, calibrator="suspect_map", options=opts,
+                                 extra=extra, **common)
+        rows.append(SensitivityRow(
+            group="relevance", label=f"relevance r = {r:g}", calibrator="suspect_map",
+            options=opts, log10_lr=values, levels=_levels(values, scale),
+            is_case=r == case_r, note=note,
+        ))
+    values, note = _evaluate(ss, ds, scores, calibrator="suspect_map",
+                             options={k: v for k, v in options.items() if k != "relevance"},
+                             extra={}, **common)
+    rows.append(SensitivityRow(
+        group="relevance", label="population model (no adaptation)", calibrator="suspect_map",
+        log10_lr=values, levels=_levels(values, scale), note=note,
+    ))
+    return rows
+
+
+def summarise(s: Sensitivity) -> tuple[str, ...]:
+    """One sentence per evidence score on how much its LR depends on the choices made."""
+    out = []
+    n_methods = sum(1 for r in s.rows if r.group == "calibrator" and r.log10_lr[0] is not None)
+    has_relevance = any(r.group == "relevance" for r in s.rows)
+    for i, label in enumerate(s.labels):
+        vals = [r.log10_lr[i] for r in s.rows if r.log10_lr[i] is not None]
+        if not vals:
+            continue
+        what = f"{n_methods} calibration methods"
+        if has_relevance:
+            what += " and the relevance factors of the suspect-adapted model"
+        levels = s.levels_reached[i]
+        words = (f"the verbal equivalent is \u201c{levels[0]}\u201d under every one of them"
+                 if len(levels) == 1 else
+                 "the verbal equivalent changes between "
+                 + ", ".join(f"\u201c{v}\u201d" for v in levels[:-1])
+                 + f" and \u201c{levels[-1]}\u201d")
+        text = (
+            f"{label}: across {what}, log10 LR ranges from {min(vals):+.2f} to "
+            f"{max(vals):+.2f} (a spread of {s.spread_log10[i]:.2f} log10 units, a factor of "
+            f"about {format_lr(s.spread_log10[i])} in the LR); {words}."
+        )
+        b = s.bootstrap
+        if b is not None:
+            by = "source" if b.by == "source" else "comparison"
+            text += (
+                f" Refitting the case's method on {b.n - b.n_failed} bootstrap resamples of "
+                f"the background (by {by}) gives "
+            )
+            if b.collapsed[i]:
+                text += (f"log10 LR {b.log10_lr_low[i]:+.2f} in every resample (the value is "
+                         "held at a bound, so no range can be estimated there).")
+            else:
+                text += (f"{100 * b.level:g} % of the values between {b.log10_lr_low[i]:+.2f} "
+                         f"and {b.log10_lr_high[i]:+.2f}.")
+        out.append(text)
+    return tuple(out)

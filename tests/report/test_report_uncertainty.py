@@ -1,0 +1,196 @@
+"""How the case report qualifies its numbers: counts with rates, metric intervals, exact
+binomial intervals, no zero-width intervals, the model annex and the configuration table.
+
+Independent values: Clopper-Pearson ends from scipy.stats.binomtest (exact), PAV's cap
+log10(n_ds + 1) computed here, the printed LR read back from the report.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import math
+import re
+import shutil
+import warnings
+
+import pytest
+from scipy.stats import binomtest
+
+from forensic_lr._resources import examples_dir
+from forensic_lr.casework.pipeline import run_case_full
+from forensic_lr.casework.spec import load_case
+from forensic_lr.report import build_report, case_context
+
+WORKED = ("voice", "small-background", "suspect-adapted", "glass-distance")
+_EQUAL_ENDS = re.compile(r"\[\s*([+\-\u2212]?[\d.,]+)\s*(%?)\s*,\s*\1\s*\2\s*\]")
+
+
+def _copy(tmp_path, name, replace=()):
+    folder = tmp_path / name
+    shutil.copytree(examples_dir() / name, folder)
+    text = (folder / "case.toml").read_text(encoding="utf-8")
+    for old, new in replace:
+        assert old in text, old
+        text = text.replace(old, new)
+    (folder / "case.toml").write_text(text, encoding="utf-8")
+    return load_case(folder / "case.toml")
+
+
+def _run(spec):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return run_case_full(spec)
+
+
+def _html(run) -> str:
+    raw = build_report(run, formats=("html",))["report.html"].decode("utf-8")
+    text = re.sub(r"<svg.*?</svg>", " ", raw, flags=re.S)
+    text = re.sub(r"<[^>]+>", " ", text)
+    return " ".join(html_lib.unescape(text).split())
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    run = _run(_copy(tmp_path_factory.mktemp("small"), "small-background"))
+    return run, _html(run)
+
+
+@pytest.mark.parametrize("name", WORKED)
+def test_no_worked_report_prints_an_interval_with_equal_ends(tmp_path, name):
+    text = _html(_run(_copy(tmp_path, name)))
+    assert not _EQUAL_ENDS.findall(text), _EQUAL_ENDS.findall(text)
+
+
+def test_pav_cap_in_every_replicate_is_not_estimable(tmp_path):
+    # With pav, a score above every background score gets the cap log10(n_ds + 1) in
+    # every bootstrap replicate: the interval is that value twice.
+    spec = _copy(tmp_path, "small-background", [('calibrator = "bayes"', 'calibrator = "pav"'),
+                                                   ('mode = "predictive"', '')])
+    run = _run(spec)
+    e = run.result.results[0]
+    cap = math.log10(run.result.background_ds.n + 1)
+    assert f"{e.interval.log10_lr_low:+.2f}" == f"{e.interval.log10_lr_high:+.2f}" == f"{cap:+.2f}"
+    assert e.interval.collapsed and "not estimable" in e.interval.note
+    text = _html(run)
+    assert f"not estimable (both ends at {cap:+.2f})" in text
+    assert not _EQUAL_ENDS.findall(text)
+
+
+def test_interval_clipped_at_an_elub_bound_is_not_estimable(tmp_path):
+    spec = _copy(tmp_path, "voice", [])  # the voice case bounds its LR by ELUB
+    run = _run(spec)
+    e = run.result.results[0]
+    high = run.result.method.elub_log10_lr_high
+    assert e.interval.clipped and e.interval.collapsed
+    text = _html(run)
+    assert f"not estimable (both ends at {high:+.2f})" in text
+    assert not _EQUAL_ENDS.findall(text)
+
+
+def test_rates_as_counts_with_exact_intervals(small):
+    run, text = small
+    rmep = next(r for r in run.result.validation.rates if r.name == "rmep")
+    assert (rmep.count, rmep.total) == (0, 12)
+    ci = binomtest(0, 12).proportion_ci(0.95, method="exact")
+    assert rmep.high == pytest.approx(ci.high, abs=1e-12)
+    assert "0 of 12 (0.0 %)" in text and "at most 26.5 %" in text
+    rmed = next(r for r in run.result.validation.rates if r.name == "rmed")
+    ci = binomtest(rmed.count, rmed.total).proportion_ci(0.95, method="exact")
+    assert f"{rmed.count} of {rmed.total}" in text
+    assert f"[{100 * ci.low:.1f}, {100 * ci.high:.1f}] %" in text
+
+
+def test_metric_intervals_and_fold_kind_are_stated(small):
+    run, text = small
+    v = run.result.validation
+    assert v.folds_by == "trial" and v.metric_intervals["by"] == "trial"
+    cllr = v.metric_intervals["intervals"]["cllr"]
+    assert f"{v.metrics['cllr']:.3f} [{cllr['low']:.3f}, {cllr['high']:.3f}]" in text
+    assert "The folds were drawn by comparison" in text
+
+
+def test_cllr_cal_agrees_with_the_printed_cllr_and_min_cllr(small):
+    run, text = small
+    m = run.result.validation.metrics
+    printed = round(round(m["cllr"], 3) - round(m["min_cllr"], 3), 3)
+    assert abs(printed - m["cllr_cal"]) <= 0.001 + 1e-12
+    assert f"Cllr_cal (bits) {printed:.3f}" in text
+
+
+def test_prior_odds_posterior_uses_the_printed_lr(small):
+    run, _ = small
+    ctx = case_context(run, {})
+    printed = float(run.result.results[0].lr_text.replace(",", ""))
+    for row in ctx["prior_rows"]:
+        assert row["posteriors"][0] == pytest.approx(row["prior"] + math.log10(printed))
+
+
+def test_prior_odds_table_can_be_switched_off(tmp_path):
+    spec = _copy(tmp_path, "small-background",
+                 [('verbal_scale = "enfsi"', 'verbal_scale = "enfsi"\nprior_odds_table = false')])
+    run = _run(spec)
+    assert case_context(run, {})["prior_rows"] == []
+    text = _html(run)
+    assert "Posterior odds with" not in text and "posterior odds = LR × prior odds" in text
+
+
+def test_one_warning_grammar_and_default_label(small):
+    run, text = small
+    assert run.result.results[0].label == "Q1-K1"  # items Q1 and K1, no labels given
+    n = len(run.result.warnings)
+    if n == 1:
+        assert "carries 1 warning; it is listed in section 8" in text
+    else:
+        assert f"carries {n} warnings; all are listed in section 8" in text
+    assert "e.g.:" not in text
+
+
+def test_model_annex_and_readable_configuration(tmp_path):
+    spec = _copy(tmp_path, "small-background",
+                 [('title = "Toolmark comparison with a small validation set"',
+                   'title = "Werkzeugspur aus Zürich"')])
+    run = _run(spec)
+    raw = build_report(run, formats=("html",))["report.html"].decode("utf-8")
+    text = _html(run)
+    assert "Zürich" in text and "\\u00fc" not in raw
+    assert "case.title Werkzeugspur aus Zürich" in text  # a table row, not JSON
+    assert "Annex C. The model in words and numbers" in text
+    d = run.result.method.description
+    assert d.title in text and d.reference in text
+    mu = run.result.method.params["posterior_ss"]["mu"]
+    assert f"posterior_ss.mu {mu:.6g}" in text
+    assert "Other methods in the sensitivity analysis" in text
+    assert "Logistic regression" in text  # another method's description
+
+
+def test_bayesian_interval_is_explained_as_a_credible_interval(tmp_path):
+    spec = _copy(tmp_path, "voice")
+    text = _html(_run(spec))
+    assert "posterior credible interval" in text and "posterior probability" in text
+    explained = text.split("posterior credible")[1][:400]
+    assert "could change with other background data" not in explained
+
+
+def test_sensitivity_section_is_rendered(small):
+    run, text = small
+    s = run.result.sensitivity
+    assert "Robustness: sensitivity of the LR to the choices made" in text
+    assert s.summary[0] in text
+    assert "Figure 6." in text
+
+
+def test_significant_figures_keep_trailing_zeros():
+    from forensic_lr.report.render import environment
+
+    sig = environment().filters["sig"]
+    assert [sig(v) for v in (6.1, 1.38, 100.0, -2.5, 0.0)] == ["6.10", "1.38", "100", "-2.50",
+                                                               "0.00"]
+    assert sig(5.5, 3) == "5.50" and sig(None) == "n/a"
+
+
+def test_background_table_prints_three_significant_figures(small):
+    run, text = small
+    from forensic_lr.report.render import significant
+
+    s = run.result.background_ds
+    assert f"{significant(s.minimum)} to {significant(s.maximum)}" in text
