@@ -463,20 +463,36 @@ def _replicate_weights(by, rng, n, systems, ss_sources, ds_sources):
 
     Returns the generator and the number of sources (None for trials).
     """
+    draws, weights, k = _draws(by, rng, n, systems, ss_sources, ds_sources)
+    return ([weights(i, d) for i in range(len(systems))] for d in draws), k
+
+
+def _draws(by, rng, n, systems, ss_sources, ds_sources):
+    """The random part of :func:`_replicate_weights`, and how a draw becomes weights.
+
+    Returns ``(draws, weights, k)``: ``draws`` yields one draw per replicate (the counts
+    in the first system's sorted order, or the source multiplicities), all taken from
+    ``rng`` in order; ``weights(i, draw)`` gives ``(c_ss, c_ds)`` of system ``i`` (a
+    deterministic function, so it may run in any thread); ``k`` is the number of sources
+    (None for trials).
+    """
     first = systems[0]
     n_ss, n_ds = first.order_ss.size, first.order_ds.size
     if by == "trial":
-        carry = [
+        carry = [(None, None)] + [
             (_carry(first.order_ss, s.order_ss), _carry(first.order_ds, s.order_ds))
             for s in systems[1:]
         ]
 
         def trials():
             for _ in range(n):
-                c_ss, c_ds = trial_counts(rng, n_ss), trial_counts(rng, n_ds)
-                yield [(c_ss, c_ds)] + [(c_ss[p], c_ds[p_ds]) for p, p_ds in carry]
+                yield trial_counts(rng, n_ss), trial_counts(rng, n_ds)
 
-        return trials(), None
+        def carried(i, draw):
+            (c_ss, c_ds), (p_ss, p_ds) = draw, carry[i]
+            return draw if p_ss is None else (c_ss[p_ss], c_ds[p_ds])
+
+        return trials(), carried, None
     codes_ss, codes_ds, k = source_codes(ss_sources, ds_sources, n_ss, n_ds)
     if k < 2:
         raise InputError(f"only {k} distinct source id; resampling by source needs at least 2")
@@ -488,10 +504,13 @@ def _replicate_weights(by, rng, n, systems, ss_sources, ds_sources):
     def sources():
         for _ in range(n):
             m = np.append(np.bincount(rng.integers(0, k, k), minlength=k), 1)
-            m = m.astype(narrowest_uint(int(m.max()) ** 2))  # products m_a m_b fit
-            yield [(m[a_ss] * m[b_ss], m[a_ds] * m[b_ds]) for (a_ss, b_ss), (a_ds, b_ds) in pairs]
+            yield m.astype(narrowest_uint(int(m.max()) ** 2))  # products m_a m_b fit
 
-    return sources(), k
+    def products(i, m):
+        (a_ss, b_ss), (a_ds, b_ds) = pairs[i]
+        return m[a_ss] * m[b_ss], m[a_ds] * m[b_ds]
+
+    return sources(), products, k
 
 
 def _run_replicates(draws, job, out: np.ndarray, progress: Progress | None, workers: int) -> None:
@@ -705,10 +724,11 @@ def bootstrap_metrics(
     workers = _workers(workers)
     system = _sorted(ss, ds)
     rng = np.random.default_rng(seed)
-    draws, n_sources = _replicate_weights(by, rng, n, [system], ss_sources, ds_sources)
+    draws, weights, n_sources = _draws(by, rng, n, [system], ss_sources, ds_sources)
     reps = np.empty((n, len(METRICS)))
     _run_replicates(
-        draws, lambda draw: _replicate_metrics(system, *draw[0]), reps, progress, workers
+        draws, lambda draw: _replicate_metrics(system, *weights(0, draw)), reps, progress,
+        workers,
     )
     n_valid = int(np.sum(~np.isnan(reps[:, 0])))
     warned = _invalid_warning(n_valid, n)

@@ -24,10 +24,10 @@ from .bootstrap import (
     MetricInterval,
     _bounds,
     _check_options,
+    _draws,
     _invalid_warning,
     _percentile_kept,
     _replicate_metrics,
-    _replicate_weights,
     _resolve_by,
     _run_replicates,
     _sorted,
@@ -311,13 +311,12 @@ def compare_systems(
     workers = _workers(workers)
     systems = [_sorted(a_ss, a_ds), _sorted(b_ss, b_ds)]
     rng = np.random.default_rng(seed)
-    draws, _ = _replicate_weights(by, rng, n, systems, ss_sources, ds_sources)
+    draws, weights, _ = _draws(by, rng, n, systems, ss_sources, ds_sources)
     diffs = np.empty((n, 2))
 
     def difference(draw) -> np.ndarray:
-        (ca_ss, ca_ds), (cb_ss, cb_ds) = draw
-        ra = _replicate_metrics(systems[0], ca_ss, ca_ds)
-        rb = _replicate_metrics(systems[1], cb_ss, cb_ds)
+        ra = _replicate_metrics(systems[0], *weights(0, draw))
+        rb = _replicate_metrics(systems[1], *weights(1, draw))
         return ra[:2] - rb[:2]
 
     _run_replicates(draws, difference, diffs, progress, workers)
