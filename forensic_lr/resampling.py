@@ -3,7 +3,8 @@
 One home for the random parts every uncertainty computation shares:
 
 * :func:`bootstrap_index_chunks` - index draws of the LR bootstrap, in memory-bounded blocks;
-* :func:`trial_counts` / :func:`poisson_counts` - replicate weights of the metric bootstrap;
+* :func:`trial_counts` / :func:`poisson_counts` - replicate weights of the metric bootstrap,
+  and :class:`RunningTotals` - their running totals at chosen positions;
 * :func:`quantile_rows` - type-7 quantiles of replicates, safe with infinite values;
 * :func:`fold_ids` and :func:`source_folds` - cross-validation splits by trial or by source.
 """
@@ -22,6 +23,7 @@ from .errors import InputError
 __all__ = [
     "POISSON_FROM",
     "Progress",
+    "RunningTotals",
     "SourceSplit",
     "bootstrap_index_chunks",
     "fold_ids",
@@ -156,17 +158,102 @@ def poisson_counts(rng: np.random.Generator, size: int) -> np.ndarray:
     """Poisson(1) variates (uint8), probabilities exact to ``2**-32`` (:func:`_poisson_tables`).
 
     One random byte per trial and four vectorised comparisons settle 98.8 % of the
-    counts; the rest (first byte among the top 3 values) draw 24 more bits.
+    counts; the rest (first byte among the top 3 values) draw 24 more bits. The
+    comparisons run over blocks of :data:`_BLOCK` bytes that stay in the processor's
+    cache; the values are those of one pass over the whole array.
     """
     u = rng.bit_generator.random_raw(-(-size // 8)).view(np.uint8)[:size]
     step0, step1, step2, step3, top = _BYTE_STEPS
-    counts = (u >= step0).view(np.uint8) + (u >= step1).view(np.uint8)
-    counts += (u >= step2).view(np.uint8)
-    counts += (u >= step3).view(np.uint8)
-    rare = np.flatnonzero(u >= top)
+    counts = np.empty(size, dtype=np.uint8)
+    rare = [np.empty(0, dtype=np.intp)]
+    for start in range(0, size, _BLOCK):
+        part, out = u[start:start + _BLOCK], counts[start:start + _BLOCK]
+        np.greater_equal(part, step0, out=out.view(bool))
+        for step in (step1, step2, step3):
+            out += (part >= step).view(np.uint8)
+        rare.append(np.flatnonzero(part >= top) + start)
+    rare = np.concatenate(rare)
     v = (u[rare].astype(np.int64) - top) << 24 | rng.integers(0, 2**24, rare.size)
     counts[rare] = np.searchsorted(_TOP_STEPS, v, side="right")
     return counts
+
+
+#: Bytes per block of the vectorised comparisons in :func:`poisson_counts`.
+_BLOCK = 65_536
+
+
+#: Masks of the lowest ``r`` bytes of a 64-bit word, r = 0..7.
+_LOW_BYTES = np.array([(1 << (8 * r)) - 1 for r in range(8)], dtype=np.uint64)
+_EVEN_BYTES = np.uint64(0x00FF00FF00FF00FF)
+_BYTE_ONES = np.uint64(0x0101010101010101)
+_LANE_ONES = np.uint64(0x0001000100010001)
+
+
+def _byte_sums(words: np.ndarray, small: bool) -> np.ndarray:
+    """Sum of the 8 bytes of each 64-bit word, in int64.
+
+    The product with ``0x0101010101010101`` adds all bytes into the top one (products
+    wrap modulo 2**64, which leaves the top byte exact while the sum is below 256): used
+    when every byte is below 32 (``small``). Otherwise the odd bytes are first added to
+    the even ones, giving four 16-bit lanes of at most 510, and the product with
+    ``0x0001000100010001`` adds the lanes into the top one (at most 2040).
+    """
+    if small:
+        return ((words * _BYTE_ONES) >> np.uint64(56)).view(np.int64)
+    lanes = (words & _EVEN_BYTES) + ((words >> np.uint64(8)) & _EVEN_BYTES)
+    return ((lanes * _LANE_ONES) >> np.uint64(48)).view(np.int64)
+
+
+class RunningTotals:
+    """Reads ``counts[:p].sum()`` at fixed positions ``p`` for many count vectors.
+
+    Parameters
+    ----------
+    positions : array_like of int
+        Where to read, each in ``[0, size]``.
+    size : int
+        Length of the count vectors.
+
+    Notes
+    -----
+    Calling the object with integer ``counts`` returns the exact int64 totals. For
+    ``uint8`` counts (Poisson bootstrap weights) the bytes are summed eight at a time:
+    the counts are read as 64-bit words, each word's byte sum is formed with integer
+    masks, shifts and one multiplication (:func:`_byte_sums`), and the running total of
+    the words plus the masked low bytes of the word holding ``p`` give the total below
+    ``p``. That touches one word per 8 counts instead of writing a running total per
+    count. Other integer types take one ``cumsum``.
+    """
+
+    def __init__(self, positions, size: int) -> None:
+        self.positions = np.asarray(positions, dtype=np.intp)
+        self.size = int(size)
+        self.words = self.size // 8
+        word, byte = np.divmod(self.positions, 8)
+        self._word = word
+        self._holding = np.minimum(word, max(self.words - 1, 0))
+        self._in_tail = np.flatnonzero(word >= self.words)  # positions in the last part word
+        self._mask = _LOW_BYTES[byte]
+
+    def __call__(self, counts: np.ndarray) -> np.ndarray:
+        if counts.size != self.size:
+            raise ValueError(f"expected {self.size} counts, got {counts.size}")
+        m = self.words
+        if counts.dtype != np.uint8 or m == 0:
+            cum = np.zeros(counts.size + 1, dtype=np.int64)
+            np.cumsum(counts, out=cum[1:])
+            return cum[self.positions]
+        counts = np.ascontiguousarray(counts)
+        small = int(counts.max()) < 32
+        words = counts[: 8 * m].view("<u8")
+        cum = np.zeros(m + 1, dtype=np.int64)
+        np.cumsum(_byte_sums(words, small), out=cum[1:])
+        holding = words[self._holding]
+        if self._in_tail.size:
+            last = np.zeros(8, dtype=np.uint8)  # the counts after the last full word
+            last[: counts.size - 8 * m] = counts[8 * m:]
+            holding[self._in_tail] = last.view("<u8")[0]
+        return cum[self._word] + _byte_sums(holding & self._mask, small)
 
 
 @dataclass(frozen=True, eq=False)

@@ -92,7 +92,9 @@ def build_report(run, formats=("pdf", "html", "json"), template_dir=None) -> dic
     if "html" in formats:
         files["report.html"] = html.encode("utf-8")
     if "pdf" in formats:
-        from .pdf import html_to_pdf  # weasyprint is imported only to render a PDF
+        from .pdf import figures_as_images, html_to_pdf  # weasyprint only for a PDF
 
-        files["report.pdf"] = html_to_pdf(html, roots=template_roots(template_dir))
+        files["report.pdf"] = html_to_pdf(
+            figures_as_images(html, figures), roots=template_roots(template_dir)
+        )
     return files

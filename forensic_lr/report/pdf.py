@@ -6,6 +6,7 @@ a silently missing picture in a signed report.
 
 from __future__ import annotations
 
+import base64
 import logging
 import os
 from pathlib import Path
@@ -78,6 +79,24 @@ class _Failures(logging.Handler):
             self.messages.append(record.getMessage())
         elif self.passthrough is not None:
             self.passthrough.handle(record)
+
+
+def figures_as_images(html: str, figures: dict[str, str]) -> str:
+    """``html`` with each inline SVG figure replaced by an ``<img>`` of the same SVG.
+
+    weasyprint lays out an inline ``<svg>`` as part of the HTML document: every SVG
+    element goes through the HTML cascade and styling. The same SVG in an
+    ``<img src="data:image/svg+xml;base64,...">`` is parsed and drawn by the SVG renderer
+    on its own, and is still drawn as vectors and text. The HTML file keeps the inline
+    SVG (text selectable in a browser); only the HTML handed to the PDF renderer changes.
+    ``figures`` maps names to the SVG texts that were inlined (``safe_svg`` of each).
+    """
+    for name, svg in figures.items():
+        inline = svg[svg.find("<svg"):]
+        data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+        image = f'<img class="figure" alt="{name}" src="data:image/svg+xml;base64,{data}">'
+        html = html.replace(inline, image)
+    return html
 
 
 def html_to_pdf(html: str, *, roots, fetcher: SafeFetcher | None = None) -> bytes:

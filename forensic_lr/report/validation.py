@@ -62,7 +62,9 @@ def build_validation_report(
     if "html" in formats:
         files["validation_report.html"] = html.encode("utf-8")
     if "pdf" in formats:
-        from .pdf import html_to_pdf  # weasyprint is imported only to render a PDF
+        from .pdf import figures_as_images, html_to_pdf  # weasyprint only for a PDF
 
-        files["validation_report.pdf"] = html_to_pdf(html, roots=template_roots(template_dir))
+        files["validation_report.pdf"] = html_to_pdf(
+            figures_as_images(html, figures), roots=template_roots(template_dir)
+        )
     return files

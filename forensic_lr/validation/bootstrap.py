@@ -21,7 +21,10 @@ tie groups), so a replicate costs O(n) with no sort. See
 from __future__ import annotations
 
 import math
+import os
 import warnings
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -36,6 +39,7 @@ from ..metrics.pav import _fit_runs, _TieGroups
 from ..metrics.roc import _crossing, _hull
 from ..resampling import (
     Progress,
+    RunningTotals,
     narrowest_uint,
     quantile_rows,
     source_codes,
@@ -204,13 +208,118 @@ class _Sorted:
     n_neg_ss: int  # SS trials with llr < 0 (a prefix)
     first_pos_ds: int  # first sorted DS trial with llr > 0 (a suffix starts there)
 
+    read_ss: RunningTotals  # SS weight below the corners, the mixed-unit starts and ends,
+    #   n_inf_ss and n_neg_ss (see _replicate_metrics)
+    read_ds: RunningTotals  # likewise for DS: corners, mixed units, the end of the finite
+    #   costs and first_pos_ds
+
 
 def _sorted(ss: np.ndarray, ds: np.ndarray) -> _Sorted:
-    """Sort the pooled LLRs once (stable) and find the units (see :class:`_Sorted`)."""
-    pooled = np.concatenate([ss, ds])
-    order = np.argsort(pooled, kind="stable")
-    values = pooled[order]
-    is_ss = order < ss.size
+    """Sort each class once (stable) and find the units (see :class:`_Sorted`)."""
+    order_ss, ss_sorted = _stable_order(ss)
+    order_ds, ds_sorted = _stable_order(ds)
+    found = _units_without_ties(ss_sorted, ds_sorted)
+    bounds_ss, bounds_ds, unit_kind = found if found else _units(ss_sorted, ds_sorted)
+    n_units = unit_kind.size
+    corners = _corners(unit_kind)
+    units = _TieGroups(np.arange(n_units, dtype=np.float64), np.diff(bounds_ss), np.diff(bounds_ds))
+    ends = np.append(0, _fit_runs(units).block_high.astype(np.intp) + 1)
+    supports = np.searchsorted(corners, ends)  # block ends are corners
+    mixed = np.flatnonzero(unit_kind == 2)
+    corner_ss, corner_ds = bounds_ss[corners], bounds_ds[corners]
+    mixed_ss = np.stack([bounds_ss[mixed], bounds_ss[mixed + 1]])
+    mixed_ds = np.stack([bounds_ds[mixed], bounds_ds[mixed + 1]])
+    n_inf_ss = int(np.searchsorted(ss_sorted, -np.inf, side="right"))
+    n_inf_ds = int(ds_sorted.size - np.searchsorted(ds_sorted, np.inf, side="left"))
+    n_neg_ss = int(np.searchsorted(ss_sorted, 0.0, side="left"))
+    first_pos_ds = int(np.searchsorted(ds_sorted, 0.0, side="right"))
+    return _Sorted(
+        order_ss=order_ss,
+        order_ds=order_ds,
+        corner_ss=corner_ss,
+        corner_ds=corner_ds,
+        mixed_ss=mixed_ss,
+        mixed_ds=mixed_ds,
+        supports=supports,
+        segment=np.minimum(
+            np.searchsorted(supports, np.arange(corners.size), "right") - 1, supports.size - 2
+        ),
+        cost_ss=np.logaddexp(0.0, -ss_sorted),
+        cost_ds=np.logaddexp(0.0, ds_sorted),
+        n_inf_ss=n_inf_ss,
+        n_inf_ds=n_inf_ds,
+        n_neg_ss=n_neg_ss,
+        first_pos_ds=first_pos_ds,
+        read_ss=RunningTotals(
+            np.concatenate([corner_ss, mixed_ss.ravel(), [n_inf_ss, n_neg_ss]]), ss.size
+        ),
+        read_ds=RunningTotals(
+            np.concatenate([corner_ds, mixed_ds.ravel(), [ds.size - n_inf_ds, first_pos_ds]]),
+            ds.size,
+        ),
+    )
+
+
+def _stable_order(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The stable sorting permutation of ``x`` (equal values in input order) and ``x`` sorted.
+
+    numpy's default sort is fast but not stable; the order of equal values is then fixed
+    by sorting the unique integer keys ``(rank of the value) * n + index`` of the tied
+    trials, which gives exactly the stable order on every machine.
+    """
+    order = np.argsort(x)
+    values = x[order]
+    tied = values[1:] == values[:-1]
+    if tied.any():
+        group = np.concatenate([[0], np.cumsum(~tied)])
+        key = group * x.size + order
+        key.sort()
+        order = key % x.size
+    return order, values
+
+
+def _units_without_ties(ss_sorted: np.ndarray, ds_sorted: np.ndarray):
+    """Unit bounds and kinds (as :func:`_units`) when no value occurs in both classes.
+
+    With ``a`` the smaller sorted class and ``b`` the other, ``below[i]`` = number of
+    ``b`` values under ``a[i]``; consecutive ``a`` trials with equal ``below`` form one
+    unit, and the ``b`` trials between two such runs form one (only the first and the
+    last ``b`` run can be empty). One ``searchsorted`` and O(size of ``a``) work, no pass
+    over the pooled trials. Returns None when some value is in both classes.
+    """
+    swap = ss_sorted.size > ds_sorted.size
+    a, b = (ds_sorted, ss_sorted) if swap else (ss_sorted, ds_sorted)
+    below = np.searchsorted(b, a, side="left")
+    inside = below < b.size
+    if np.any(b[below[inside]] == a[inside]):
+        return None
+    start = np.flatnonzero(np.diff(below, prepend=-1))  # first a trial of each a run
+    b_lo = np.append(0, below[start])  # b run r is b[b_lo[r]:b_hi[r]], before a run r
+    b_hi = np.append(below[start], b.size)
+    before_a = np.empty(2 * start.size + 1, dtype=np.intp)  # units b0, a0, b1, ..., bR
+    before_b = np.empty_like(before_a)
+    before_a[0::2], before_a[1::2] = np.append(start, a.size), start
+    before_b[0::2], before_b[1::2] = b_lo, below[start]
+    kind = np.empty_like(before_a)
+    kind[0::2], kind[1::2] = (1, 0) if swap else (0, 1)  # 1 SS, 0 DS
+    keep = np.ones(before_a.size, dtype=bool)
+    keep[[0, -1]] = b_hi[[0, -1]] > b_lo[[0, -1]]
+    bounds_a = np.append(before_a[keep], a.size)
+    bounds_b = np.append(before_b[keep], b.size)
+    return (bounds_b, bounds_a, kind[keep]) if swap else (bounds_a, bounds_b, kind[keep])
+
+
+def _units(ss_sorted: np.ndarray, ds_sorted: np.ndarray):
+    """SS and DS trials below each unit boundary, and the kind of each unit.
+
+    Returns ``bounds_ss``, ``bounds_ds`` (``n_units + 1`` running counts) and
+    ``unit_kind`` (1 pure SS, 0 pure DS, 2 a tie group holding both). The sorted classes
+    are merged (a stable sort of two sorted runs), equal values grouped, and consecutive
+    pure groups of one class joined.
+    """
+    values = np.concatenate([ss_sorted, ds_sorted])
+    is_ss = np.argsort(values, kind="stable") < ss_sorted.size
+    values.sort()
     new_group = np.empty(values.size, dtype=bool)
     new_group[0] = True
     np.not_equal(values[1:], values[:-1], out=new_group[1:])
@@ -227,31 +336,7 @@ def _sorted(ss: np.ndarray, ds: np.ndarray) -> _Sorted:
     n_units = int(unit_of_group[-1]) + 1
     bounds_ss = _unit_bounds(unit[is_ss], n_units)
     bounds_ds = _unit_bounds(unit[~is_ss], n_units)
-    unit_kind = kind[new_unit]
-    corners = _corners(unit_kind)
-    units = _TieGroups(np.arange(n_units, dtype=np.float64), np.diff(bounds_ss), np.diff(bounds_ds))
-    ends = np.append(0, _fit_runs(units).block_high.astype(np.intp) + 1)
-    supports = np.searchsorted(corners, ends)  # block ends are corners
-    mixed = np.flatnonzero(unit_kind == 2)
-    ss_sorted, ds_sorted = values[is_ss], values[~is_ss]
-    return _Sorted(
-        order_ss=order[is_ss],
-        order_ds=order[~is_ss] - ss.size,
-        corner_ss=bounds_ss[corners],
-        corner_ds=bounds_ds[corners],
-        mixed_ss=np.stack([bounds_ss[mixed], bounds_ss[mixed + 1]]),
-        mixed_ds=np.stack([bounds_ds[mixed], bounds_ds[mixed + 1]]),
-        supports=supports,
-        segment=np.minimum(
-            np.searchsorted(supports, np.arange(corners.size), "right") - 1, supports.size - 2
-        ),
-        cost_ss=np.logaddexp(0.0, -ss_sorted),
-        cost_ds=np.logaddexp(0.0, ds_sorted),
-        n_inf_ss=int(np.searchsorted(ss_sorted, -np.inf, side="right")),
-        n_inf_ds=int(ds_sorted.size - np.searchsorted(ds_sorted, np.inf, side="left")),
-        n_neg_ss=int(np.searchsorted(ss_sorted, 0.0, side="left")),
-        first_pos_ds=int(np.searchsorted(ds_sorted, 0.0, side="right")),
-    )
+    return bounds_ss, bounds_ds, kind[new_unit]
 
 
 def _corners(unit_kind: np.ndarray) -> np.ndarray:
@@ -274,60 +359,67 @@ def _unit_bounds(unit: np.ndarray, n_units: int) -> np.ndarray:
     return np.searchsorted(unit, np.arange(n_units + 1), side="left")
 
 
-def _class_sums(c: np.ndarray, cost: np.ndarray, lo: int, hi: int):
-    """Cumulative weights (from 0) and ``sum c * cost``, infinite costs outside ``[lo, hi)``.
-
-    ``c`` holds integer counts; ``cum[i]`` is the total weight of the first ``i`` trials,
-    kept in int32 when it cannot overflow (exact either way).
-    """
-    top = np.iinfo(c.dtype).max if c.dtype.itemsize == 1 else int(c.max(initial=0))
-    cum = np.empty(c.size + 1, dtype=np.int64 if c.size * top >= 2**31 else np.int32)
-    cum[0] = 0
-    np.cumsum(c, out=cum[1:])
-    inf_weight = cum[lo] + cum[-1] - cum[hi]
-    if inf_weight > 0:
-        return cum, np.inf
-    return cum, float(c[lo:hi].astype(np.float64) @ cost[lo:hi])
-
-
 def _replicate_metrics(s: _Sorted, c_ss: np.ndarray, c_ds: np.ndarray) -> np.ndarray:
     """Metrics (in :data:`METRICS` order) of the data set holding each trial ``c`` times.
 
     ``c_ss`` / ``c_ds`` are integer weights in the system's sorted order. NaN when a
     class has total weight 0.
+
+    Only running totals of the weights at a few positions are needed (``s.read_ss``,
+    ``s.read_ds``: :class:`~forensic_lr.resampling.RunningTotals`), plus one weighted sum
+    of the costs per class; a class with weight on an infinite cost has Cllr = inf.
     """
-    cum_ss, cost_ss = _class_sums(c_ss, s.cost_ss, s.n_inf_ss, c_ss.size)
-    cum_ds, cost_ds = _class_sums(c_ds, s.cost_ds, 0, c_ds.size - s.n_inf_ds)
-    tot_ss, tot_ds = float(cum_ss[-1]), float(cum_ds[-1])  # exact integers
+    k, n_mixed = s.corner_ss.size, s.mixed_ss.shape[1]
+    read_ss, read_ds = s.read_ss(c_ss), s.read_ds(c_ds)
+    at_ss, at_ds = read_ss[:k], read_ds[:k]  # SS / DS weight below each corner
+    tot_ss, tot_ds = int(at_ss[-1]), int(at_ds[-1])
     if tot_ss == 0 or tot_ds == 0:
         return np.full(len(METRICS), np.nan)
-    at_ss = cum_ss[s.corner_ss].astype(np.int64)  # SS weight below each corner
-    at_ds = cum_ds[s.corner_ds].astype(np.int64)
+    inf_ss, miss = read_ss[-2:]  # weight of the SS trials with llr = -inf, and llr < 0
+    finite_ds, below_pos = read_ds[-2:]  # weight of the DS trials with llr < inf, <= 0
+    cost_ss = np.inf if inf_ss else _dot(c_ss[s.n_inf_ss:], s.cost_ss[s.n_inf_ss:])
+    end = c_ds.size - s.n_inf_ds
+    cost_ds = np.inf if finite_ds < tot_ds else _dot(c_ds[:end], s.cost_ds[:end])
     minimum, eer = _hull_metrics(s, at_ss, at_ds)
-    auc = _corner_auc(s, cum_ss, cum_ds, at_ss, at_ds)
+    tied = (read_ss[k + n_mixed:k + 2 * n_mixed] - read_ss[k:k + n_mixed],
+            read_ds[k + n_mixed:k + 2 * n_mixed] - read_ds[k:k + n_mixed])
+    auc = _corner_auc(at_ss, at_ds, *tied)
     actual = (cost_ss / tot_ss + cost_ds / tot_ds) / (2 * _LN2)
-    miss = cum_ss[s.n_neg_ss]
-    false_alarm = tot_ds - cum_ds[s.first_pos_ds]
+    false_alarm = tot_ds - int(below_pos)
     return np.array(
-        [actual, minimum, actual - minimum, eer, auc, miss / tot_ss, false_alarm / tot_ds]
+        [actual, minimum, actual - minimum, eer, auc, int(miss) / tot_ss, false_alarm / tot_ds]
     )
 
 
-def _corner_auc(s: _Sorted, cum_ss, cum_ds, at_ss: np.ndarray, at_ds: np.ndarray) -> float:
+def _dot(counts: np.ndarray, cost: np.ndarray) -> float:
+    """``sum counts * cost`` without a float copy of the counts and without BLAS threads.
+
+    ``einsum`` casts the integer counts in small buffers and sums on one core, in an
+    order fixed by the length alone, so the value does not depend on memory alignment
+    or on which thread computes it.
+    """
+    return float(np.einsum("i,i->", counts, cost))
+
+
+def _corner_auc(at_ss, at_ds, tied_ss, tied_ds) -> float:
     """AUC from the weights below the corners and in the mixed units.
 
     ``AUC = sum_u S_u (D_<u + D_u / 2) / (S_tot D_tot)`` over units ``u`` (Mann-Whitney,
     ties counted half). Between consecutive corners ``k`` and ``k + 1`` lie at most an SS,
     a mixed and a DS unit (:func:`_corners`), and the DS weight below the SS and mixed
     units is ``D_k``; so the sum is ``sum_k (S_{k+1} - S_k) D_k`` plus
-    ``sum_m S_m D_m / 2`` over the mixed units ``m``.
+    ``sum_m S_m D_m / 2`` over the mixed units ``m`` (with weights ``tied_ss``,
+    ``tied_ds``). The sums are exact in int64 while ``2 S_tot D_tot`` fits, then divided
+    once.
     """
-    wins = float(np.dot(np.diff(at_ss).astype(np.float64), at_ds[:-1].astype(np.float64)))
-    if s.mixed_ss.shape[1]:
-        tied_ss = cum_ss[s.mixed_ss[1]] - cum_ss[s.mixed_ss[0]]
-        tied_ds = cum_ds[s.mixed_ds[1]] - cum_ds[s.mixed_ds[0]]
-        wins += 0.5 * float(np.dot(tied_ss.astype(np.float64), tied_ds.astype(np.float64)))
-    return wins / (float(at_ss[-1]) * float(at_ds[-1]))
+    total = int(at_ss[-1]) * int(at_ds[-1])
+    if 2 * total < 2**63:
+        wins2 = 2 * int(np.dot(np.diff(at_ss), at_ds[:-1])) + int(np.dot(tied_ss, tied_ds))
+        return wins2 / (2 * total)
+    f_ss, f_ds = at_ss.astype(np.float64), at_ds.astype(np.float64)
+    wins = _dot(np.diff(f_ss), f_ds[:-1]) + 0.5 * _dot(
+        tied_ss.astype(np.float64), tied_ds.astype(np.float64))
+    return wins / (f_ss[-1] * f_ds[-1])
 
 
 def _hull_metrics(s: _Sorted, at_ss: np.ndarray, at_ds: np.ndarray) -> tuple[float, float]:
@@ -371,20 +463,36 @@ def _replicate_weights(by, rng, n, systems, ss_sources, ds_sources):
 
     Returns the generator and the number of sources (None for trials).
     """
+    draws, weights, k = _draws(by, rng, n, systems, ss_sources, ds_sources)
+    return ([weights(i, d) for i in range(len(systems))] for d in draws), k
+
+
+def _draws(by, rng, n, systems, ss_sources, ds_sources):
+    """The random part of :func:`_replicate_weights`, and how a draw becomes weights.
+
+    Returns ``(draws, weights, k)``: ``draws`` yields one draw per replicate (the counts
+    in the first system's sorted order, or the source multiplicities), all taken from
+    ``rng`` in order; ``weights(i, draw)`` gives ``(c_ss, c_ds)`` of system ``i`` (a
+    deterministic function, so it may run in any thread); ``k`` is the number of sources
+    (None for trials).
+    """
     first = systems[0]
     n_ss, n_ds = first.order_ss.size, first.order_ds.size
     if by == "trial":
-        carry = [
+        carry = [(None, None)] + [
             (_carry(first.order_ss, s.order_ss), _carry(first.order_ds, s.order_ds))
             for s in systems[1:]
         ]
 
         def trials():
             for _ in range(n):
-                c_ss, c_ds = trial_counts(rng, n_ss), trial_counts(rng, n_ds)
-                yield [(c_ss, c_ds)] + [(c_ss[p], c_ds[p_ds]) for p, p_ds in carry]
+                yield trial_counts(rng, n_ss), trial_counts(rng, n_ds)
 
-        return trials(), None
+        def carried(i, draw):
+            (c_ss, c_ds), (p_ss, p_ds) = draw, carry[i]
+            return draw if p_ss is None else (c_ss[p_ss], c_ds[p_ds])
+
+        return trials(), carried, None
     codes_ss, codes_ds, k = source_codes(ss_sources, ds_sources, n_ss, n_ds)
     if k < 2:
         raise InputError(f"only {k} distinct source id; resampling by source needs at least 2")
@@ -396,10 +504,56 @@ def _replicate_weights(by, rng, n, systems, ss_sources, ds_sources):
     def sources():
         for _ in range(n):
             m = np.append(np.bincount(rng.integers(0, k, k), minlength=k), 1)
-            m = m.astype(narrowest_uint(int(m.max()) ** 2))  # products m_a m_b fit
-            yield [(m[a_ss] * m[b_ss], m[a_ds] * m[b_ds]) for (a_ss, b_ss), (a_ds, b_ds) in pairs]
+            yield m.astype(narrowest_uint(int(m.max()) ** 2))  # products m_a m_b fit
 
-    return sources(), k
+    def products(i, m):
+        (a_ss, b_ss), (a_ds, b_ds) = pairs[i]
+        return m[a_ss] * m[b_ss], m[a_ds] * m[b_ds]
+
+    return sources(), products, k
+
+
+def _run_replicates(draws, job, out: np.ndarray, progress: Progress | None, workers: int) -> None:
+    """``out[r] = job(draw_r)`` for every replicate, drawn in order in this thread.
+
+    With ``workers > 1`` the jobs run in a pool of threads (numpy releases the GIL in its
+    array loops) while this thread draws the next replicates; at most ``2 * workers``
+    replicates are in flight. Every draw comes from the one generator in the serial
+    order and ``job`` is deterministic, so the rows are identical to a serial run.
+    """
+    n = out.shape[0]
+    if workers <= 1:
+        for r, draw in enumerate(draws):
+            out[r] = job(draw)
+            if progress is not None:
+                progress(r + 1, n)
+        return
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        pending: deque = deque()
+        done = 0
+
+        def collect() -> None:
+            nonlocal done
+            out[done] = pending.popleft().result()
+            done += 1
+            if progress is not None:
+                progress(done, n)
+
+        for draw in draws:
+            pending.append(pool.submit(job, draw))
+            if len(pending) >= 2 * workers:
+                collect()
+        while pending:
+            collect()
+
+
+def _workers(workers: int | None) -> int:
+    """Threads for the replicates: ``None`` means one per core (at most 8)."""
+    if workers is None:
+        return max(1, min(8, os.cpu_count() or 1))
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise InputError(f"workers must be a positive integer or None, got {workers!r}")
+    return int(workers)
 
 
 def _carry(order_from: np.ndarray, order_to: np.ndarray) -> np.ndarray:
@@ -502,6 +656,7 @@ def bootstrap_metrics(
     seed: int = 0,
     interval: str = "bc",
     progress: Progress | None = None,
+    workers: int | None = None,
 ) -> MetricIntervals:
     """Bootstrap intervals of Cllr, minCllr, Cllr_cal, EER, AUC, RMEP and RMED.
 
@@ -524,6 +679,9 @@ def bootstrap_metrics(
     interval : {"bc", "percentile"}
         Bias-corrected percentile interval (default) or plain percentile interval.
     progress : callable(done, total), optional
+    workers : int, optional
+        Threads evaluating the replicates (default: one per core); the intervals are the
+        same for any number.
 
     Returns
     -------
@@ -563,14 +721,15 @@ def bootstrap_metrics(
     ss, ds = check_pair(ss_llr, ds_llr)
     n, level = _check_options(n, level, interval)
     by = _resolve_by(by, ss_sources, ds_sources)
+    workers = _workers(workers)
     system = _sorted(ss, ds)
     rng = np.random.default_rng(seed)
-    draws, n_sources = _replicate_weights(by, rng, n, [system], ss_sources, ds_sources)
+    draws, weights, n_sources = _draws(by, rng, n, [system], ss_sources, ds_sources)
     reps = np.empty((n, len(METRICS)))
-    for r, [(c_ss, c_ds)] in enumerate(draws):
-        reps[r] = _replicate_metrics(system, c_ss, c_ds)
-        if progress is not None:
-            progress(r + 1, n)
+    _run_replicates(
+        draws, lambda draw: _replicate_metrics(system, *weights(0, draw)), reps, progress,
+        workers,
+    )
     n_valid = int(np.sum(~np.isnan(reps[:, 0])))
     warned = _invalid_warning(n_valid, n)
     estimate = evaluate(ss, ds).to_dict()

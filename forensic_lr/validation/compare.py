@@ -24,12 +24,14 @@ from .bootstrap import (
     MetricInterval,
     _bounds,
     _check_options,
+    _draws,
     _invalid_warning,
     _percentile_kept,
     _replicate_metrics,
-    _replicate_weights,
     _resolve_by,
+    _run_replicates,
     _sorted,
+    _workers,
 )
 
 __all__ = [
@@ -121,8 +123,10 @@ def placement_values(ss, ds) -> tuple[np.ndarray, np.ndarray]:
 
     Notes
     -----
-    Both come from two binary searches in the sorted other class, O(n log n) [2]_; their
-    means both equal the AUC [1]_.
+    Both come from binary searches in the sorted other class, O(n log n) [2]_; their
+    means both equal the AUC [1]_. The searches are made with the queries in ascending
+    order (each search starts where the previous one ended, so memory is read in order)
+    and the values then put back in input order.
 
     References
     ----------
@@ -134,12 +138,20 @@ def placement_values(ss, ds) -> tuple[np.ndarray, np.ndarray]:
        Processing Letters 21 (2014) 1389-1393.
     """
     ss, ds = check_pair(ss, ds, names=("ss", "ds"))
-    ds_sorted, ss_sorted = np.sort(ds), np.sort(ss)
-    below = np.searchsorted(ds_sorted, ss, side="left")
-    tied = np.searchsorted(ds_sorted, ss, side="right") - below
-    above = ss.size - np.searchsorted(ss_sorted, ds, side="right")
-    tied_ss = np.searchsorted(ss_sorted, ds, side="right") - np.searchsorted(ss_sorted, ds, "left")
-    return (below + 0.5 * tied) / ds.size, (above + 0.5 * tied_ss) / ss.size
+    return _placements(ss, ds, np.argsort(ss), np.argsort(ds))
+
+
+def _placements(ss, ds, order_ss, order_ds) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`placement_values` given sorting permutations of both classes."""
+    ss_sorted, ds_sorted = ss[order_ss], ds[order_ds]
+    below = np.searchsorted(ds_sorted, ss_sorted, side="left")
+    tied = np.searchsorted(ds_sorted, ss_sorted, side="right") - below
+    below_ds = np.searchsorted(ss_sorted, ds_sorted, side="left")
+    tied_ds = np.searchsorted(ss_sorted, ds_sorted, side="right") - below_ds
+    v_ss, v_ds = np.empty(ss.size), np.empty(ds.size)
+    v_ss[order_ss] = (below + 0.5 * tied) / ds.size
+    v_ds[order_ds] = (ss.size - below_ds - tied_ds + 0.5 * tied_ds) / ss.size
+    return v_ss, v_ds
 
 
 def delong_test(a_ss, a_ds, b_ss, b_ds, *, level: float = 0.95) -> DeLongTest:
@@ -175,13 +187,17 @@ def delong_test(a_ss, a_ds, b_ss, b_ds, *, level: float = 0.95) -> DeLongTest:
     b_ss, b_ds = check_pair(b_ss, b_ds, names=("b_ss", "b_ds"), min_size=2)
     _same_trials(a_ss, a_ds, b_ss, b_ds)
     level = _check_options(1, level)[1]
-    v10_a, v01_a = placement_values(a_ss, a_ds)
-    v10_b, v01_b = placement_values(b_ss, b_ds)
+    return _delong(placement_values(a_ss, a_ds), placement_values(b_ss, b_ds), level)
+
+
+def _delong(placements_a, placements_b, level: float) -> DeLongTest:
+    """:func:`delong_test` from the placement values ``(V10, V01)`` of both systems."""
+    (v10_a, v01_a), (v10_b, v01_b) = placements_a, placements_b
     s10 = np.cov(np.vstack([v10_a, v10_b]))
     s01 = np.cov(np.vstack([v01_a, v01_b]))
-    var = (s10[0, 0] + s10[1, 1] - 2 * s10[0, 1]) / a_ss.size + (
+    var = (s10[0, 0] + s10[1, 1] - 2 * s10[0, 1]) / v10_a.size + (
         s01[0, 0] + s01[1, 1] - 2 * s01[0, 1]
-    ) / a_ds.size
+    ) / v01_a.size
     auc_a, auc_b = float(v10_a.mean()), float(v10_b.mean())
     diff = auc_a - auc_b
     se = float(np.sqrt(max(var, 0.0)))
@@ -256,6 +272,7 @@ def compare_systems(
     seed: int = 0,
     interval: str = "bc",
     progress: Progress | None = None,
+    workers: int | None = None,
 ) -> PairedComparison:
     """Paired comparison of two systems' LLRs on the same trials.
 
@@ -265,7 +282,7 @@ def compare_systems(
         Natural-log LRs of systems A and B; index ``i`` is the same trial in both.
     names : (str, str)
         Names of the systems in the verdict.
-    by, ss_sources, ds_sources, n, level, seed, interval, progress
+    by, ss_sources, ds_sources, n, level, seed, interval, progress, workers
         As in :func:`bootstrap_metrics`.
 
     Returns
@@ -291,16 +308,18 @@ def compare_systems(
     _same_trials(a_ss, a_ds, b_ss, b_ds)
     n, level = _check_options(n, level, interval)
     by = _resolve_by(by, ss_sources, ds_sources)
+    workers = _workers(workers)
     systems = [_sorted(a_ss, a_ds), _sorted(b_ss, b_ds)]
     rng = np.random.default_rng(seed)
-    draws, _ = _replicate_weights(by, rng, n, systems, ss_sources, ds_sources)
+    draws, weights, _ = _draws(by, rng, n, systems, ss_sources, ds_sources)
     diffs = np.empty((n, 2))
-    for r, [(ca_ss, ca_ds), (cb_ss, cb_ds)] in enumerate(draws):
-        ra = _replicate_metrics(systems[0], ca_ss, ca_ds)
-        rb = _replicate_metrics(systems[1], cb_ss, cb_ds)
-        diffs[r] = ra[:2] - rb[:2]
-        if progress is not None:
-            progress(r + 1, n)
+
+    def difference(draw) -> np.ndarray:
+        ra = _replicate_metrics(systems[0], *weights(0, draw))
+        rb = _replicate_metrics(systems[1], *weights(1, draw))
+        return ra[:2] - rb[:2]
+
+    _run_replicates(draws, difference, diffs, progress, workers)
     n_valid = int(np.sum(~np.isnan(diffs[:, 0])))
     warned = _invalid_warning(n_valid, n)
     ev_a, ev_b = evaluate(a_ss, a_ds).to_dict(), evaluate(b_ss, b_ds).to_dict()
@@ -309,7 +328,11 @@ def compare_systems(
     warned += _percentile_kept(("cllr difference", "min_cllr difference"), kept)
     d_cllr = MetricInterval("cllr", estimates[0], float(low[0]), float(high[0]))
     d_min = MetricInterval("min_cllr", estimates[1], float(low[1]), float(high[1]))
-    test = delong_test(a_ss, a_ds, b_ss, b_ds, level=level)
+    test = _delong(
+        *(_placements(ss, ds, s.order_ss, s.order_ds)
+          for (ss, ds), s in zip(((a_ss, a_ds), (b_ss, b_ds)), systems, strict=True)),
+        level,
+    )
     return PairedComparison(
         names=(str(names[0]), str(names[1])),
         by=by,

@@ -1,0 +1,239 @@
+"""The fast paths of the validation-study bootstrap against their slow definitions.
+
+Independent values: ``np.cumsum`` for the running totals read eight counts at a time,
+``np.argsort(kind="stable")`` for the sort, the pooled-merge construction of the units
+for the tie-free shortcut, and, for whole bootstrap runs, the slow definition of a
+replicate: expand the data with ``np.repeat`` by the drawn counts and call
+``forensic_lr.evaluate`` (same draws, same metrics).
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from forensic_lr.errors import InputError
+from forensic_lr.metrics import evaluate
+from forensic_lr.resampling import POISSON_FROM, RunningTotals, poisson_counts
+from forensic_lr.validation import METRICS, bootstrap_metrics, compare_systems
+from forensic_lr.validation.bootstrap import (
+    _bounds,
+    _replicate_metrics,
+    _replicate_weights,
+    _sorted,
+    _stable_order,
+    _units,
+    _units_without_ties,
+)
+
+
+def _cumsum_at(counts, positions):
+    return np.concatenate([[0], np.cumsum(counts.astype(np.int64))])[positions]
+
+
+def _expanded(ss, ds, w_ss, w_ds):
+    e = evaluate(np.repeat(ss, w_ss), np.repeat(ds, w_ds)).to_dict()
+    return np.array([e[m] for m in METRICS])
+
+
+# --------------------------------------------------------------------------- running totals
+@settings(max_examples=150, deadline=None)
+@given(
+    st.integers(0, 70),
+    st.sampled_from([np.uint8, np.uint16, np.int64]),
+    st.sampled_from([1, 13, 31, 32, 255]),
+    st.integers(0, 2**32 - 1),
+)
+def test_running_totals_equal_cumsum(size, dtype, top, seed):
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, top + 1, size).astype(dtype)
+    positions = rng.integers(0, size + 1, 20)
+    positions[:2] = (0, size)
+    got = RunningTotals(positions, size)(counts)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, _cumsum_at(counts, positions))
+
+
+def test_running_totals_of_poisson_counts_and_slices():
+    rng = np.random.default_rng(1)
+    counts = poisson_counts(rng, 100_003)
+    for part in (counts, counts[5:], counts[:-3]):  # unaligned starts and tails
+        positions = np.sort(rng.integers(0, part.size + 1, 5_000))
+        got = RunningTotals(positions, part.size)(part)
+        np.testing.assert_array_equal(got, _cumsum_at(part, positions))
+    with pytest.raises(ValueError):
+        RunningTotals([0, 1], 3)(counts[:4])
+
+
+# --------------------------------------------------------------------------- sorting and units
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from([-np.inf, -1.0, 0.0, 0.5, 2.0, np.inf]), min_size=1,
+                max_size=60), st.booleans())
+def test_stable_order_is_the_stable_argsort(values, continuous):
+    x = np.array(values)
+    if continuous:
+        x = x + np.random.default_rng(len(values)).normal(0, 1, x.size) * np.isfinite(x)
+    order, sorted_x = _stable_order(x)
+    np.testing.assert_array_equal(order, np.argsort(x, kind="stable"))
+    np.testing.assert_array_equal(sorted_x, np.sort(x))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 40), st.integers(0, 2**32 - 1), st.booleans())
+def test_units_without_ties_equal_the_merged_units(n_ss, n_ds, seed, within_ties):
+    rng = np.random.default_rng(seed)
+    pool = rng.permutation(np.arange(n_ss + n_ds) * 0.5 - 3.0)  # distinct across classes
+    ss, ds = np.sort(pool[:n_ss]), np.sort(pool[n_ss:])
+    if within_ties:  # repeated values inside one class are not cross-class ties
+        ss, ds = np.sort(np.repeat(ss, 2)), np.sort(np.repeat(ds, 3))
+    fast = _units_without_ties(ss, ds)
+    assert fast is not None
+    for got, expected in zip(fast, _units(ss, ds), strict=True):
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_units_without_ties_declines_cross_class_ties():
+    assert _units_without_ties(np.array([0.0, 1.0]), np.array([1.0, 2.0])) is None
+    assert _units_without_ties(np.array([np.inf]), np.array([-1.0, np.inf])) is None
+
+
+# --------------------------------------------------------------------------- replicate metrics
+llr_values = st.sampled_from([-np.inf, -3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, np.inf])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(llr_values, min_size=1, max_size=30),
+    st.lists(llr_values, min_size=1, max_size=30),
+    st.integers(0, 2**32 - 1),
+)
+def test_uint8_counts_equal_metrics_of_expanded_data(ss, ds, seed):
+    # The byte-wise running totals (uint8 counts, as the Poisson bootstrap draws them)
+    # with ties, +-inf and lengths that are not multiples of 8.
+    ss, ds = np.array(ss), np.array(ds)
+    rng = np.random.default_rng(seed)
+    w_ss, w_ds = poisson_counts(rng, ss.size), poisson_counts(rng, ds.size)
+    w_ss[rng.integers(ss.size)] += 1
+    w_ds[rng.integers(ds.size)] += 1
+    s = _sorted(ss, ds)
+    got = _replicate_metrics(s, w_ss[s.order_ss], w_ds[s.order_ds])
+    np.testing.assert_allclose(got, _expanded(ss, ds, w_ss, w_ds), rtol=1e-9, atol=1e-12)
+
+
+def test_uint8_counts_with_large_values_equal_expanded_data():
+    # uint8 weights up to 255 (a source bootstrap with sources drawn up to 15 times)
+    # take the 16-bit-lane byte sums.
+    rng = np.random.default_rng(4)
+    ss, ds = np.round(rng.normal(1, 2, 300), 1), np.round(rng.normal(-1, 2, 500), 1)
+    s = _sorted(ss, ds)
+    w_ss = (rng.integers(0, 16, ss.size) * rng.integers(0, 16, ss.size)).astype(np.uint8)
+    w_ds = (rng.integers(0, 16, ds.size) * rng.integers(0, 16, ds.size)).astype(np.uint8)
+    got = _replicate_metrics(s, w_ss[s.order_ss], w_ds[s.order_ds])
+    np.testing.assert_allclose(got, _expanded(ss, ds, w_ss, w_ds), rtol=1e-9)
+
+
+# --------------------------------------------------------------------------- whole runs
+def _looped_intervals(ss, ds, by, n, seed, level, sources=(None, None)):
+    """The slow definition: the same draws, each replicate expanded and evaluated."""
+    s = _sorted(ss, ds)
+    draws, _ = _replicate_weights(by, np.random.default_rng(seed), n, [s], *sources)
+    reps = []
+    for [(c_ss, c_ds)] in draws:
+        w_ss, w_ds = np.empty_like(c_ss), np.empty_like(c_ds)
+        w_ss[s.order_ss], w_ds[s.order_ds] = c_ss, c_ds  # back to input order
+        if w_ss.sum() == 0 or w_ds.sum() == 0:
+            reps.append(np.full(len(METRICS), np.nan))
+        else:
+            reps.append(_expanded(ss, ds, w_ss, w_ds))
+    reps = np.array(reps)
+    estimate = evaluate(ss, ds).to_dict()
+    return reps, _bounds(reps, [estimate[m] for m in METRICS], level, "bc")
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_trial_bootstrap_equals_resample_then_evaluate_with_poisson_counts(workers):
+    rng = np.random.default_rng(5)
+    ss = np.round(rng.normal(2, 2, 2_000), 2)  # ties within and across classes
+    ds = np.concatenate([np.round(rng.normal(-2, 2, POISSON_FROM + 7), 2), [np.inf]])
+    res = bootstrap_metrics(ss, ds, n=12, seed=9, workers=workers)
+    _, (low, high, _) = _looped_intervals(ss, ds, "trial", 12, 9, 0.95)
+    for j, m in enumerate(METRICS):
+        assert res[m].low == pytest.approx(low[j], rel=1e-9, abs=1e-12)
+        assert res[m].high == pytest.approx(high[j], rel=1e-9, abs=1e-12)
+
+
+def test_source_bootstrap_equals_resample_then_evaluate():
+    rng = np.random.default_rng(6)
+    k = 9
+    ss_src = rng.integers(0, k, 150)
+    a = rng.integers(0, k, 400)
+    ds_src = np.column_stack([a, (a + rng.integers(1, k, a.size)) % k])
+    ss, ds = np.round(rng.normal(1.5, 1.5, 150), 1), np.round(rng.normal(-1.5, 1.5, 400), 1)
+    res = bootstrap_metrics(ss, ds, ss_sources=ss_src, ds_sources=ds_src, n=25, seed=3,
+                            workers=2)
+    _, (low, high, _) = _looped_intervals(ss, ds, "source", 25, 3, 0.95, (ss_src, ds_src))
+    for j, m in enumerate(METRICS):
+        assert res[m].low == pytest.approx(low[j], rel=1e-9, abs=1e-12)
+        assert res[m].high == pytest.approx(high[j], rel=1e-9, abs=1e-12)
+
+
+def test_paired_comparison_equals_two_looped_evaluations():
+    rng = np.random.default_rng(7)
+    a_ss, a_ds = rng.normal(2, 2, 400), rng.normal(-2, 2, POISSON_FROM + 3)
+    b_ss = np.round(a_ss + rng.normal(0, 1, a_ss.size), 1)  # a different sort order
+    b_ds = np.round(a_ds + rng.normal(0, 1, a_ds.size), 1)
+    res = compare_systems(a_ss, a_ds, b_ss, b_ds, n=8, seed=2, workers=2)
+    systems = [_sorted(a_ss, a_ds), _sorted(b_ss, b_ds)]
+    draws, _ = _replicate_weights("trial", np.random.default_rng(2), 8, systems, None, None)
+    for r, pair in enumerate(draws):
+        metrics = []
+        for s, (c_ss, c_ds), (ss, ds) in zip(systems, pair, ((a_ss, a_ds), (b_ss, b_ds)),
+                                             strict=True):
+            w_ss, w_ds = np.empty_like(c_ss), np.empty_like(c_ds)
+            w_ss[s.order_ss], w_ds[s.order_ds] = c_ss, c_ds
+            metrics.append(_expanded(ss, ds, w_ss, w_ds))
+        if r == 0:  # the same trial carries the same count in both systems
+            np.testing.assert_array_equal(w_ss, pair[0][0][np.argsort(systems[0].order_ss)])
+        diff = metrics[0][:2] - metrics[1][:2]
+        assert res.replicates["cllr"][r] == pytest.approx(diff[0], rel=1e-9, abs=1e-12)
+        assert res.replicates["min_cllr"][r] == pytest.approx(diff[1], rel=1e-9, abs=1e-12)
+
+
+# --------------------------------------------------------------------------- threads
+def test_threads_give_the_serial_results_bit_for_bit():
+    rng = np.random.default_rng(8)
+    ss, ds = rng.normal(2, 2, 3_000), rng.normal(-2, 2, POISSON_FROM + 11)
+    serial = bootstrap_metrics(ss, ds, n=40, seed=1, workers=1)
+    for workers in (2, 3):
+        assert bootstrap_metrics(ss, ds, n=40, seed=1, workers=workers) == serial
+    b_ss, b_ds = ss + rng.normal(0, 1, ss.size), ds + rng.normal(0, 1, ds.size)
+    one = compare_systems(ss, ds, b_ss, b_ds, n=30, seed=4, workers=1)
+    two = compare_systems(ss, ds, b_ss, b_ds, n=30, seed=4, workers=2)
+    for key in ("cllr", "min_cllr"):
+        np.testing.assert_array_equal(one.replicates[key], two.replicates[key])
+    assert one.to_dict() == two.to_dict()
+
+
+def test_source_bootstrap_threads_give_the_serial_results():
+    rng = np.random.default_rng(9)
+    ss_src = rng.integers(0, 30, 2_000)
+    a = rng.integers(0, 30, 6_000)
+    ds_src = np.column_stack([a, (a + rng.integers(1, 30, a.size)) % 30])
+    ss, ds = rng.normal(2, 2, ss_src.size), rng.normal(-2, 2, a.size)
+    kw = dict(ss_sources=ss_src, ds_sources=ds_src, n=30, seed=5)
+    assert bootstrap_metrics(ss, ds, workers=1, **kw) == bootstrap_metrics(ss, ds, workers=2,
+                                                                          **kw)
+
+
+def test_progress_is_reported_in_order_with_threads():
+    rng = np.random.default_rng(10)
+    seen = []
+    bootstrap_metrics(rng.normal(1, 1, 50), rng.normal(-1, 1, 60), n=17, workers=2,
+                      progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(i, 17) for i in range(1, 18)]
+
+
+@pytest.mark.parametrize("workers", [0, -1, 1.5, True, "2"])
+def test_bad_workers_is_an_input_error(workers):
+    with pytest.raises(InputError, match="workers"):
+        bootstrap_metrics([1.0, 2.0], [-1.0, 0.0], n=3, workers=workers)
