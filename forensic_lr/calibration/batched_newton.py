@@ -17,6 +17,12 @@ import numpy as np
 GRAD_TOL = 1e-10
 _STEP_TOL = 1e-13
 _MAX_ITER = 100
+#: Smallest class size for which the bootstrap hooks solve replicates in a batch. Smaller
+#: resamples can have several local optima (S-cal) or a likelihood without a maximum in
+#: range (Student-t degrees of freedom), where a refit from ``fit``'s own start may land
+#: elsewhere than Newton's method from the full-data fit: they are refitted one by one
+#: (cheap at that size).
+BATCH_FROM = 100
 _MAX_HALVINGS = 40
 
 #: ``value(theta, rows) -> (k,)`` and ``derivatives(theta, rows) -> (grad (k, m), hess (k, m, m))``
@@ -61,7 +67,8 @@ def projected_newton(
     gradient with active components set to 0, zero exactly at a Karush-Kuhn-Tucker point.
     Each iteration solves the Newton system on the free parameters (where the reduced
     Hessian is not positive definite, shifted by a multiple of the identity that makes
-    its smallest eigenvalue 1e-6 of its largest, a Levenberg-Marquardt step), steps to the projection of ``theta - t p`` on the box and halves ``t``
+    its smallest eigenvalue positive, a Levenberg-Marquardt step), steps to the
+    projection of ``theta - t p`` on the box and halves ``t``
     until the Armijo condition holds [1, ch. 5.5]. Once the projected gradient is below
     the tolerance at a positive definite reduced Hessian (a strict local minimum) one
     more full Newton step is taken: convergence being quadratic, it
@@ -103,8 +110,12 @@ def projected_newton(
             positive = eig[:, 0] > 0
             # away from a minimum the Hessian may be indefinite: shift it (Levenberg)
             shift = np.where(positive, 0.0, 1e-6 * np.abs(eig[:, -1]) - 2.0 * eig[:, 0])
-            step = np.linalg.solve(safe + shift[:, None, None] * np.eye(m), pgrad[..., None])
-            step = step[..., 0]
+            system = safe + shift[:, None, None] * np.eye(m)
+            try:
+                step = np.linalg.solve(system, pgrad[..., None])[..., 0]
+            except np.linalg.LinAlgError:  # an exactly singular system (e.g. a zero Hessian)
+                step = (np.linalg.pinv(system) @ pgrad[..., None])[..., 0]
+                step[np.linalg.matrix_rank(system) < m] = np.nan
         bad = ~ok | ~np.isfinite(step).all(axis=1)
         size = np.max(np.abs(th), axis=1)
         done = ~bad & positive & (
@@ -130,9 +141,9 @@ def projected_newton(
             cand = np.clip(th[left] - t[left, None] * step[left], lower, upper)
             cand_value = value(cand, rows[left])
             decrease = np.sum(grad[left] * (cand - th[left]), axis=1)
-            good = cand_value <= value_now[left] + 1e-4 * decrease + 1e-14 * np.abs(
-                value_now[left]
-            )
+            # slack for rounding: near the optimum the changes reach the objective's last digits
+            slack = 1e-12 * (1.0 + np.abs(value_now[left]))
+            good = cand_value <= value_now[left] + 1e-4 * decrease + slack
             good &= np.isfinite(cand_value)
             hit = left[good]
             new_theta[hit], new_value[hit] = cand[good], cand_value[good]

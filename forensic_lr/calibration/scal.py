@@ -13,7 +13,7 @@ from ..errors import ConvergenceError, ForensicLRError, ForensicLRWarning, Input
 from ..records import ParamRow
 from ..resampling import bootstrap_index_chunks
 from .base import BaseCalibrator, param_row
-from .batched_newton import projected_newton
+from .batched_newton import BATCH_FROM, projected_newton
 from .logistic import LogisticCalibrator
 
 
@@ -104,11 +104,11 @@ class _Objective:
         return grad, hess
 
 
-def _polish(theta, u, sign, w, limit):
+def _polish(theta, u, sign, w, limit, skip=None):
     """Projected Newton on S-cal objectives from ``theta`` (rows); see :func:`projected_newton`."""
     objective = _Objective(u, sign, w)
     lower = np.array([-limit, -limit, -np.inf, -np.inf])
-    return projected_newton(objective.value, objective.derivatives, theta, lower, -lower)
+    return projected_newton(objective.value, objective.derivatives, theta, lower, -lower, skip)
 
 
 class SCalCalibrator(BaseCalibrator):
@@ -286,8 +286,10 @@ class SCalCalibrator(BaseCalibrator):
         is solved on the full-data standardisation, all at once, by the projected Newton
         iteration :meth:`fit` ends with, starting from the full-data fit; it stops at the
         same optimum as the looped fit to the rounding level. A replicate where Newton's
-        method does not converge (an indefinite Hessian on the way, or no strict minimum)
-        is refitted by :meth:`fit`.
+        method does not converge (no strict minimum) is refitted by :meth:`fit`, and so is
+        every replicate when a class has fewer than
+        :data:`~forensic_lr.calibration.batched_newton.BATCH_FROM` scores (the objective of
+        a small resample can have several minima).
         """
         ss, ds = self._validate(ss, ds)
         s_eval = as_score_array(scores, "scores")
@@ -305,7 +307,8 @@ class SCalCalibrator(BaseCalibrator):
             c_ss, c_ds = _counts(inv_ss[idx_ss], v_ss.size), _counts(inv_ds[idx_ds], v_ds.size)
             bad = (np.count_nonzero(c_ss, axis=1) < 2) | (np.count_nonzero(c_ds, axis=1) < 2)
             w = np.hstack([c_ss * (0.5 / ss.size), c_ds * (0.5 / ds.size)])
-            theta, done = _polish(np.tile(start, (bad.size, 1)), u, sign, w, limit)
+            small = np.full(bad.size, min(ss.size, ds.size) < BATCH_FROM)
+            theta, done = _polish(np.tile(start, (bad.size, 1)), u, sign, w, limit, small | bad)
             lo, hi, a, b = (theta[:, j : j + 1] for j in range(4))
             out = lo + (hi - lo) * expit(a + b * u_eval)
             out = np.clip(out, np.minimum(lo, hi), np.maximum(lo, hi))

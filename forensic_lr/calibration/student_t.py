@@ -7,14 +7,14 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import minimize_scalar
-from scipy.special import digamma, gammaln, polygamma
+from scipy.special import betaln, digamma, gammaln, polygamma
 from scipy.stats import t
 
 from .._checks import as_score_array
 from ..errors import ConvergenceError, ForensicLRError, InputError
 from ..resampling import bootstrap_index_chunks
 from .base import BaseCalibrator
-from .batched_newton import projected_newton
+from .batched_newton import BATCH_FROM, projected_newton
 
 #: Range of the estimated degrees of freedom (the upper end is practically Gaussian).
 DF_MIN, DF_MAX = 0.5, 1000.0
@@ -74,7 +74,8 @@ class _MeanLoglik:
         nu = np.exp(eta)
         e = self.x - mu
         q = e * e / (nu * np.exp(2.0 * s))
-        const = gammaln((nu + 1) / 2) - gammaln(nu / 2) - 0.5 * np.log(nu * np.pi)
+        # log Gamma((nu+1)/2) - log Gamma(nu/2) - log(nu pi)/2, without the cancellation
+        const = -betaln(nu / 2, 0.5) - 0.5 * np.log(nu)
         return nu, s, e, q, const
 
     def value(self, theta: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -126,7 +127,7 @@ class _MeanLoglik:
         return -grad, -hess
 
 
-def _polish(theta, x, w, df):
+def _polish(theta, x, w, df, skip=None):
     """Projected Newton on ``(mu, log sigma, log nu)`` for each row of weights ``w``."""
     objective = _MeanLoglik(x, w)
     if df is None:
@@ -135,7 +136,7 @@ def _polish(theta, x, w, df):
         low = high = np.log(float(df))
     lower = np.array([-np.inf, -np.inf, low])
     upper = np.array([np.inf, np.inf, high])
-    return projected_newton(objective.value, objective.derivatives, theta, lower, upper)
+    return projected_newton(objective.value, objective.derivatives, theta, lower, upper, skip)
 
 
 def fit_t(values: np.ndarray, df: float | None = None) -> TFit:
@@ -309,7 +310,9 @@ class StudentTCalibrator(BaseCalibrator):
         with weights ``c_bi / n``; all replicates are solved at once by the projected
         Newton iteration :func:`fit_t` ends with, starting from the full-data fit, and stop
         at the same maximum as the looped fit to the rounding level. A replicate where
-        Newton's method does not converge is refitted by :meth:`fit`.
+        Newton's method does not converge is refitted by :meth:`fit`, and so is every
+        replicate when a class has fewer than
+        :data:`~forensic_lr.calibration.batched_newton.BATCH_FROM` scores.
         """
         ss, ds = self._validate(ss, ds)
         s_eval = as_score_array(scores, "scores")
@@ -320,6 +323,7 @@ class StudentTCalibrator(BaseCalibrator):
             start = np.array([fitted.loc, np.log(fitted.scale), np.log(fitted.df)])
             classes.append((distinct, codes, values.size, start))
         rows = []
+        small = min(ss.size, ds.size) < BATCH_FROM
         for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
             k = idx_ss.shape[0]
             bad = np.zeros(k, dtype=bool)
@@ -328,7 +332,9 @@ class StudentTCalibrator(BaseCalibrator):
             for (distinct, codes, size, start), idx in zip(classes, (idx_ss, idx_ds), strict=True):
                 counts = np.stack([np.bincount(row, minlength=distinct.size) for row in codes[idx]])
                 bad |= np.count_nonzero(counts, axis=1) < 2
-                theta, ok = _polish(np.tile(start, (k, 1)), distinct, counts / size, self.df)
+                theta, ok = _polish(
+                    np.tile(start, (k, 1)), distinct, counts / size, self.df, np.full(k, small)
+                )
                 done &= ok
                 nu = np.exp(theta[:, 2:]) if self.df is None else float(self.df)
                 logpdf.append(t.logpdf(s_eval, nu, theta[:, :1], np.exp(theta[:, 1:2])))
