@@ -8,9 +8,12 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit
 
-from ..errors import ConvergenceError, ForensicLRWarning, InputError
+from .._checks import as_score_array
+from ..errors import ConvergenceError, ForensicLRError, ForensicLRWarning, InputError
 from ..records import ParamRow
+from ..resampling import bootstrap_index_chunks
 from .base import BaseCalibrator, param_row
+from .batched_newton import BATCH_FROM, projected_newton
 from .logistic import LogisticCalibrator
 
 
@@ -44,6 +47,70 @@ def _loss_and_grad(theta, u, is_ss, w):
     return loss, grad
 
 
+class _Objective:
+    """The S-cal objective of many weightings of the same scores (one per row of ``w``).
+
+    ``u`` standardised scores, ``sign`` -1 for SS and +1 for DS, ``w`` weights (rows sum
+    to 1: each class weighs 1/2). Row ``b``'s objective is
+    ``J_b = sum_i w_bi log(1 + exp(sign_i llr_i))`` with ``llr_i = lo + (hi - lo) g_i``,
+    ``g_i = sigma(a + b u_i)``.
+    """
+
+    def __init__(self, u: np.ndarray, sign: np.ndarray, w: np.ndarray) -> None:
+        self.u, self.sign, self.w = u, sign, w
+
+    def _parts(self, theta):
+        lo, hi, a, b = (theta[:, j : j + 1] for j in range(4))
+        z = a + b * self.u
+        g = expit(z)
+        return lo, hi - lo, z, g, lo + (hi - lo) * g
+
+    def value(self, theta: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        llr = self._parts(theta)[4]
+        return np.sum(self.w[rows] * np.logaddexp(0.0, self.sign * llr), axis=1)
+
+    def derivatives(self, theta: np.ndarray, rows: np.ndarray):
+        """Gradient and Hessian of ``J`` in ``(lo, hi, a, b)``.
+
+        With ``d1 = w sign sigma(sign llr)`` and ``d2 = w sigma(llr) sigma(-llr)`` (first and
+        second derivatives of the loss in ``llr``), ``J' = sum d1 D`` and
+        ``J'' = sum d2 D D' + sum d1 D2``, where ``D = (1 - g, g, W g', W g' u)`` is the
+        gradient of ``llr`` (``W = hi - lo``, ``g' = g (1 - g)``) and ``D2`` its Hessian:
+        ``(lo, a): -g'``, ``(lo, b): -g' u``, ``(hi, a): g'``, ``(hi, b): g' u``,
+        ``(a, a): W g''``, ``(a, b): W g'' u``, ``(b, b): W g'' u^2`` with
+        ``g'' = g' (1 - 2 g)`` (zero elsewhere).
+        """
+        w, u = self.w[rows], self.u
+        _, width, z, g, llr = self._parts(theta)
+        p = expit(self.sign * llr)
+        d1 = w * self.sign * p
+        d2 = w * p * (1.0 - p)
+        gp = g * expit(-z)
+        gpp = gp * (1.0 - 2.0 * g)
+        jac = (1.0 - g, g, width * gp, width * gp * u)
+        second = {
+            (0, 2): -gp, (0, 3): -gp * u, (1, 2): gp, (1, 3): gp * u,
+            (2, 2): width * gpp, (2, 3): width * gpp * u, (3, 3): width * gpp * u * u,
+        }
+        grad = np.stack([np.sum(d1 * j, axis=1) for j in jac], axis=1)
+        hess = np.empty((theta.shape[0], 4, 4))
+        for i in range(4):
+            d2_i = d2 * jac[i]
+            for j in range(i, 4):
+                h = np.sum(d2_i * jac[j], axis=1)
+                if (i, j) in second:
+                    h = h + np.sum(d1 * second[i, j], axis=1)
+                hess[:, i, j] = hess[:, j, i] = h
+        return grad, hess
+
+
+def _polish(theta, u, sign, w, limit, skip=None):
+    """Projected Newton on S-cal objectives from ``theta`` (rows); see :func:`projected_newton`."""
+    objective = _Objective(u, sign, w)
+    lower = np.array([-limit, -limit, -np.inf, -np.inf])
+    return projected_newton(objective.value, objective.derivatives, theta, lower, -lower, skip)
+
+
 class SCalCalibrator(BaseCalibrator):
     """LLR = lo + (hi - lo) sigmoid(a + b s): a logistic calibration with finite limits.
 
@@ -64,7 +131,12 @@ class SCalCalibrator(BaseCalibrator):
 
     by L-BFGS-B with the analytic gradient over ``(lo, hi, a, b)`` (box ``|lo|, |hi| <=
     max_abs_llr``) on the standardised score (as in the logistic method), starting from
-    the logistic calibration line; ``(lo, hi, a, b)`` and ``(hi, lo, -a, -b)`` are the
+    the logistic calibration line, then polished by projected Newton steps with the
+    analytic Hessian until the projected gradient is below 1e-10 (plus one last Newton
+    step, which leaves the optimum at the rounding level; see
+    :func:`~forensic_lr.calibration.batched_newton.projected_newton`). Where Newton cannot
+    converge (no strict minimum: e.g. separated classes, whose best fit is a step) the
+    L-BFGS-B answer is kept. ``(lo, hi, a, b)`` and ``(hi, lo, -a, -b)`` are the
     same function, so the fit is returned with ``lo < hi``. Near the centre the slope is
     ``(hi - lo) b / 4``; far out the LR levels off, as it should when the background
     holds no evidence for stronger values.
@@ -132,20 +204,23 @@ class SCalCalibrator(BaseCalibrator):
             bounds=bounds,
             options={"maxiter": 2000, "ftol": 1e-15, "gtol": 1e-10},
         )
+        sign = np.where(is_ss, -1.0, 1.0)
+        polished, converged = _polish(res.x[None, :], u, sign, w[None, :], limit)
         # projected gradient: a limit held at its bound may keep a gradient pushing outwards
         grad = res.jac.copy()
         grad[:2][
             ((res.x[:2] <= -limit) & (grad[:2] > 0)) | ((res.x[:2] >= limit) & (grad[:2] < 0))
         ] = 0
-        if not res.success and np.max(np.abs(grad)) > 1e-6:
+        if not converged[0] and not res.success and np.max(np.abs(grad)) > 1e-6:
             raise ConvergenceError(
                 f"S-cal fit did not converge ({res.message}); use the 'logistic' or 'pav' method"
             )
-        lo, hi, a, b = (float(v) for v in res.x)
+        theta = polished[0] if converged[0] else res.x
+        lo, hi, a, b = (float(v) for v in theta)
         if hi < lo:
             lo, hi, a, b = hi, lo, -a, -b
         self.lo_, self.hi_, self.a_, self.b_ = lo, hi, a, b
-        self.loss_ = float(res.fun)
+        self.loss_ = float(_loss_and_grad(np.array([lo, hi, a, b]), u, is_ss, w)[0])
         found = []
         if max(abs(self.lo_), abs(self.hi_)) >= limit * (1 - 1e-6):
             found.append(
@@ -179,3 +254,79 @@ class SCalCalibrator(BaseCalibrator):
             "cllr_train": float(self.loss_ / np.log(2)),
             "warnings": list(self.warnings_),
         }
+
+    def bootstrap_llr(self, ss, ds, scores, *, n, rng, progress=None) -> np.ndarray:
+        """LLRs at ``scores`` from ``n`` bootstrap refits, solved together by Newton's method.
+
+        Parameters
+        ----------
+        ss, ds : array_like
+            Background scores.
+        scores : array_like
+            Where to evaluate each refit.
+        n : int
+            Number of replicates.
+        rng : numpy.random.Generator
+            Source of the draws (:func:`forensic_lr.resampling.bootstrap_index_chunks`).
+        progress : callable, optional
+            Called as ``progress(done, n)`` after each block of replicates.
+
+        Returns
+        -------
+        ndarray, shape (n, len(scores))
+            Row ``b`` equals ``fit(ss[idx_ss[b]], ds[idx_ds[b]]).llr(scores)`` to about
+            1e-9; NaN where that fit is refused or fails (a constant resample).
+
+        Notes
+        -----
+        A resample is a vector of draw counts over the distinct background scores, so
+        replicate ``b`` minimises ``J`` with weights ``c_bi / (2 N_class)`` on the same
+        (sorted, distinct) scores. The S-cal function does not depend on how the score is
+        standardised (``a + b u`` is any affine function of the score), so every replicate
+        is solved on the full-data standardisation, all at once, by the projected Newton
+        iteration :meth:`fit` ends with, starting from the full-data fit; it stops at the
+        same optimum as the looped fit to the rounding level. A replicate where Newton's
+        method does not converge (no strict minimum) is refitted by :meth:`fit`, and so is
+        every replicate when a class has fewer than
+        :data:`~forensic_lr.calibration.batched_newton.BATCH_FROM` scores (the objective of
+        a small resample can have several minima).
+        """
+        ss, ds = self._validate(ss, ds)
+        s_eval = as_score_array(scores, "scores")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            full = SCalCalibrator(max_abs_llr=self.max_abs_llr).fit(ss, ds)
+        limit = float(self.max_abs_llr)
+        (v_ss, inv_ss), (v_ds, inv_ds) = (np.unique(v, return_inverse=True) for v in (ss, ds))
+        u = (np.concatenate([v_ss, v_ds]) - full.centre_) / full.scale_
+        sign = np.concatenate([np.full(v_ss.size, -1.0), np.full(v_ds.size, 1.0)])
+        u_eval = (s_eval - full.centre_) / full.scale_
+        start = np.array([full.lo_, full.hi_, full.a_, full.b_])
+        rows = []
+        for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
+            c_ss, c_ds = _counts(inv_ss[idx_ss], v_ss.size), _counts(inv_ds[idx_ds], v_ds.size)
+            bad = (np.count_nonzero(c_ss, axis=1) < 2) | (np.count_nonzero(c_ds, axis=1) < 2)
+            w = np.hstack([c_ss * (0.5 / ss.size), c_ds * (0.5 / ds.size)])
+            small = np.full(bad.size, min(ss.size, ds.size) < BATCH_FROM)
+            theta, done = _polish(np.tile(start, (bad.size, 1)), u, sign, w, limit, small | bad)
+            lo, hi, a, b = (theta[:, j : j + 1] for j in range(4))
+            out = lo + (hi - lo) * expit(a + b * u_eval)
+            out = np.clip(out, np.minimum(lo, hi), np.maximum(lo, hi))
+            out[bad] = np.nan
+            model = SCalCalibrator(max_abs_llr=self.max_abs_llr)
+            for r in np.flatnonzero(~done & ~bad):
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        out[r] = model.fit(ss[idx_ss[r]], ds[idx_ds[r]]).llr(s_eval)
+                except ForensicLRError:
+                    out[r] = np.nan
+            rows.append(out)
+            if progress is not None:
+                progress(sum(r.shape[0] for r in rows), n)
+        return np.vstack(rows)
+
+
+def _counts(codes: np.ndarray, size: int) -> np.ndarray:
+    """Draws of each of ``size`` distinct values per replicate (row of ``codes``)."""
+    return np.stack([np.bincount(row, minlength=size) for row in codes]).astype(np.float64)
