@@ -36,6 +36,10 @@ __all__ = [
     "trial_counts",
 ]
 
+#: The default random seed of cases and studies (the case file's ``[uncertainty] seed``): a case
+#: and a validation study of the same data use the same folds unless told otherwise.
+DEFAULT_SEED = 20261122
+
 #: A progress callback ``progress(done, total)``: the library reports long work through it
 #: and never prints; the command line turns it into a bar.
 Progress = Callable[[int, int], None]

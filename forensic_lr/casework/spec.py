@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ..errors import InputError, excerpt
 from ..records import CaseDetails, CaseInfo, LabInfo, Propositions, ScoreDirection, ScoringSystem
+from ..resampling import DEFAULT_SEED
 
 ReportFormat = Literal["pdf", "html", "json"]
 
@@ -177,7 +178,7 @@ class Uncertainty(_Section):
     method: Literal["bootstrap", "bayes", "none"] = "bootstrap"
     level: float = Field(default=0.95, gt=0.5, lt=1.0)
     n: int = Field(default=1000, ge=100, le=100_000)
-    seed: int = Field(default=20261122, ge=0)
+    seed: int = Field(default=DEFAULT_SEED, ge=0)
 
 
 class Criteria(_Section):

@@ -13,10 +13,13 @@ from __future__ import annotations
 import argparse
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from ..io.paired import PairedScores, load_paired_scores
-from ..io.scores import ScoreSet
+
+if TYPE_CHECKING:
+    from ..io.paired import PairedScores
+    from ..io.scores import ScoreSet
 from .common import add_table_options, outside_interval, print_json, seed_value
 
 
@@ -123,6 +126,8 @@ def _load(args: argparse.Namespace) -> PairedScores:
                          "--columns llr_a,llr_b")
     if args.scores is None and args.columns is not None:
         raise InputError("--columns goes with --scores (one file with two LLR columns)")
+    from ..io.paired import load_paired_scores
+
     return load_paired_scores(
         a=args.a, b=args.b, scores=args.scores, id_column=args.id_column,
         columns=_pair_option(args.columns, "--columns"),

@@ -12,20 +12,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from ..studies.fusion import (
-    FUSERS,
-    Confusion,
-    WorstCase,
-    read_counts,
-    read_decisions,
-    read_labels,
-    read_truth_table,
-    worst_case,
-    worst_case_from_decisions,
-)
 from .common import print_json
+
+if TYPE_CHECKING:
+    from ..studies.fusion import Confusion, WorstCase
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -68,6 +61,16 @@ def _cmd_fusion(args: argparse.Namespace) -> int:
 
 
 def _worst_case(args: argparse.Namespace) -> WorstCase:
+    from ..studies.fusion import (
+        FUSERS,
+        read_counts,
+        read_decisions,
+        read_labels,
+        read_truth_table,
+        worst_case,
+        worst_case_from_decisions,
+    )
+
     table_args = {
         "--decisions": args.decisions,
         "--labels": args.labels,

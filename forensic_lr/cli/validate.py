@@ -16,10 +16,9 @@ import sys
 from pathlib import Path
 
 from ..calibration import method_names
-from ..casework.spec import Uncertainty
 from ..errors import InputError
 from ..output import check_output_folder
-from ..validation.llr_checks import raw_score_signs
+from ..resampling import DEFAULT_SEED
 from .common import (
     EXIT_OK,
     Stages,
@@ -34,7 +33,6 @@ from .compare import add_ci_arguments, ci_record, print_ci
 
 #: Seed of the fold shuffles: the case files' default ``[uncertainty] seed``, so that a case
 #: and a validation study of the same data use the same folds.
-DEFAULT_SEED: int = Uncertainty.model_fields["seed"].default
 
 
 def add_parser(sub) -> None:
@@ -170,6 +168,8 @@ def _llr_metrics(args: argparse.Namespace) -> int:
     ci = ci_record(args, data, data.ss, data.ds)
     if ci is not None:
         result["ci"] = ci
+    from ..validation.llr_checks import raw_score_signs
+
     signs = raw_score_signs(data.ss, data.ds)
     result["warnings"] = [_raw_score_warning(signs)] if signs else []
     if args.plots:
