@@ -80,7 +80,9 @@ def evaluation(args: argparse.Namespace):
     from .._checks import as_score_array
     from ..casework import evaluate_evidence
     from ..io.scores import load_scores, orient, read_score_file
+    from ..resampling import check_interval_options
 
+    check_interval_options(args.n, args.level, n_name="--n", level_name="--level")
     options = parse_options(args.option)
     reading = table_options(args)
     data = load_scores(ss=args.ss, ds=args.ds, direction=args.direction, **reading)

@@ -19,6 +19,7 @@ from ..calibration import method_names
 from ..casework.spec import Uncertainty
 from ..errors import InputError
 from ..output import check_output_folder
+from ..resampling import check_interval_options
 from ..validation.llr_checks import raw_score_signs
 from .common import (
     EXIT_OK,
@@ -139,6 +140,8 @@ def _refuse_ignored(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     """``forensic-lr validate``."""
     _refuse_ignored(args)
+    if args.ci == "bootstrap":
+        check_interval_options(args.n, args.level, n_name="--n", level_name="--level")
     _from_case(args)
     if args.report:
         return _report(args)
