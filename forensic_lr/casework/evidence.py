@@ -24,6 +24,7 @@ from ..io.scores import orient
 from ..records import EvidenceEvaluation, EvidenceLR, Interval, MethodResult, jsonable
 from ..resampling import Progress
 from ..uncertainty import LRInterval, bayes_interval, bootstrap_interval
+from .verbal import format_log10
 
 __all__ = ["DEFAULT_DRAWS", "EvaluatedEvidence", "evaluate_evidence", "evaluate_evidence_full"]
 
@@ -167,6 +168,8 @@ def evaluate_evidence_full(
     texts: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ForensicLRWarning)
+        for text in _input_warnings(calibrator, extra, ss, ds):
+            warnings.warn(text, ForensicLRWarning, stacklevel=2)
         texts += fit_warnings(ss, ds, x)
         fitted = copy.deepcopy(template).fit(ss, ds)
         inner = fitted.calibrator if elub else fitted
@@ -241,6 +244,31 @@ def _check_extra(calibrator: str, options: dict, extra: dict) -> None:
                 f"method {method} needs {spec.help}: add {spec.flag} FILE (command line) or "
                 f'[background] {key} = "file.csv" (case file)'
             )
+
+
+def _input_warnings(calibrator: str, extra: dict, ss: np.ndarray, ds: np.ndarray) -> list[str]:
+    """Inputs that run without error but are probably not what the user meant.
+
+    An optional extra input of the chosen method left out (``suspect_map`` without the
+    suspect's scores is the population model alone), and same-source and different-source
+    backgrounds holding the same values (one file given for both): their LR is 1 whatever
+    the evidence.
+    """
+    texts = []
+    for key, (spec, method) in extra_inputs().items():
+        if method == calibrator and not spec.required and key not in extra:
+            texts.append(
+                f"method {method} was given no {key} file ({spec.flag} FILE, or [background] "
+                f"{key} in a case file): it runs the population model alone, without "
+                "adapting to the suspect; add the file if the suspect's scores exist"
+            )
+    if ss.size == ds.size and np.array_equal(np.sort(ss), np.sort(ds)):
+        texts.append(
+            f"the same-source and different-source background scores are the same {ss.size} "
+            "values (the same file given for both?): they cannot tell the propositions apart "
+            "and every LR means nothing; give the same-source and the different-source files"
+        )
+    return texts
 
 
 def _results(raw, x, llr, llr_unbounded, iv: LRInterval | None, bounds_log10, lo, hi):
@@ -321,8 +349,9 @@ def _beyond_bounds(results: Sequence[EvidenceLR], supported, names: Sequence[str
     for name, e in zip(names, results, strict=True):
         bound = high if e.log10_lr > high else low if e.log10_lr < low else None
         if bound is not None:
+            value = format_log10(e.log10_lr, 2, sign=True)
             texts.append(
-                f"{name}: log10 LR {e.log10_lr:+.2f} lies beyond the empirical bounds the "
+                f"{name}: log10 LR {value} lies beyond the empirical bounds the "
                 f"validation data support (ELUB, {low:+.2f} to {high:+.2f}); ELUB bounding "
                 f"is off: with it the LR would be reported at log10 LR {bound:+.2f}"
             )
