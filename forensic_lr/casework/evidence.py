@@ -174,8 +174,10 @@ def evaluate_evidence_full(
         fitted = copy.deepcopy(template).fit(ss, ds)
         inner = fitted.calibrator if elub else fitted
         texts += getattr(inner, "warnings_", ())  # fit diagnostics (S-cal, unsupervised)
-        llr = np.asarray(fitted.llr(x), dtype=np.float64)
-        llr_unbounded = np.asarray(inner.llr(x), dtype=np.float64)
+        with np.errstate(over="ignore", invalid="ignore"):  # a NaN is refused just below
+            llr = np.asarray(fitted.llr(x), dtype=np.float64)
+            llr_unbounded = np.asarray(inner.llr(x), dtype=np.float64)
+        _refuse_nan(llr_unbounded, raw, calibrator, ss, ds)
         iv = None
         if interval == "bootstrap":
             iv = bootstrap_interval(base, ss, ds, x, n=n, level=level, seed=seed,
@@ -244,6 +246,20 @@ def _check_extra(calibrator: str, options: dict, extra: dict) -> None:
                 f"method {method} needs {spec.help}: add {spec.flag} FILE (command line) or "
                 f'[background] {key} = "file.csv" (case file)'
             )
+
+
+def _refuse_nan(llr: np.ndarray, raw: np.ndarray, calibrator: str, ss, ds) -> None:
+    """An LLR that is not a number (e.g. inf - inf for a score of 1e300) is an error."""
+    bad = np.flatnonzero(np.isnan(llr))
+    if bad.size:
+        score = float(raw[bad[0]])
+        both = np.concatenate([ss, ds])
+        raise InputError(
+            f"evidence score {score:g}: method {calibrator} gives no LR (the computation "
+            "leaves the floating-point range) for a score this far from the background "
+            f"scores [{float(both.min()):.5g}, {float(both.max()):.5g}]; check the score, "
+            "or use a method that stays finite there, such as pav"
+        )
 
 
 def _input_warnings(calibrator: str, extra: dict, ss: np.ndarray, ds: np.ndarray) -> list[str]:

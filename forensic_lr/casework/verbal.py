@@ -33,7 +33,7 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from ..errors import InputError
+from ..errors import InputError, excerpt
 from ..records import VerbalEquivalent
 
 DEFAULT_SCALE = "enfsi"
@@ -103,11 +103,21 @@ def _parse_scale(key: str, raw: object, source: str) -> VerbalScale:
         if not isinstance(raw.get(k), str) or not raw[k].strip():
             raise InputError(f"{where}: '{k}' must be a non-empty text")
     for k in ("statement_hp", "statement_hd"):
-        fields = {f for _, f, _, _ in string.Formatter().parse(raw[k]) if f is not None}
+        try:
+            parts = [p for p in string.Formatter().parse(raw[k]) if p[1] is not None]
+        except ValueError as exc:  # an unmatched brace
+            raise InputError(f"{where}: '{k}' has a stray brace ({exc}); write {{level}} "
+                             "and {code} as placeholders and {{ }} for literal braces") from None
+        if any(spec or conversion for _, _, spec, conversion in parts):
+            raise InputError(
+                f"{where}: '{k}' placeholders take no format or conversion: write {{level}} and "
+                f"{{code}} plainly, got {excerpt(raw[k])}"
+            )
+        fields = {f for _, f, _, _ in parts}
         if "level" not in fields or not fields <= {"level", "code"}:
             raise InputError(
                 f"{where}: '{k}' must contain {{level}} (and may contain {{code}}), "
-                f"got {raw[k]!r}"
+                f"got {excerpt(raw[k])}"
             )
     bands_raw = raw.get("bands")
     if not isinstance(bands_raw, list) or not bands_raw:
