@@ -26,6 +26,7 @@ __all__ = [
     "RunningTotals",
     "SourceSplit",
     "bootstrap_index_chunks",
+    "check_interval_options",
     "fold_ids",
     "narrowest_uint",
     "poisson_counts",
@@ -39,6 +40,11 @@ __all__ = [
 #: The default random seed of cases and studies (the case file's ``[uncertainty] seed``): a case
 #: and a validation study of the same data use the same folds unless told otherwise.
 DEFAULT_SEED = 20261122
+
+#: Fewest replicates (bootstrap draws or posterior draws) a reported interval may rest on.
+MIN_REPLICATES = 100
+#: Interval levels allowed in reports lie strictly between these two.
+LEVEL_RANGE = (0.5, 1.0)
 
 #: A progress callback ``progress(done, total)``: the library reports long work through it
 #: and never prints; the command line turns it into a bar.
@@ -63,6 +69,38 @@ def stage_progress(progress: Progress | None, stage: str) -> Progress | None:
 
 #: Largest number of index draws held in memory at once.
 CHUNK_DRAWS = 4_000_000
+
+
+def check_interval_options(
+    n: int | None, level: float, *, n_name: str = "n", level_name: str = "level"
+) -> None:
+    """Refuse replicate counts and levels no reported interval should rest on.
+
+    The one rule of every face (case file, ``calibrate``, ``validate --ci``, ``compare``):
+    ``n >= MIN_REPLICATES`` replicates (None: the face's default) and
+    ``0.5 < level < 1``. With fewer replicates the percentile ends are the extreme draws
+    (with ``n = 1`` a zero-width interval, which may even exclude the estimate); a level at
+    or below one half is not a confidence interval anyone reports (Efron & Tibshirani 1993,
+    *An Introduction to the Bootstrap*, ch. 13, on replicate counts for percentile
+    intervals). The library functions themselves accept any positive ``n``.
+
+    Raises
+    ------
+    InputError
+        Naming ``n_name`` or ``level_name`` (e.g. ``"--n"``) and the value to use instead.
+    """
+    if n is not None and (isinstance(n, bool) or not isinstance(n, (int, np.integer))
+                          or n < MIN_REPLICATES):
+        raise InputError(
+            f"{n_name} {n!r} is too few replicates for an interval: use at least "
+            f"{MIN_REPLICATES} (e.g. {n_name} 1000)"
+        )
+    low, high = LEVEL_RANGE
+    if not (isinstance(level, (int, float, np.floating)) and low < float(level) < high):
+        raise InputError(
+            f"{level_name} {level!r} is not an interval level: give a value strictly "
+            f"between {low:g} and {high:g} (e.g. {level_name} 0.95)"
+        )
 
 
 def bootstrap_index_chunks(

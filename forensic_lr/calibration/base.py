@@ -32,8 +32,16 @@ class Calibrator(Protocol):
     def params(self) -> dict: ...
 
 
+#: Background scores must reach at least the first and at most the second magnitude: beyond
+#: them squares and variances under- or overflow in float64 (about 1e-308 to 1e308).
+SCORE_SCALE = (1e-100, 1e100)
+
+
 def check_background(ss, ds) -> tuple[np.ndarray, np.ndarray]:
     """Validated background scores: finite, at least 2 per class, neither class constant.
+
+    The scores' magnitudes must lie in :data:`SCORE_SCALE`: no value beyond 1e100 in size
+    and not every value below 1e-100, where sums of squares leave the float64 range.
 
     Raises
     ------
@@ -42,6 +50,22 @@ def check_background(ss, ds) -> tuple[np.ndarray, np.ndarray]:
         fix; a constant class has zero variance, from which no calibrator can learn.
     """
     ss, ds = check_pair(ss, ds, names=("ss", "ds"), allow_inf=False, min_size=2)
+    low, high = SCORE_SCALE
+    for label, values in (("ss", ss), ("ds", ds)):
+        largest = float(values[np.argmax(np.abs(values))])
+        if abs(largest) > high:
+            raise InputError(
+                f"the {label} scores include {largest!r}, beyond +-{high:g}: no "
+                "calibrator computes reliably with such magnitudes (their squares overflow); "
+                f"check the {label} file for a unit or reading error, or remove the value"
+            )
+    if max(np.abs(ss).max(), np.abs(ds).max()) < low:
+        raise InputError(
+            f"every background score is smaller than {low:g} in magnitude (largest "
+            f"{float(max(np.abs(ss).max(), np.abs(ds).max()))!r}): too close to the smallest "
+            "floating-point numbers to fit a model; rescale the scores (e.g. multiply them "
+            "by a power of ten) in the ss and ds files"
+        )
     for label, values in (("ss", ss), ("ds", ds)):
         if values.min() == values.max():
             raise InputError(

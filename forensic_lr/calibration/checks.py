@@ -14,7 +14,7 @@ import numpy as np
 from scipy.special import expit, ndtri
 
 from .._checks import as_score_array, check_pair
-from ..errors import ForensicLRWarning, InputError
+from ..errors import ConvergenceError, ForensicLRWarning, InputError
 from ..metrics.roc import eer
 from .logistic import _newton
 
@@ -99,15 +99,22 @@ def recalibration(ss_llr, ds_llr, *, level: float = 0.95) -> Recalibration:
     x = np.stack([np.ones(ss.size + ds.size), np.concatenate([ss, ds])], axis=1)
     y = np.concatenate([np.ones(ss.size), np.zeros(ds.size)])
     w = np.concatenate([np.full(ss.size, 0.5 / ss.size), np.full(ds.size, 0.5 / ds.size)])
-    theta, _ = _newton(x, y, w, 0.0, np.array([0.0, 1.0]))
-    p = expit(x @ theta)
-    hess = (x * (w * p * (1 - p))[:, None]).T @ x
-    psi = (w * (y - p))[:, None] * x
-    meat = np.zeros((2, 2))
-    for part in (psi[: ss.size], psi[ss.size :]):
-        centred = part - part.mean(axis=0)
-        meat += part.shape[0] / (part.shape[0] - 1) * centred.T @ centred
-    inv = np.linalg.inv(hess)
+    try:
+        theta, _ = _newton(x, y, w, 0.0, np.array([0.0, 1.0]))
+        p = expit(x @ theta)
+        hess = (x * (w * p * (1 - p))[:, None]).T @ x
+        psi = (w * (y - p))[:, None] * x
+        meat = np.zeros((2, 2))
+        for part in (psi[: ss.size], psi[ss.size :]):
+            centred = part - part.mean(axis=0)
+            meat += part.shape[0] / (part.shape[0] - 1) * centred.T @ centred
+        inv = np.linalg.inv(hess)
+    except (ConvergenceError, np.linalg.LinAlgError):
+        raise ConvergenceError(
+            "the recalibration check (logistic regression of the labels on the LLRs) has no "
+            "finite solution: the same-source and different-source LLRs are (almost) "
+            "perfectly separated, so no slope and offset can be estimated"
+        ) from None
     se = np.sqrt(np.diag(inv @ meat @ inv))
     z = float(ndtri(0.5 + level / 2))
     return Recalibration(

@@ -60,7 +60,10 @@ def _newton(x, y, w, l2, theta0):
     value = _objective(theta, x, y, w, l2)
     for iteration in range(1, _MAX_ITER + 1):
         grad, hess = _gradient_hessian(theta, x, y, w, penalty)
-        step = np.linalg.solve(hess, grad)
+        try:
+            step = np.linalg.solve(hess, grad)
+        except np.linalg.LinAlgError:  # every p (1 - p) underflowed: the classes separate
+            raise ConvergenceError(_SEPARATED_TEXT) from None
         small_step = np.max(np.abs(step)) < _STEP_TOL * (1.0 + np.max(np.abs(theta)))
         if np.max(np.abs(grad)) < _GRAD_TOL or small_step:
             # the gradient can sit at its rounding floor (about 1e-10 for thousands of

@@ -24,6 +24,7 @@ from ..io.scores import orient
 from ..records import EvidenceEvaluation, EvidenceLR, Interval, MethodResult, jsonable
 from ..resampling import Progress
 from ..uncertainty import LRInterval, bayes_interval, bootstrap_interval
+from .verbal import format_log10
 
 __all__ = ["DEFAULT_DRAWS", "EvaluatedEvidence", "evaluate_evidence", "evaluate_evidence_full"]
 
@@ -167,12 +168,16 @@ def evaluate_evidence_full(
     texts: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ForensicLRWarning)
+        for text in _input_warnings(calibrator, extra, ss, ds):
+            warnings.warn(text, ForensicLRWarning, stacklevel=2)
         texts += fit_warnings(ss, ds, x)
         fitted = copy.deepcopy(template).fit(ss, ds)
         inner = fitted.calibrator if elub else fitted
         texts += getattr(inner, "warnings_", ())  # fit diagnostics (S-cal, unsupervised)
-        llr = np.asarray(fitted.llr(x), dtype=np.float64)
-        llr_unbounded = np.asarray(inner.llr(x), dtype=np.float64)
+        with np.errstate(over="ignore", invalid="ignore"):  # a NaN is refused just below
+            llr = np.asarray(fitted.llr(x), dtype=np.float64)
+            llr_unbounded = np.asarray(inner.llr(x), dtype=np.float64)
+        _refuse_nan(llr_unbounded, raw, calibrator, ss, ds)
         iv = None
         if interval == "bootstrap":
             iv = bootstrap_interval(base, ss, ds, x, n=n, level=level, seed=seed,
@@ -241,6 +246,45 @@ def _check_extra(calibrator: str, options: dict, extra: dict) -> None:
                 f"method {method} needs {spec.help}: add {spec.flag} FILE (command line) or "
                 f'[background] {key} = "file.csv" (case file)'
             )
+
+
+def _refuse_nan(llr: np.ndarray, raw: np.ndarray, calibrator: str, ss, ds) -> None:
+    """An LLR that is not a number (e.g. inf - inf for a score of 1e300) is an error."""
+    bad = np.flatnonzero(np.isnan(llr))
+    if bad.size:
+        score = float(raw[bad[0]])
+        both = np.concatenate([ss, ds])
+        raise InputError(
+            f"evidence score {score:g}: method {calibrator} gives no LR (the computation "
+            "leaves the floating-point range) for a score this far from the background "
+            f"scores [{float(both.min()):.5g}, {float(both.max()):.5g}]; check the score, "
+            "or use a method that stays finite there, such as pav"
+        )
+
+
+def _input_warnings(calibrator: str, extra: dict, ss: np.ndarray, ds: np.ndarray) -> list[str]:
+    """Inputs that run without error but are probably not what the user meant.
+
+    An optional extra input of the chosen method left out (``suspect_map`` without the
+    suspect's scores is the population model alone), and same-source and different-source
+    backgrounds holding the same values (one file given for both): their LR is 1 whatever
+    the evidence.
+    """
+    texts = []
+    for key, (spec, method) in extra_inputs().items():
+        if method == calibrator and not spec.required and key not in extra:
+            texts.append(
+                f"method {method} was given no {key} file ({spec.flag} FILE, or [background] "
+                f"{key} in a case file): it runs the population model alone, without "
+                "adapting to the suspect; add the file if the suspect's scores exist"
+            )
+    if ss.size == ds.size and np.array_equal(np.sort(ss), np.sort(ds)):
+        texts.append(
+            f"the same-source and different-source background scores are the same {ss.size} "
+            "values (the same file given for both?): they cannot tell the propositions apart "
+            "and every LR means nothing; give the same-source and the different-source files"
+        )
+    return texts
 
 
 def _results(raw, x, llr, llr_unbounded, iv: LRInterval | None, bounds_log10, lo, hi):
@@ -321,8 +365,9 @@ def _beyond_bounds(results: Sequence[EvidenceLR], supported, names: Sequence[str
     for name, e in zip(names, results, strict=True):
         bound = high if e.log10_lr > high else low if e.log10_lr < low else None
         if bound is not None:
+            value = format_log10(e.log10_lr, 2, sign=True)
             texts.append(
-                f"{name}: log10 LR {e.log10_lr:+.2f} lies beyond the empirical bounds the "
+                f"{name}: log10 LR {value} lies beyond the empirical bounds the "
                 f"validation data support (ELUB, {low:+.2f} to {high:+.2f}); ELUB bounding "
                 f"is off: with it the LR would be reported at log10 LR {bound:+.2f}"
             )

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ..errors import InputError, excerpt
 from ..records import CaseDetails, CaseInfo, LabInfo, Propositions, ScoreDirection, ScoringSystem
-from ..resampling import DEFAULT_SEED
+from ..resampling import DEFAULT_SEED, LEVEL_RANGE, MIN_REPLICATES
 
 ReportFormat = Literal["pdf", "html", "json"]
 
@@ -176,8 +176,8 @@ class Uncertainty(_Section):
     """``[uncertainty]``: how the interval around the LR is computed."""
 
     method: Literal["bootstrap", "bayes", "none"] = "bootstrap"
-    level: float = Field(default=0.95, gt=0.5, lt=1.0)
-    n: int = Field(default=1000, ge=100, le=100_000)
+    level: float = Field(default=0.95, gt=LEVEL_RANGE[0], lt=LEVEL_RANGE[1])
+    n: int = Field(default=1000, ge=MIN_REPLICATES, le=100_000)
     seed: int = Field(default=DEFAULT_SEED, ge=0)
 
 

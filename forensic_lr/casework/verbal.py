@@ -33,7 +33,7 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from ..errors import InputError
+from ..errors import InputError, excerpt
 from ..records import VerbalEquivalent
 
 DEFAULT_SCALE = "enfsi"
@@ -103,11 +103,21 @@ def _parse_scale(key: str, raw: object, source: str) -> VerbalScale:
         if not isinstance(raw.get(k), str) or not raw[k].strip():
             raise InputError(f"{where}: '{k}' must be a non-empty text")
     for k in ("statement_hp", "statement_hd"):
-        fields = {f for _, f, _, _ in string.Formatter().parse(raw[k]) if f is not None}
+        try:
+            parts = [p for p in string.Formatter().parse(raw[k]) if p[1] is not None]
+        except ValueError as exc:  # an unmatched brace
+            raise InputError(f"{where}: '{k}' has a stray brace ({exc}); write {{level}} "
+                             "and {code} as placeholders and {{ }} for literal braces") from None
+        if any(spec or conversion for _, _, spec, conversion in parts):
+            raise InputError(
+                f"{where}: '{k}' placeholders take no format or conversion: write {{level}} and "
+                f"{{code}} plainly, got {excerpt(raw[k])}"
+            )
+        fields = {f for _, f, _, _ in parts}
         if "level" not in fields or not fields <= {"level", "code"}:
             raise InputError(
                 f"{where}: '{k}' must contain {{level}} (and may contain {{code}}), "
-                f"got {raw[k]!r}"
+                f"got {excerpt(raw[k])}"
             )
     bands_raw = raw.get("bands")
     if not isinstance(bands_raw, list) or not bands_raw:
@@ -310,6 +320,31 @@ def _two_significant(x: float) -> tuple[int, int]:
     return digits, k
 
 
+#: From this |log10 LR| on, texts write the logarithm itself in scientific form: an LR of
+#: ``10^(2.3 × 10^299)`` rather than an exponent of 300 digits.
+HUGE_LOG10 = 1e6
+
+
+def _scientific(x: float) -> str:
+    """``x > 0`` to two significant figures as ``"2.3 × 10^299"``."""
+    mantissa, exponent = f"{x:.1e}".split("e")
+    return f"{mantissa} × 10^{int(exponent)}"
+
+
+def format_log10(value: float, places: int = 3, *, sign: bool = False) -> str:
+    """A logarithm (of an LR) as fixed-point text with ``places`` decimals.
+
+    Beyond :data:`HUGE_LOG10` in size (an evidence score far outside the background under a
+    linear model) the value is written ``"2.3 × 10^299"`` so that no text prints hundreds of
+    digits; ``sign`` adds ``+`` to positive values.
+    """
+    x = float(value)
+    if math.isfinite(x) and abs(x) >= HUGE_LOG10:
+        text = _scientific(abs(x))
+        return ("-" if x < 0 else "+" if sign else "") + text
+    return f"{x:+.{places}f}" if sign else f"{x:.{places}f}"
+
+
 def format_lr(log10_lr: float) -> str:
     """The LR as text for a conclusion, rounded to two significant figures.
 
@@ -324,7 +359,8 @@ def format_lr(log10_lr: float) -> str:
         For ``m = max(LR, 1/LR)`` rounded to two significant figures: ``"3.1"``,
         ``"31"``, ``"3,100"``, ``"310,000"`` when the rounded ``m < 10**6``, and
         ``"3.1 × 10^7"`` from ``10**6`` on; LR < 1 is written ``"1/20"`` or
-        ``"1/(3.1 × 10^7)"``. LR = +inf is ``"∞"`` and LR = 0 is ``"0"``.
+        ``"1/(3.1 × 10^7)"``. LR = +inf is ``"∞"`` and LR = 0 is ``"0"``. From
+        ``|log10 LR| >= 10**6`` on the exponent is itself scientific: ``"10^(2.3 × 10^299)"``.
 
     Notes
     -----
@@ -338,6 +374,9 @@ def format_lr(log10_lr: float) -> str:
         raise InputError("log10_lr is NaN; cannot format the LR")
     if math.isinf(x):
         return "∞" if x > 0 else "0"
+    if abs(x) >= HUGE_LOG10:  # the exponent itself in scientific form, never its digits
+        text = f"10^({_scientific(abs(x))})"
+        return text if x >= 0 else f"1/{text}"
     digits, k = _two_significant(abs(x))
     if k >= 6:
         text = f"{digits // 10}.{digits % 10} × 10^{k}"

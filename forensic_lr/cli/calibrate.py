@@ -8,8 +8,10 @@ interval, level and seed give the same numbers on both.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from ..calibration import method_names
+from ..errors import InputError
 from .common import (
     EXIT_OK,
     add_table_options,
@@ -80,7 +82,12 @@ def evaluation(args: argparse.Namespace):
     from .._checks import as_score_array
     from ..casework import evaluate_evidence
     from ..io.scores import load_scores, orient, read_score_file
+    from ..resampling import check_interval_options
 
+    check_interval_options(args.n, args.level, n_name="--n", level_name="--level")
+    if Path(args.ss).resolve() == Path(args.ds).resolve():
+        raise InputError(f"--ss {args.ss} and --ds {args.ds} are the same file: give the "
+                         "same-source scores and the different-source scores")
     options = parse_options(args.option)
     reading = table_options(args)
     data = load_scores(ss=args.ss, ds=args.ds, direction=args.direction, **reading)
@@ -124,7 +131,7 @@ def as_json(record) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     """``forensic-lr calibrate``: LR(s) of the evidence score(s), as text or JSON."""
-    from ..casework.verbal import format_lr
+    from ..casework.verbal import format_log10, format_lr
 
     record = evaluation(args)
     if args.json:
@@ -134,14 +141,14 @@ def run(args: argparse.Namespace) -> int:
     for r in record.results:
         print(
             f"score {r.score:g}: LR = {format_lr(r.log10_lr)}"
-            f"  (log10 LR = {r.log10_lr:.3f}, natural-log LR = {r.llr:.3f})"
+            f"  (log10 LR = {format_log10(r.log10_lr)}, natural-log LR = {format_log10(r.llr)})"
         )
         if r.interval is not None:
             iv = r.interval
             clipped = " (clipped to the ELUB bounds)" if iv.clipped else ""
             print(
                 f"  {100 * iv.level:g} % {args.interval} interval of log10 LR: "
-                f"[{iv.log10_lr_low:.3f}, {iv.log10_lr_high:.3f}]{clipped}"
+                f"[{format_log10(iv.log10_lr_low)}, {format_log10(iv.log10_lr_high)}]{clipped}"
                 + outside_interval(r.log10_lr, iv.log10_lr_low, iv.log10_lr_high)
             )
     m = record.method

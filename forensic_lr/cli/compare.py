@@ -20,6 +20,7 @@ from ..errors import InputError
 if TYPE_CHECKING:
     from ..io.paired import PairedScores
     from ..io.scores import ScoreSet
+from ..resampling import check_interval_options
 from .common import add_table_options, outside_interval, print_json, seed_value
 
 
@@ -141,6 +142,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     from ..output import check_output_file
     from ..validation import compare_systems  # scipy-heavy: imported when used
 
+    check_interval_options(args.n, args.level, n_name="--n", level_name="--level")
     inputs = [f for f in (args.a, args.b, args.scores) if f]
     if args.plot:  # before the work: the same checks as when the figure is written
         check_output_file(args.plot, force=args.force, inputs=inputs)

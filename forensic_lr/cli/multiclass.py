@@ -36,6 +36,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         default="ts",
         help="ts: minimise the NLL; ec: mean confidence = accuracy (default ts)",
     )
+    p.add_argument("--t-min", type=float, default=None, metavar="T",
+                   help="smallest temperature searched (default 0.01)")
+    p.add_argument("--t-max", type=float, default=None, metavar="T",
+                   help="largest temperature searched (default 100 for ts, 10 for ec)")
     p.add_argument("--bins", type=int, default=15, help="bins for ECE, MCE, Brier (default 15)")
     p.add_argument(
         "--binning",
@@ -86,7 +90,8 @@ def _cmd_multiclass(args: argparse.Namespace) -> int:
         evaluated_on = "test"
     else:
         z, y, evaluated_on = val_z, val_y, "validation"
-    temperature = METHODS[args.method]().fit(val_z, val_y).temperature_
+    bounds = {k: v for k, v in (("t_min", args.t_min), ("t_max", args.t_max)) if v is not None}
+    temperature = METHODS[args.method](**bounds).fit(val_z, val_y).temperature_
     options = {"bins": args.bins, "binning": args.binning}
     before = calibration_metrics(z, y, **options)
     after = calibration_metrics(z, y, temperature=temperature, **options)

@@ -18,7 +18,7 @@ from pathlib import Path
 from ..calibration import method_names
 from ..errors import InputError
 from ..output import check_output_folder
-from ..resampling import DEFAULT_SEED
+from ..resampling import DEFAULT_SEED, check_interval_options
 from .common import (
     EXIT_OK,
     Stages,
@@ -137,6 +137,8 @@ def _refuse_ignored(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     """``forensic-lr validate``."""
     _refuse_ignored(args)
+    if args.ci == "bootstrap":
+        check_interval_options(args.n, args.level, n_name="--n", level_name="--level")
     _from_case(args)
     if args.report:
         return _report(args)

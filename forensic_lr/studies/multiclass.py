@@ -360,10 +360,27 @@ class _TemperatureCalibrator:
         self.t_max = t_max
 
     def _bounds(self) -> tuple[float, float]:
-        lo, hi = _check_temperature(self.t_min), _check_temperature(self.t_max)
+        for name, value in (("t_min", self.t_min), ("t_max", self.t_max)):
+            if isinstance(value, bool) or not (isinstance(value, (int, float, np.number))
+                                               and np.isfinite(value) and value > 0):
+                raise InputError(f"{name} (--{name.replace('_', '-')} on the command line) "
+                                 f"must be a positive number, got {value!r}")
+        lo, hi = float(self.t_min), float(self.t_max)
         if lo >= hi:
-            raise InputError(f"t_min ({lo}) must be smaller than t_max ({hi})")
+            raise InputError(f"t_min ({lo}) must be smaller than t_max ({hi}) (--t-min, "
+                             "--t-max on the command line)")
         return lo, hi
+
+    @staticmethod
+    def _informative(z: np.ndarray) -> None:
+        """Refuse logits whose every row is constant: ``softmax(z / T)`` is then uniform
+        for every ``T``, so no temperature is identifiable (a fit would stop at a bound)."""
+        if np.all(z.max(axis=1) == z.min(axis=1)):
+            raise InputError(
+                f"every row of the validation logits holds {z.shape[1]} equal values (e.g. "
+                "all zero): the softmax is uniform whatever the temperature, so no "
+                "temperature can be fitted; check that the file holds the classifier's logits"
+            )
 
     def _fitted_temperature(self) -> float:
         if not hasattr(self, "temperature_"):
@@ -413,6 +430,7 @@ class TemperatureScaling(_TemperatureCalibrator):
     def fit(self, logits, labels) -> TemperatureScaling:
         z = check_logits(logits)
         y = check_labels(labels, z.shape[0], z.shape[1])
+        self._informative(z)
         t_lo, t_hi = self._bounds()
         zc = z - z.max(axis=1, keepdims=True)  # <= 0, so exp(beta * zc) never overflows
         zc_y = zc[np.arange(y.size), y]
@@ -432,8 +450,9 @@ class TemperatureScaling(_TemperatureCalibrator):
                 raise ConvergenceError(
                     f"the NLL-optimal temperature lies {side} (search interval "
                     f"[{t_lo}, {t_hi}]). This happens when the validation logits are (almost) "
-                    "perfectly separable or carry no information; widen t_min/t_max or use "
-                    "a larger validation set"
+                    "perfectly separable or carry no information; widen the search interval "
+                    "(t_min, t_max; --t-min, --t-max on the command line) or use a larger "
+                    "validation set"
                 )
         u = min(max(0.0, lo), hi)
         n_iter = 0
@@ -493,6 +512,7 @@ class ExpectationConsistentTemperature(_TemperatureCalibrator):
     def fit(self, logits, labels) -> ExpectationConsistentTemperature:
         z = check_logits(logits)
         y = check_labels(labels, z.shape[0], z.shape[1])
+        self._informative(z)
         t_lo, t_hi = self._bounds()
         accuracy = float(np.mean(z.argmax(axis=1) == y))
         d = z - z.max(axis=1, keepdims=True)
@@ -509,13 +529,15 @@ class ExpectationConsistentTemperature(_TemperatureCalibrator):
             raise ConvergenceError(
                 f"validation accuracy {accuracy:.4f} exceeds the mean confidence reachable "
                 f"at T = t_min = {t_lo} ({g_lo + accuracy:.4f}); no temperature in "
-                f"[{t_lo}, {t_hi}] makes them equal (lower t_min, or check the labels)"
+                f"[{t_lo}, {t_hi}] makes them equal (lower t_min, --t-min on the command "
+                f"line, or check the labels)"
             )
         if g_hi > 0:
             raise ConvergenceError(
                 f"validation accuracy {accuracy:.4f} is below the mean confidence at "
                 f"T = t_max = {t_hi} ({g_hi + accuracy:.4f}); the classifier is close to "
-                f"chance level (1/K = {1 / z.shape[1]:.4f}) or t_max is too small"
+                f"chance level (1/K = {1 / z.shape[1]:.4f}) or t_max (--t-max on the command "
+                "line) is too small"
             )
         lo, hi = t_lo, t_hi
         t = min(max(1.0, lo), hi)

@@ -95,7 +95,7 @@ def test_calibrate_json_structure_and_values(capsys, files):
 def test_calibrate_deterministic_and_no_interval(capsys, files):
     _need("forensic_lr.calibration", "forensic_lr.io.scores")
     ss_path, ds_path, _, _ = files
-    args = ("--method", "logistic", "--score", "0.3", "--n", "50", "--seed", "3")
+    args = ("--method", "logistic", "--score", "0.3", "--n", "100", "--seed", "3")
     assert _calibrate_json(capsys, ss_path, ds_path, *args) == _calibrate_json(
         capsys, ss_path, ds_path, *args
     )
@@ -193,7 +193,7 @@ def test_calibrate_text_output(capsys, files):
             "--score",
             "2",
             "--n",
-            "50",
+            "100",
         ],
     )
     assert code == 0

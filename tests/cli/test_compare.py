@@ -110,7 +110,7 @@ def test_validate_by_source_needs_source_columns(tmp_path, capsys):
 def test_validate_raw_scores_folds_by_source(two_systems, capsys):
     a, *_ = two_systems
     args = ["validate", "--scores", str(a), "--calibrate", "gaussian", "--folds", "0",
-            "--ci", "bootstrap", "--n", "50", "--json"]
+            "--ci", "bootstrap", "--n", "100", "--json"]
     assert main(args) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["folds_by"] == "source"

@@ -93,6 +93,10 @@ def _plain(x):
     return float(x)
 
 
+#: The largest count held exactly in float64 (2^53).
+_MAX_COUNT = 2**53
+
+
 def check_confusion(counts, name: str = "confusion") -> Confusion:
     """Return ``counts`` (a :class:`Confusion` or a mapping with tp, fn, fp, tn) validated.
 
@@ -116,6 +120,11 @@ def check_confusion(counts, name: str = "confusion") -> Confusion:
         v = values[k]
         if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
             raise InputError(f"{name}.{k} = {v!r} is not a number; give a count >= 0")
+        if v > _MAX_COUNT:  # before isfinite: a Python int this large is no float64
+            raise InputError(
+                f"{name}.{k} = {v:.3g} is beyond 2^53 = {_MAX_COUNT:,}, the largest count a "
+                "float64 holds exactly; give the real counts"
+            )
         if not np.isfinite(v) or v < 0:
             raise InputError(f"{name}.{k} = {v!r} must be a finite count >= 0")
         out[k] = int(v) if float(v).is_integer() and not isinstance(v, float) else float(v)

@@ -1,0 +1,77 @@
+"""Inputs that used to run quietly into a misleading result: a 300-digit LR, the population
+model run by a suspect-adapted method, the same background given for both propositions."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from forensic_lr._resources import examples_dir
+from forensic_lr.casework import evaluate_evidence
+from forensic_lr.casework.verbal import HUGE_LOG10, format_log10, format_lr
+from forensic_lr.cli import main
+
+VOICE = examples_dir() / "voice"
+BACKGROUND = ["--ss", str(VOICE / "ss.csv"), "--ds", str(VOICE / "ds.csv")]
+
+
+def test_huge_lr_is_written_with_a_scientific_exponent():
+    assert format_lr(2.28e300) == "10^(2.3 × 10^300)"
+    assert format_lr(-2.28e300) == "1/10^(2.3 × 10^300)"
+    assert format_lr(HUGE_LOG10 - 1) == "1.0 × 10^999999"
+    assert format_log10(2.28e300) == "2.3 × 10^300"
+    assert format_log10(-2.28e300, 2, sign=True) == "-2.3 × 10^300"
+    assert format_log10(1.23456, 2, sign=True) == "+1.23"
+
+
+@given(st.floats(-1e308, 1e308, allow_nan=False))
+def test_texts_stay_short_and_keep_the_order_of_magnitude(x):
+    text = format_lr(x)
+    assert len(text) < 40
+    if abs(x) >= HUGE_LOG10:  # the printed exponent is the log10 LR to two figures
+        exponent = float(text.split("(")[1].split(" ×")[0]) * 10 ** int(text.split("^")[-1][:-1])
+        assert math.isclose(exponent, abs(x), rel_tol=0.05)
+    assert len(format_log10(x)) < 40
+
+
+def test_calibrate_text_prints_no_huge_digits(capsys):
+    assert main(["calibrate", *BACKGROUND, "--method", "logistic", "--score", "1e300",
+                 "--n", "100"]) == 0
+    out = capsys.readouterr().out
+    assert "LR = 10^(2.3 × 10^300)" in out
+    assert max(len(line) for line in out.splitlines()) < 400
+    assert not any(len(word) > 30 for word in out.split())
+
+
+def test_suspect_map_without_suspect_scores_warns(make_background):
+    ss, ds = make_background()
+    record = evaluate_evidence(ss, ds, [1.0], calibrator="suspect_map", interval="none")
+    assert any("no suspect_ss file" in w and "population model" in w for w in record.warnings)
+    given_scores = evaluate_evidence(ss, ds, [1.0], calibrator="suspect_map", interval="none",
+                                     extra={"suspect_ss": ss[:10] + 0.1})
+    assert not any("no suspect_ss file" in w for w in given_scores.warnings)
+
+
+def test_same_values_for_both_backgrounds_warn(make_background):
+    ss, _ = make_background()
+    record = evaluate_evidence(ss, ss[::-1].copy(), [1.0], calibrator="gaussian",
+                               interval="none")
+    assert any("same file given for both" in w for w in record.warnings)
+
+
+def test_calibrate_refuses_one_file_for_both_backgrounds(capsys):
+    ss = str(VOICE / "ss.csv")
+    assert main(["calibrate", "--ss", ss, "--ds", str(VOICE / "." / "ss.csv"),
+                 "--method", "gaussian", "--score", "5", "--interval", "none"]) == 2
+    err = capsys.readouterr().err
+    assert "same file" in err and err.count("ss.csv") == 2
+
+
+def test_distinct_backgrounds_raise_no_input_warning():
+    rng = np.random.default_rng(0)
+    record = evaluate_evidence(rng.normal(2, 1, 50), rng.normal(0, 1, 50), [1.0],
+                               calibrator="gaussian", interval="none")
+    assert not any("same file" in w for w in record.warnings)
