@@ -33,7 +33,8 @@ from ..io.scores import orient
 from ..records import Sensitivity, SensitivityBootstrap, SensitivityRow
 from ..resampling import source_codes
 from .evidence import evaluate_evidence, printed_log10
-from .verbal import VerbalScale, format_lr, verbal_equivalent
+from .verbal import VerbalScale, format_log10, format_lr, verbal_equivalent
+from .verbal import signed_log10 as _signed
 
 __all__ = ["RELEVANCE_FACTORS", "background_bootstrap", "sensitivity_analysis"]
 
@@ -285,8 +286,9 @@ def summarise(s: Sensitivity) -> tuple[str, ...]:
                  + ", ".join(f"\u201c{v}\u201d" for v in levels[:-1])
                  + f" and \u201c{levels[-1]}\u201d")
         text = (
-            f"{label}: across {what}, log10 LR ranges from {min(vals):+.2f} to "
-            f"{max(vals):+.2f} (a spread of {s.spread_log10[i]:.2f} log10 units, a factor of "
+            f"{label}: across {what}, log10 LR ranges from {_signed(min(vals))} to "
+            f"{_signed(max(vals))} (a spread of {format_log10(s.spread_log10[i], 2)} log10 "
+            "units, a factor of "
             f"about {format_lr(s.spread_log10[i])} in the LR); {words}."
         )
         b = s.bootstrap
@@ -297,10 +299,10 @@ def summarise(s: Sensitivity) -> tuple[str, ...]:
                 f"the background (by {by}) gives "
             )
             if b.collapsed[i]:
-                text += (f"log10 LR {b.log10_lr_low[i]:+.2f} in every resample (the value is "
+                text += (f"log10 LR {_signed(b.log10_lr_low[i])} in every resample (the value is "
                          "held at a bound, so no range can be estimated there).")
             else:
-                text += (f"{100 * b.level:g} % of the values between {b.log10_lr_low[i]:+.2f} "
-                         f"and {b.log10_lr_high[i]:+.2f}.")
+                text += (f"{100 * b.level:g} % of the values between "
+                         f"{_signed(b.log10_lr_low[i])} and {_signed(b.log10_lr_high[i])}.")
         out.append(text)
     return tuple(out)

@@ -222,9 +222,14 @@ def printed_magnitude(log10_lr: float) -> Fraction:
     return Fraction(digits) * Fraction(10) ** (k - 1)
 
 
+#: Band edges are float64 LRs (at most ~1.8e308), so a printed LR beyond 10**309 (or below
+#: its inverse) lies above every band.
+_BEYOND_BANDS = 309
+
+
 def _band_index(log10_lr: float, scale: VerbalScale) -> int:
     """-1 below the first band, else the index of the band holding the printed LR."""
-    if math.isinf(log10_lr):
+    if abs(log10_lr) > _BEYOND_BANDS:  # above every band; no exact 10**k with huge k
         return len(scale.bands) - 1
     m = printed_magnitude(log10_lr)
     index = -1
@@ -277,7 +282,7 @@ def verbal_equivalent(log10_lr: float, scale: str | Path | VerbalScale = DEFAULT
         raise InputError("log10_lr is NaN; a verbal equivalent needs a number")
     i = _band_index(x, scale)
     side = "hp" if x > 0 else "hd"
-    printed_one = math.isfinite(x) and printed_magnitude(x) == 1
+    printed_one = abs(x) < 1 and printed_magnitude(x) == 1
     if i < 0 and (printed_one or scale.below_first_band == "neutral"
                   or below_first_band == "neutral"):
         return VerbalEquivalent(
@@ -343,6 +348,11 @@ def format_log10(value: float, places: int = 3, *, sign: bool = False) -> str:
         text = _scientific(abs(x))
         return ("-" if x < 0 else "+" if sign else "") + text
     return f"{x:+.{places}f}" if sign else f"{x:.{places}f}"
+
+
+def signed_log10(value: float) -> str:
+    """A log10 LR in messages: ``"+1.23"``, or ``"+2.3 × 10^300"`` (:func:`format_log10`)."""
+    return format_log10(value, 2, sign=True)
 
 
 def format_lr(log10_lr: float) -> str:

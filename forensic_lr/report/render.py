@@ -24,7 +24,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 from markupsafe import Markup, escape
 
 from .._resources import templates_dir
-from ..casework.verbal import format_lr
+from ..casework.verbal import format_log10, format_lr
 from ..errors import InputError, excerpt
 
 #: Largest string or sequence a template may build with ``*``, and largest exponent of ``**``.
@@ -105,7 +105,8 @@ def environment(template_dir: str | Path | None = None) -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters.update(
-        log10=lambda v: "n/a" if v is None else f"{v:+.2f}".replace("-0.00", "+0.00"),
+        log10=lambda v: "n/a" if v is None else format_log10(v, 2, sign=True).replace(
+            "-0.00", "+0.00"),
         metric=lambda v, digits=3: "n/a" if v is None or _nan(v) else f"{v:.{digits}f}",
         percent=lambda v: "n/a" if v is None or _nan(v) else f"{100 * v:.1f} %",
         lr=lr_markup,
@@ -150,9 +151,9 @@ def log10_interval(low: float | None, high: float | None, digits: int = 2,
     """
     if low is None or high is None or _nan(low) or _nan(high):
         return "n/a"
-    fmt = ("{:+.%df}" if signed else "{:.%df}") % digits
-    zero = fmt.format(0.0)
-    a, b = (fmt.format(v).replace("-" + zero.lstrip("+"), zero) for v in (low, high))
+    zero = format_log10(0.0, digits, sign=signed)
+    a, b = (format_log10(v, digits, sign=signed).replace("-" + zero.lstrip("+"), zero)
+            for v in (low, high))
     if a == b:
         return f"not estimable (both ends at {a})"
     return f"[{a}, {b}]"

@@ -75,3 +75,24 @@ def test_distinct_backgrounds_raise_no_input_warning():
     record = evaluate_evidence(rng.normal(2, 1, 50), rng.normal(0, 1, 50), [1.0],
                                calibrator="gaussian", interval="none")
     assert not any("same file" in w for w in record.warnings)
+
+
+def test_case_with_a_score_of_1e300_reports_without_huge_digits(tmp_path):
+    import re
+    import shutil
+
+    case = tmp_path / "case"
+    shutil.copytree(VOICE, case)
+    text = (case / "case.toml").read_text(encoding="utf-8")
+    for old, new in (("score = 5.96", "score = 1e300"), ('calibrator = "bayes"',
+                     'calibrator = "logistic"'), ("elub = true", "elub = false"),
+                     ('method = "bayes"', 'method = "bootstrap"'), ("n = 4000", "n = 100")):
+        assert old in text
+        text = text.replace(old, new, 1)
+    (case / "case.toml").write_text(text, encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["run", str(case / "case.toml"), "--out", str(out), "--format",
+                 "html,json"]) == 0
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "10^(2.3 × 10<sup>300</sup>)" in html
+    assert max(len(run) for run in re.findall(r"[0-9][0-9,.]*", html)) < 20
