@@ -51,6 +51,15 @@ class Evidence(_Section):
         "per line (instead of score/scores and labels)"
     )
 
+    @field_validator("score", "scores", mode="before")
+    @classmethod
+    def _numbers_not_booleans(cls, value: Any) -> Any:
+        """``score = true`` would become 1.0: a score must be written as a number."""
+        values = value if isinstance(value, list | tuple) else [value]
+        if any(isinstance(v, bool) for v in values):
+            raise ValueError("true/false is not a score; write the number, e.g. score = 1.84")
+        return value
+
     @model_validator(mode="after")
     def _one_of_score_or_scores(self) -> Evidence:
         if self.scores_file is not None:  # the scores are read by case_from_dict

@@ -81,6 +81,7 @@ def test_case_with_a_score_of_1e300_reports_without_huge_digits(tmp_path):
     import re
     import shutil
 
+
     case = tmp_path / "case"
     shutil.copytree(VOICE, case)
     text = (case / "case.toml").read_text(encoding="utf-8")
@@ -96,3 +97,21 @@ def test_case_with_a_score_of_1e300_reports_without_huge_digits(tmp_path):
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "10^(2.3 × 10<sup>300</sup>)" in html
     assert max(len(run) for run in re.findall(r"[0-9][0-9,.]*", html)) < 20
+
+
+def test_a_boolean_score_in_the_case_file_is_refused(tmp_path):
+    import shutil
+
+    import pytest
+
+    from forensic_lr._resources import examples_dir
+    from forensic_lr.casework import load_case
+    from forensic_lr.errors import InputError
+
+    folder = tmp_path / "voice"
+    shutil.copytree(examples_dir() / "voice", folder)
+    text = (folder / "case.toml").read_text(encoding="utf-8")
+    (folder / "case.toml").write_text(text.replace("score = 5.96", "score = true"),
+                                      encoding="utf-8")
+    with pytest.raises(InputError, match="true/false is not a score"):
+        load_case(folder / "case.toml")
