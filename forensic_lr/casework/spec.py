@@ -486,8 +486,13 @@ def case_from_dict(
     data: dict[str, Any], *, base_dir: Path, source: str = "case", source_sha256: str | None = None,
     data_roots: tuple[Path, ...] = (), lab: str | Path | None = None,
     overrides: dict[str, dict[str, Any]] | None = None,
+    missing_files: list[str] | None = None,
 ) -> CaseSpec:
     """Validate a parsed case file; errors name the section, the key and the fix.
+
+    ``missing_files``: when a list is given, a background file that does not exist is
+    appended to it (as a message) instead of raising, so that ``forensic-lr check`` can
+    list it with the other problems of a case still being written.
 
     Besides the schema, the background files and ``template_dir`` must exist and the
     verbal scale must be a shipped key or a valid JSON scale file (paths relative to
@@ -525,10 +530,11 @@ def case_from_dict(
     for key in ("ss", "ds", "scores", *extra_inputs()):
         name = getattr(spec.background, key)
         if name is not None and not resolved("background", key, name).is_file():
-            raise InputError(
-                f"{source}: [background] {key}: file not found: {spec.resolve(name)}; "
-                "paths are relative to the case file's folder"
-            )
+            message = (f"[background] {key}: file not found: {spec.resolve(name)}; "
+                       "paths are relative to the case file's folder")
+            if missing_files is None:
+                raise InputError(f"{source}: {message}")
+            missing_files.append(message)
     spec = _with_evidence_file(spec, source, resolved)
     template_dir = spec.report.template_dir
     if template_dir is not None and not resolved("report", "template_dir", template_dir).is_dir():
@@ -567,7 +573,8 @@ def _with_evidence_file(spec: CaseSpec, source: str, resolved) -> CaseSpec:
 
 def load_case(path: str | Path, *, data_roots: tuple[Path, ...] = (),
               lab: str | Path | None = None,
-              overrides: dict[str, dict[str, Any]] | None = None) -> CaseSpec:
+              overrides: dict[str, dict[str, Any]] | None = None,
+              missing_files: list[str] | None = None) -> CaseSpec:
     """Read and validate a case file (``.toml`` or ``.json``).
 
     Paths in the case file must lie inside its folder or one of ``data_roots`` (folders
@@ -609,6 +616,7 @@ def load_case(path: str | Path, *, data_roots: tuple[Path, ...] = (),
         data_roots=data_roots,
         lab=lab,
         overrides=overrides,
+        missing_files=missing_files,
     )
 
 

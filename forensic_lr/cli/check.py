@@ -34,13 +34,14 @@ def run(args: argparse.Namespace) -> int:
     from ..casework.checklist import check_case
     from ..casework.spec import load_case
 
-    spec = load_case(args.case)
-    checklist = check_case(spec)
+    missing: list[str] = []
+    spec = load_case(args.case, missing_files=missing)
+    checklist = check_case(spec, read_inputs=not missing)
     quiet = getattr(args, "quiet", False)
     if not quiet:
         for r in checklist.inputs:
             print(f"read [{r.section}] {r.key} = {r.file!r}: {r.n:,} scores")
-    if checklist.ready:
+    if checklist.ready and not missing:
         if not quiet:
             print(f"{args.case}: ready for a final report")
             for note in checklist.notes:
@@ -49,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"{args.case}: not ready for a final report; {len(checklist.problems)} field(s) to "
           f"fill (or run with --draft for a report marked DRAFT):")
     print(format_problems(checklist.problems))
+    for message in missing:
+        print(f"  - {message}")
     if not quiet:
         for note in checklist.notes:
             print(f"  recorded when known: {note}")

@@ -93,3 +93,17 @@ def test_a_lab_template_without_the_draft_mark_is_refused(template_case, tmp_pat
                  "--format", "html"]) == 2
     assert "draft_mark.html" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+def test_check_of_a_fresh_init_template_names_every_placeholder_and_the_missing_files(
+        tmp_path, capsys):
+    from forensic_lr.cli import main as cli_main
+
+    assert cli_main(["-q", "init", str(tmp_path / "new")]) == 0
+    capsys.readouterr()
+    assert cli_main(["check", str(tmp_path / "new" / "case.toml")]) == 2
+    out = capsys.readouterr().out
+    for field in ("[case] id", "[case] examiner", "[propositions] hp", "[evidence] score",
+                  "[background] ss: file not found", "[background] ds: file not found"):
+        assert field in out, field
+    assert not any(p.name not in ("case.toml",) for p in (tmp_path / "new").iterdir())
