@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ..errors import InputError
 from ..metrics.catalogue import CRITERIA
 from ..records import LabInfo, PolicySetting, jsonable
+from .spec import Criteria
 
 __all__ = [
     "POLICY_KEYS", "LabProfile", "ProfileApplied", "apply_profile", "load_profile",
@@ -51,17 +52,11 @@ class ScaleTable(_Table):
     below_first_band: Literal["number", "neutral", "limited"] | None = None
 
 
-class CriteriaTable(_Table):
+class CriteriaTable(Criteria):
+    """``[criteria]``: the case file's criteria with the SOP they come from and its date."""
+
     sop: str = ""
     date: datetime.date | None = None
-    cllr_max: float | None = Field(default=None, gt=0)
-    min_cllr_max: float | None = Field(default=None, gt=0)
-    cllr_cal_max: float | None = Field(default=None, ge=0)
-    eer_max: float | None = Field(default=None, gt=0, le=0.5)
-    auc_min: float | None = Field(default=None, ge=0.5, le=1)
-    rmep_max: float | None = Field(default=None, ge=0, le=1)
-    rmed_max: float | None = Field(default=None, ge=0, le=1)
-    devpav_max: float | None = Field(default=None, gt=0)
 
 
 class MethodTable(_Table):
@@ -123,7 +118,7 @@ POLICY_KEYS: tuple[tuple[str, str, str], ...] = (
     ("opinion", "monotonic_quantiles", "span of the monotonicity check (class quantiles)"),
     ("opinion", "override", "opinion given despite reasons to withhold"),
 )
-_CRITERIA = tuple(k for k in CriteriaTable.model_fields if k not in ("sop", "date"))
+_CRITERIA = tuple(Criteria.model_fields)
 
 
 @dataclass(frozen=True)
