@@ -18,7 +18,6 @@ from __future__ import annotations
 import copy
 import datetime
 import hashlib
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -26,6 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import InputError
+from ..io.settings_files import read_settings_file
 from ..metrics.catalogue import CRITERIA
 from ..records import LabInfo, PolicySetting, jsonable
 from .spec import Criteria
@@ -159,10 +159,7 @@ def load_profile(path: str | Path) -> tuple[LabProfile, str]:
     if not path.is_file():
         raise InputError(f"lab profile not found: {path}")
     raw = path.read_bytes()
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot parse the lab profile ({exc})") from None
+    data = read_settings_file(path, "lab profile")
     try:
         profile = LabProfile.model_validate(data)
     except ValidationError as exc:

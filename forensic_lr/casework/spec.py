@@ -422,15 +422,17 @@ def _value_hint(value: object) -> str:
     return ""
 
 
-def _format_validation_error(path: str, exc: ValidationError) -> str:
-    lines = [f"{path}: the case file has {exc.error_count()} problem(s):"]
+def format_validation_error(path: str, exc: ValidationError, what: str = "case file") -> str:
+    """One line per schema problem, naming its section and key, the value and the fix."""
+    lines = [f"{path}: the {what} has {exc.error_count()} problem(s):"]
     for err in exc.errors():
         where = _key_path(err["loc"])
         msg = err["msg"].removeprefix("Value error, ")
         value = err.get("input")
         scalar = not isinstance(value, dict | list | tuple)
         if err["type"] == "extra_forbidden":
-            msg = "unknown key; remove it or check its spelling against `forensic-lr init`"
+            msg = "unknown key; remove it or check its spelling" + (
+                " against `forensic-lr init`" if what == "case file" else "")
         elif err["type"] == "missing":
             msg = "required but missing"
         elif err["type"] in _ERROR_WORDS and scalar:
@@ -518,7 +520,7 @@ def case_from_dict(
              "lab_sha256": applied.sha256, "settings_sources": applied.sources}
         )
     except ValidationError as exc:
-        raise InputError(_format_validation_error(source, exc)) from None
+        raise InputError(format_validation_error(source, exc)) from None
     from ..calibration import extra_inputs
 
     def resolved(section: str, key: str, name: str) -> Path:

@@ -24,7 +24,6 @@ neutral (the AFSP scale).
 
 from __future__ import annotations
 
-import json
 import math
 import string
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..errors import InputError, excerpt
+from ..io.settings_files import read_settings_file
 from ..records import VerbalEquivalent
 
 DEFAULT_SCALE = "enfsi"
@@ -160,10 +160,7 @@ def _parse_scale(key: str, raw: object, source: str) -> VerbalScale:
 
 
 def _read_json(path: Path) -> object:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{path}: cannot read the verbal scale file ({exc})") from None
+    return read_settings_file(path, "verbal scale file")
 
 
 @cache

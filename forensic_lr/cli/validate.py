@@ -387,25 +387,24 @@ def _raw_scores(args: argparse.Namespace) -> int:
 
 def _criteria(path_text: str | None):
     """``--criteria FILE`` (TOML or JSON, keys as ``[validation.criteria]``), or None."""
-    import json
-    import tomllib
-
     from pydantic import ValidationError
 
-    from ..casework.spec import Criteria
+    from ..casework.spec import Criteria, format_validation_error
+    from ..io.settings_files import read_settings_file
 
     if not path_text:
         return None
     path = Path(path_text)
+    raw = read_settings_file(path, "criteria file")
+    if not isinstance(raw, dict):
+        raise InputError("a criteria file is a table of keys such as cllr_max = 0.5",
+                         path=str(path))
     try:
-        raw = (tomllib.loads(path.read_text()) if path.suffix.lower() == ".toml"
-               else json.loads(path.read_text()))
         return Criteria(**raw.get("criteria", raw))
-    except FileNotFoundError:
-        raise InputError("criteria file not found", path=str(path)) from None
-    except (ValueError, TypeError, ValidationError) as exc:
-        raise InputError(f"not a valid criteria file ({exc}); use keys such as "
-                         "cllr_max = 0.5, eer_max = 0.1", path=str(path)) from None
+    except ValidationError as exc:
+        raise InputError(format_validation_error(str(path), exc, "criteria file")
+                         + "\n  keys are those of [validation.criteria], e.g. cllr_max = 0.5"
+                         ) from None
 
 
 def _report(args: argparse.Namespace) -> int:

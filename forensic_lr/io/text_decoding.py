@@ -89,8 +89,10 @@ def decode_bytes(data: bytes, path: str) -> tuple[str, str]:
     raise AssertionError("latin-1 decodes every byte string")  # pragma: no cover
 
 
-def load_json_bytes(data: bytes, path: str):
+def load_json_bytes(data: bytes, path: str, kind: str = "score file"):
     """Parse a JSON file's bytes (any encoding above) into Python objects.
+
+    ``kind`` names the file in messages ("score file", "criteria file" ...).
 
     Raises
     ------
@@ -105,8 +107,8 @@ def load_json_bytes(data: bytes, path: str):
         raise InputError(f"is not valid JSON ({exc.msg})", path=path, line=exc.lineno) from None
     except RecursionError:
         raise InputError(
-            "JSON is nested too deeply to read; a score file is a list of numbers or of "
-            "objects",
+            f"JSON is nested too deeply to read; a {kind} needs at most a few levels of "
+            "lists and objects",
             path=path,
         ) from None
     except ValueError as exc:

@@ -165,7 +165,7 @@ def test_confirmation_does_not_carry_over_to_another_scale(lab):
     ("[method]\nelbu = true\n", r"\[method\] elbu: unknown key"),
     ("[opinion]\nslope_min = 1.5\n", r"\[opinion\] slope_min"),
     ("[laboratory]\nlogo = \"missing.png\"\n", r"\[laboratory\] logo: .*missing\.png not found"),
-    ("[criteria\n", "cannot parse the lab profile"),
+    ("[criteria\n", "is not a valid lab profile"),
 ])
 def test_profile_errors_name_file_and_key(tmp_path, text, message):
     path = tmp_path / "lab.toml"

@@ -207,7 +207,7 @@ def test_unknown_scale_and_missing_file(tmp_path):
         load_scale(tmp_path / "none.json")
     bad = tmp_path / "bad.json"
     bad.write_text("{", encoding="utf-8")
-    with pytest.raises(InputError, match="cannot read"):
+    with pytest.raises(InputError, match="is not valid JSON"):
         load_scale(bad)
 
 

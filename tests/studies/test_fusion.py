@@ -329,7 +329,7 @@ def test_file_errors_name_file_line_column(tmp_path):
     with pytest.raises(InputError, match="exactly the keys"):
         fusion.read_counts(c)
     c.write_text("{bad json")
-    with pytest.raises(InputError, match=r"c\.json, line 1: not valid JSON"):
+    with pytest.raises(InputError, match=r"c\.json, line 1: is not valid JSON"):
         fusion.read_counts(c)
     with pytest.raises(InputError, match="file not found"):
         fusion.read_labels(tmp_path / "nope.csv")

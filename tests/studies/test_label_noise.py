@@ -475,7 +475,7 @@ def test_read_judgements(tmp_path):
 @pytest.mark.parametrize(
     ("text", "match"),
     [
-        ("", "empty"),
+        ("", "no rows"),
         ("A,B,C\n", "no item rows"),
         ("A,B,C\n1,0,1\n1,yes,0\n", "line 3, column 'B': value 'yes'"),
         ("A,B,C\n1,0,1\n1,0\n", "line 3: 2 fields"),

@@ -5,13 +5,13 @@ Each reader validates as it reads and names the file, line, column and value on 
 
 from __future__ import annotations
 
-import csv
-import json
 from pathlib import Path
 
 import numpy as np
 
 from ...errors import InputError
+from ...io.settings_files import read_settings_file
+from ...io.text_rows import read_rows
 from .model import Confusion, TruthTable, check_confusion
 
 #: Cell values read as a positive (True) or negative (False) decision or label.
@@ -21,24 +21,6 @@ _FALSE = frozenset({"0", "n", "neg", "negative", "false", "no"})
 __all__ = ["read_counts", "read_decisions", "read_labels", "read_truth_table",
            "reorder_truth_table"]
 
-
-
-def _read_csv(path) -> list[tuple[int, list[str]]]:
-    """Non-blank, non-comment rows of a CSV file with their 1-based line numbers."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError("file not found; check the path", path=str(path)) from None
-    except UnicodeDecodeError:
-        raise InputError("not a UTF-8 text file; give a CSV file", path=str(path)) from None
-    rows = []
-    for i, line in enumerate(text.splitlines(), start=1):
-        if line.strip() and not line.lstrip().startswith("#"):
-            rows.append((i, [v.strip() for v in next(csv.reader([line]))]))
-    if not rows:
-        raise InputError("the file has no rows", path=str(path))
-    return rows
 
 
 def _binary(value: str, path, line: int, column: str) -> bool:
@@ -61,7 +43,7 @@ def read_decisions(path) -> tuple[tuple[str, ...], np.ndarray]:
     Returns the names and an ``(n, k)`` boolean array (True = positive). Values are 1/0,
     p/n or true/false (any case).
     """
-    rows = _read_csv(path)
+    rows = read_rows(path)
     line0, header = rows[0]
     names = tuple(header)
     if any(not h for h in names) or len(set(names)) != len(names):
@@ -92,7 +74,7 @@ def read_decisions(path) -> tuple[tuple[str, ...], np.ndarray]:
 
 def read_labels(path) -> np.ndarray:
     """True classes from a one-column CSV file (optional header), one row per instance."""
-    rows = _read_csv(path)
+    rows = read_rows(path)
     first = rows[0][1]
     if len(first) == 1 and first[0].lower() not in _TRUE | _FALSE:
         rows = rows[1:]
@@ -139,7 +121,7 @@ def read_truth_table(path, components=None) -> TruthTable:
         ]
         where = "entry"
     else:
-        all_rows = _read_csv(p)
+        all_rows = read_rows(p)
         header, rows, where = all_rows[0][1], all_rows[1:], "line"
     if "fused" not in header:
         raise InputError(
@@ -199,13 +181,7 @@ def reorder_truth_table(table: TruthTable, components, path=None) -> TruthTable:
 
 
 def _read_json(path: Path):
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("file not found; check the path", path=str(path)) from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        line = getattr(exc, "lineno", None)
-        raise InputError(f"not valid JSON ({exc})", path=str(path), line=line) from None
+    return read_settings_file(path, "JSON file")
 
 
 def read_counts(path) -> dict[str, Confusion]:

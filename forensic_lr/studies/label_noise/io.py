@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import numpy as np
 
 from ...errors import InputError
+from ...io.text_rows import read_rows
 from .model import Judgements
 
 __all__ = ["read_judgements"]
@@ -36,20 +36,9 @@ def read_judgements(path) -> Judgements:
         than 0/1/blank (naming line, column and value), or an item nobody judged.
     """
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError("file not found; check the path", path=str(p)) from None
-    except UnicodeDecodeError:
-        raise InputError("not a UTF-8 text file; give a CSV file", path=str(p)) from None
-    lines = [(i + 1, ln) for i, ln in enumerate(text.splitlines())]
-    lines = [(i, ln) for i, ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
-    if not lines:
-        raise InputError("the file is empty; give a header row and one row per item", path=str(p))
-    head = lines[0][1]
-    delim = "\t" if "\t" in head else ";" if ";" in head and "," not in head else ","
-    rows = list(csv.reader([ln for _, ln in lines], delimiter=delim))
-    header = [h.strip() for h in rows[0]]
+    lines = read_rows(p)
+    rows = [fields for _, fields in lines]
+    header = rows[0]
     if not any(h and not _is_value(h) for h in header):
         raise InputError(
             "the first row must name the assessors (one column per assessor), e.g. 'item,A,B,C'",
@@ -65,7 +54,7 @@ def read_judgements(path) -> Judgements:
         raise InputError("the file has a header but no item rows", path=str(p))
     values = np.full((len(rows) - 1, len(cols)), np.nan)
     items = []
-    for r, (row, (lineno, _)) in enumerate(zip(rows[1:], lines[1:], strict=True)):
+    for r, (lineno, row) in enumerate(lines[1:]):
         if len(row) != len(header):
             raise InputError(
                 f"{len(row)} fields but the header has {len(header)}; give one value (or an "
