@@ -8,10 +8,8 @@ interval, level and seed give the same numbers on both.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ..calibration import method_names
-from ..errors import InputError
 from .common import (
     EXIT_OK,
     add_table_options,
@@ -85,9 +83,6 @@ def evaluation(args: argparse.Namespace):
     from ..resampling import check_interval_options
 
     check_interval_options(args.n, args.level, n_name="--n", level_name="--level")
-    if Path(args.ss).resolve() == Path(args.ds).resolve():
-        raise InputError(f"--ss {args.ss} and --ds {args.ds} are the same file: give the "
-                         "same-source scores and the different-source scores")
     options = parse_options(args.option)
     reading = table_options(args)
     data = load_scores(ss=args.ss, ds=args.ds, direction=args.direction, **reading)

@@ -716,6 +716,19 @@ def _check_class(values: np.ndarray, name: str, where: str) -> None:
         raise InputError(f"{where}: only {values.size} {name} score; at least 2 are needed")
 
 
+def _refuse_same_file(ss, ds) -> None:
+    """One file given as both classes (the same path, or two links to one file)."""
+    try:
+        same = Path(ss).samefile(ds)
+    except OSError:  # a missing file is reported when it is read
+        return
+    if same:
+        raise InputError(
+            f"the same-source file {ss} and the different-source file {ds} are the same file: "
+            "give the same-source scores and the different-source scores"
+        )
+
+
 def load_scores(
     *,
     ss=None,
@@ -764,7 +777,8 @@ def load_scores(
         short excerpt of the value: a missing file, a value that is not a finite number, an
         unknown label, a missing column, a row with more or fewer fields than the header,
         mixed decimal separators, invalid JSON or workbook, a class with fewer than 2
-        scores, both ``scores`` and ``ss``/``ds``, an unknown ``log_base`` or
+        scores, both ``scores`` and ``ss``/``ds``, one file (or two identical files) given as
+        both classes, an unknown ``log_base`` or
         ``direction``.
 
     Notes
@@ -798,8 +812,14 @@ def load_scores(
                 "label_column applies to one labelled scores file; files of one class "
                 "(ss, ds) have no label column: remove it"
             )
+        _refuse_same_file(ss, ds)
         ss_read = read_class_file(ss, label="ss", **table_options)
         ds_read = read_class_file(ds, label="ds", **table_options)
+        if ss_read.provenance.sha256 == ds_read.provenance.sha256:
+            raise InputError(
+                f"the same-source file {ss} and the different-source file {ds} have identical "
+                "contents: give the same-source scores and the different-source scores"
+            )
         ss_values, ss_src = ss_read.values, ss_read.sources
         ds_values, ds_src = ds_read.values, ds_read.sources
         if (ss_src is None) != (ds_src is None):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -115,3 +116,31 @@ def test_a_boolean_score_in_the_case_file_is_refused(tmp_path):
                                       encoding="utf-8")
     with pytest.raises(InputError, match="true/false is not a score"):
         load_case(folder / "case.toml")
+
+
+@pytest.mark.parametrize("how", ["same path", "symlink", "copy"])
+@pytest.mark.parametrize("command", ["validate", "calibrate", "run"])
+def test_one_file_for_both_backgrounds_is_refused_by_every_command(tmp_path, capsys, how,
+                                                                   command):
+    import shutil
+    ss = tmp_path / "ss.csv"
+    shutil.copy(VOICE / "ss.csv", ss)
+    ds = {"same path": ss, "symlink": tmp_path / "ds.csv", "copy": tmp_path / "ds.csv"}[how]
+    if how == "symlink":
+        ds.symlink_to(ss)
+    elif how == "copy":
+        shutil.copy(ss, ds)
+    if command == "run":
+        case = tmp_path / "case.toml"
+        text = (VOICE / "case.toml").read_text(encoding="utf-8")
+        case.write_text(text.replace('ds = "ds.csv"', f'ds = "{ds.name}"'), encoding="utf-8")
+        argv = ["run", str(case), "--out", str(tmp_path / "out"), "--draft", "--format", "json"]
+    else:
+        argv = [command, "--ss", str(ss), "--ds", str(ds)]
+        if command == "calibrate":
+            argv += ["--method", "gaussian", "--score", "5", "--interval", "none"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert ("same file" in err or "identical contents" in err) and "Traceback" not in err
+    assert str(ss) in err or "ss.csv" in err
+    assert not (tmp_path / "out").exists()
