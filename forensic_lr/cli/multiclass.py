@@ -7,11 +7,14 @@ Wired into :mod:`forensic_lr.cli` through :func:`add_parser`; the handler is
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from ..io.matrix import read_labels, read_matrix
 from .common import add_table_options, print_json
+
+if TYPE_CHECKING:
+    from ..output import OutputFolder
 
 _SHOWN = ("accuracy", "nll", "ece", "mce", "brier", "reliability", "resolution", "uncertainty")
 
@@ -69,14 +72,21 @@ def _load(logits_path: str, labels_path: str, what: str, args: argparse.Namespac
 
 
 def _cmd_multiclass(args: argparse.Namespace) -> int:
-    # scipy-heavy: imported when the command runs, not at start-up
-    from ..output import check_output_folder
-    from ..studies.multiclass import METHODS, calibration_metrics, reliability_diagram, softmax
+    """``forensic-lr multiclass``; a ``--plots`` folder is checked and locked for the run."""
+    from ..output import OutputFolder
 
+    if not args.plots:
+        return _multiclass(args, None)
     inputs = [f for f in (args.val_logits, args.val_labels, args.test_logits, args.test_labels)
               if f]
-    if args.plots:  # before the work: the same checks as when the figures are written
-        check_output_folder(args.plots, force=args.force, inputs=inputs, option="--plots")
+    with OutputFolder(args.plots, force=args.force, inputs=inputs, option="--plots") as folder:
+        return _multiclass(args, folder)
+
+
+def _multiclass(args: argparse.Namespace, folder: OutputFolder | None) -> int:
+    # scipy-heavy: imported when the command runs, not at start-up
+    from ..studies.multiclass import METHODS, calibration_metrics, reliability_diagram, softmax
+
     val_z, val_y = _load(args.val_logits, args.val_labels, "validation", args)
     if (args.test_logits is None) != (args.test_labels is None):
         raise InputError("give both --test-logits and --test-labels, or neither")
@@ -95,9 +105,8 @@ def _cmd_multiclass(args: argparse.Namespace) -> int:
     options = {"bins": args.bins, "binning": args.binning}
     before = calibration_metrics(z, y, **options)
     after = calibration_metrics(z, y, temperature=temperature, **options)
-    if args.plots:
+    if folder is not None:
         from .. import plots
-        from ..output import write_outputs
 
         figures = {
             f"reliability_{name}.svg": plots.reliability_svg(
@@ -109,8 +118,7 @@ def _cmd_multiclass(args: argparse.Namespace) -> int:
                 ("after", temperature, f"T = {temperature:.3f}"),
             )
         }
-        write_outputs(Path(args.plots), figures, force=args.force, inputs=inputs,
-                      option="--plots")
+        folder.commit(figures)
     record = {
         "method": args.method,
         "temperature": temperature,

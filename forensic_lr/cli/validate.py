@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..calibration import method_names
 from ..errors import InputError
-from ..output import check_output_folder
 from ..resampling import DEFAULT_SEED, check_interval_options
 from .common import (
     EXIT_OK,
@@ -30,6 +31,9 @@ from .common import (
     table_options,
 )
 from .compare import add_ci_arguments, ci_record, print_ci
+
+if TYPE_CHECKING:
+    from ..output import OutputFolder
 
 #: Seed of the fold shuffles: the case files' default ``[uncertainty] seed``, so that a case
 #: and a validation study of the same data use the same folds.
@@ -140,17 +144,34 @@ def run(args: argparse.Namespace) -> int:
     if args.ci == "bootstrap":
         check_interval_options(args.n, args.level, n_name="--n", level_name="--level")
     _from_case(args)
-    if args.report:
-        return _report(args)
-    if args.calibrate or args.compare:
-        return _raw_scores(args)
-    return _llr_metrics(args)
+    _check_inputs(args)
+    with _locked_output(args) as folder:
+        if args.report:
+            return _report(args, folder)
+        if args.calibrate or args.compare:
+            return _raw_scores(args, folder)
+        return _llr_metrics(args, folder)
+
+
+def _locked_output(args: argparse.Namespace) -> AbstractContextManager:
+    """The ``--report`` or ``--plots`` folder, checked and locked for the whole run.
+
+    Checked before any work (a mistake costs nothing) and locked until the outputs are
+    committed, so a second run to the same folder is refused at once; without either
+    option, nothing.
+    """
+    from ..output import OutputFolder
+
+    for option, path in (("--report", args.report), ("--plots", args.plots)):
+        if path:
+            return OutputFolder(path, force=args.force, inputs=score_inputs(args), option=option)
+    return nullcontext()
 
 
 # --------------------------------------------------------------------------- LLRs
 
 
-def _llr_metrics(args: argparse.Namespace) -> int:
+def _llr_metrics(args: argparse.Namespace, folder: OutputFolder | None) -> int:
     """Metrics, DCF rows, intervals and figures of LLRs."""
     from ..io.scores import load_scores
     from ..metrics import dcf, evaluate, min_dcf
@@ -174,8 +195,8 @@ def _llr_metrics(args: argparse.Namespace) -> int:
 
     signs = raw_score_signs(data.ss, data.ds)
     result["warnings"] = [_raw_score_warning(signs)] if signs else []
-    if args.plots:
-        _write_plots(args, data.ss, data.ds)
+    if folder is not None:
+        _write_plots(folder, data.ss, data.ds)
     if args.json:
         print_json(result)
         return EXIT_OK
@@ -197,10 +218,9 @@ def _raw_score_warning(signs) -> str:
     )
 
 
-def _write_plots(args: argparse.Namespace, ss, ds, *, xlabel: str = "input log10 LR") -> None:
-    """The figures of natural-log LLRs ``ss``, ``ds`` into ``--plots DIR``."""
+def _write_plots(folder: OutputFolder, ss, ds, *, xlabel: str = "input log10 LR") -> None:
+    """The figures of natural-log LLRs ``ss``, ``ds`` into the ``--plots`` folder."""
     from .. import plots
-    from ..output import write_outputs
 
     figures = {
         "tippett.svg": plots.tippett_svg(ss, ds),
@@ -212,8 +232,7 @@ def _write_plots(args: argparse.Namespace, ss, ds, *, xlabel: str = "input log10
         "pav.svg": plots.pav_svg(ss, ds, llr_input=True, xlabel=xlabel),
         "llr_hist.svg": plots.llr_histogram_svg(ss, ds),
     }
-    write_outputs(Path(args.plots), {k: v.encode() for k, v in figures.items()},
-                  force=args.force, inputs=score_inputs(args), option="--plots")
+    folder.commit({k: v.encode() for k, v in figures.items()})
 
 
 def _check_llr_args(args: argparse.Namespace) -> None:
@@ -230,9 +249,6 @@ def _check_llr_args(args: argparse.Namespace) -> None:
     for flag, cost in (("--c-miss", args.c_miss), ("--c-fa", args.c_fa)):
         if not cost > 0.0:
             raise InputError(f"{flag} {cost:g}: costs must be positive numbers")
-    if args.plots:  # the same checks as output.write_outputs, before the figures are drawn
-        check_output_folder(args.plots, force=args.force, inputs=score_inputs(args),
-                            option="--plots")
 
 
 def _check_inputs(args: argparse.Namespace) -> None:
@@ -344,18 +360,15 @@ def _study(args: argparse.Namespace, *, criteria=None, intervals=None, about=Non
     return study, data
 
 
-def _raw_scores(args: argparse.Namespace) -> int:
+def _raw_scores(args: argparse.Namespace, folder: OutputFolder | None) -> int:
     """``validate --calibrate M`` or ``--compare M1,M2``: cross-validated metrics per method.
 
     JSON: one object (``--calibrate``) or a list (``--compare``), each
     ``{"method", "folds", "folds_by", <Evaluation fields>[, "ci"]}``.
     """
-    if args.plots:  # checked before the long work
-        check_output_folder(args.plots, force=args.force, inputs=score_inputs(args),
-                            option="--plots")
     study, data = _study(args)
-    if args.plots:
-        _write_plots(args, *study.arrays.llrs[study.methods[0].method],
+    if folder is not None:
+        _write_plots(folder, *study.arrays.llrs[study.methods[0].method],
                      xlabel="out-of-fold log10 LR")
     rows = []
     for m in study.methods:
@@ -407,13 +420,10 @@ def _criteria(path_text: str | None):
                          ) from None
 
 
-def _report(args: argparse.Namespace) -> int:
+def _report(args: argparse.Namespace, folder: OutputFolder) -> int:
     """``validate --report DIR``: the validation study, rendered (PDF, HTML, JSON)."""
-    from ..output import write_outputs
     from ..report.validation import build_validation_report
 
-    out = Path(args.report)
-    check_output_folder(out, force=args.force, inputs=score_inputs(args), option="--report")
     intervals = None
     if args.ci == "bootstrap":
         intervals = {"by": args.by, "n": args.n, "level": args.level, "seed": args.seed,
@@ -429,9 +439,8 @@ def _report(args: argparse.Namespace) -> int:
     )
     with stages.stage("rendering"):
         files = build_validation_report(study)
-    written = write_outputs(out, files, force=args.force, inputs=score_inputs(args),
-                            option="--report")
+    written = folder.commit(files)
     stages.finish()
     if not args.quiet:
-        print(f"wrote {len(written)} file(s) to {out}")
+        print(f"wrote {len(written)} file(s) to {args.report}")
     return EXIT_OK

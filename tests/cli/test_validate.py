@@ -80,8 +80,10 @@ def test_plots_written_atomically_and_not_overwritten(llr_files, capsys, monkeyp
 def test_bad_input_exit_2_without_traceback(tmp_path):
     bad = tmp_path / "ss.csv"
     bad.write_text("1.0\nnot-a-number\n")
+    good = tmp_path / "ds.csv"
+    good.write_text("1.0\n2.0\n")
     proc = subprocess.run(
-        [sys.executable, "-m", "forensic_lr", "validate", "--ss", str(bad), "--ds", str(bad)],
+        [sys.executable, "-m", "forensic_lr", "validate", "--ss", str(bad), "--ds", str(good)],
         capture_output=True, text=True, check=False,
     )
     assert proc.returncode == 2
