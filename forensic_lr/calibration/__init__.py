@@ -114,7 +114,8 @@ def make_calibrator(name: str, **options) -> Calibrator:
     Raises
     ------
     InputError
-        Unknown method or option; the message lists the valid ones.
+        Unknown method or option (the message lists the valid ones), or an option value
+        the method cannot use.
     """
     if name not in CALIBRATORS:
         raise InputError(
@@ -127,7 +128,9 @@ def make_calibrator(name: str, **options) -> Calibrator:
         raise InputError(
             f"unknown option(s) {', '.join(unknown)} for method {name!r}; valid options: {listed}"
         )
-    return CALIBRATORS[name](**options)
+    calibrator = CALIBRATORS[name](**options)
+    calibrator.check_options()
+    return calibrator
 
 
 def default_study_methods() -> tuple[str, ...]:

@@ -9,7 +9,13 @@ from typing import Any, Protocol, Self, runtime_checkable
 import numpy as np
 
 from .._checks import as_score_array, check_pair
-from ..errors import ExtrapolationWarning, InputError, NotFittedError, SmallSampleWarning
+from ..errors import (
+    ExtrapolationWarning,
+    InputError,
+    NotFittedError,
+    SmallSampleWarning,
+    excerpt,
+)
 from ..records import MethodDescription, ParamRow
 
 #: A background class with fewer scores than this gets a small-sample warning.
@@ -75,6 +81,34 @@ def check_background(ss, ds) -> tuple[np.ndarray, np.ndarray]:
     return ss, ds
 
 
+def number_option(value: Any, name: str, *, minimum: float = 0.0, strict: bool = True) -> float:
+    """The option ``name`` as a finite float above ``minimum`` (or at least it, if not strict).
+
+    Raises
+    ------
+    InputError
+        Naming the option, its value and the numbers it accepts (true/false is not a number).
+    """
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        number = float("nan")
+    if isinstance(value, bool) or not np.isfinite(number) or number < minimum or (
+            strict and number == minimum):
+        bound = ("finite number" if minimum == -np.inf
+                 else "positive number" if (minimum == 0 and strict)
+                 else f"number > {minimum:g}" if strict else f"number >= {minimum:g}")
+        raise InputError(f"option {name} must be a {bound}, got {excerpt(value)}")
+    return number
+
+
+def bool_option(value: Any, name: str) -> bool:
+    """The option ``name`` as a bool; numbers and text are refused, naming the option."""
+    if not isinstance(value, bool):
+        raise InputError(f"option {name} must be true or false, got {excerpt(value)}")
+    return value
+
+
 @dataclass(frozen=True)
 class ExtraInput:
     """A score input a calibrator needs besides the SS and DS background.
@@ -125,8 +159,16 @@ class BaseCalibrator:
         """Fitted model quantities worth showing a reader, beyond ``params()``'s raw form."""
         return ()
 
+    def check_options(self) -> None:
+        """Raise :class:`InputError` naming an option whose value the method cannot use.
+
+        Called by :func:`~forensic_lr.calibration.make_calibrator` (so a case file or a
+        command line is refused before any data are read) and again by ``fit``.
+        """
+
     def _validate(self, ss, ds) -> tuple[np.ndarray, np.ndarray]:
-        """Finite raw scores, at least 2 per class, and neither class constant."""
+        """Valid options; finite raw scores, at least 2 per class, neither class constant."""
+        self.check_options()
         return check_background(ss, ds)
 
     def _scores(self, scores) -> np.ndarray:

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm, t
 
-from ..errors import InputError
+from ..errors import InputError, excerpt
 from ..resampling import bootstrap_index_chunks
-from .base import BaseCalibrator
+from .base import BaseCalibrator, number_option
 from .gaussian import _row_moments
 
 
@@ -46,18 +46,6 @@ def nig_update(mu0, kappa0, alpha0, beta0, n, mean, m2) -> NIGPosterior:
         alpha=alpha0 + n / 2,
         beta=beta0 + m2 / 2 + kappa0 * n * (mean - mu0) ** 2 / (2 * kappa),
     )
-
-
-def _option(value, name: str, *, positive: bool) -> float:
-    """A finite number (positive if asked), or an InputError naming the option."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        number = float("nan")
-    if isinstance(value, bool) or not np.isfinite(number) or (positive and number <= 0):
-        kind = "a positive number" if positive else "a finite number"
-        raise InputError(f"option {name} must be {kind}, got {value!r}")
-    return number
 
 
 class BayesianCalibrator(BaseCalibrator):
@@ -137,20 +125,27 @@ class BayesianCalibrator(BaseCalibrator):
         self.prior_mean = prior_mean
         self.prior_variance = prior_variance
 
-    def _prior(self, m_ss, v_ss, m_ds, v_ds) -> tuple:
-        """Validated ``(mu0, kappa0, alpha0, beta0)`` from the class moments (arrays allowed)."""
+    def check_options(self) -> None:
         if self.mode not in ("predictive", "map"):
-            raise InputError(f"mode must be 'predictive' or 'map', got {self.mode!r}")
-        kappa0 = _option(self.kappa0, "kappa0", positive=True)
-        alpha0 = _option(self.alpha0, "alpha0", positive=True)
+            raise InputError(f"option mode must be 'predictive' or 'map', got {excerpt(self.mode)}")
+        number_option(self.kappa0, "kappa0")
+        number_option(self.alpha0, "alpha0")
+        if self.prior_mean is not None:
+            number_option(self.prior_mean, "prior_mean", minimum=-np.inf)
+        if self.prior_variance is not None:
+            number_option(self.prior_variance, "prior_variance")
+
+    def _prior(self, m_ss, v_ss, m_ds, v_ds) -> tuple:
+        """``(mu0, kappa0, alpha0, beta0)`` from the class moments (arrays allowed)."""
+        kappa0, alpha0 = float(self.kappa0), float(self.alpha0)
         if self.prior_mean is None:
             mu0 = 0.5 * (m_ss + m_ds)
         else:
-            mu0 = _option(self.prior_mean, "prior_mean", positive=False)
+            mu0 = float(self.prior_mean)
         if self.prior_variance is None:
             variance = 0.5 * (v_ss + v_ds) + 0.25 * (m_ss - m_ds) ** 2
         else:
-            variance = _option(self.prior_variance, "prior_variance", positive=True)
+            variance = float(self.prior_variance)
         return mu0, kappa0, alpha0, alpha0 * variance
 
     def fit(self, ss, ds) -> BayesianCalibrator:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import norm
 
-from ..errors import InputError
 from ..resampling import bootstrap_index_chunks
-from .base import BaseCalibrator
+from .base import BaseCalibrator, bool_option
 
 
 def _row_moments(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -84,13 +83,11 @@ class GaussianCalibrator(TwoNormalsCalibrator):
             var_ss = var_ds = 0.5 * (var_ss + var_ds)
         return mean_ss, np.sqrt(var_ss), mean_ds, np.sqrt(var_ds)
 
-    def _check_options(self) -> None:
-        if not isinstance(self.equal_variance, bool):
-            raise InputError(f"equal_variance must be true or false, got {self.equal_variance!r}")
+    def check_options(self) -> None:
+        bool_option(self.equal_variance, "equal_variance")
 
     def fit(self, ss, ds) -> GaussianCalibrator:
         ss, ds = self._validate(ss, ds)
-        self._check_options()
         m_ss, v_ss = _row_moments(ss)
         m_ds, v_ds = _row_moments(ds)
         self.mean_ss_, self.sd_ss_, self.mean_ds_, self.sd_ds_ = (
@@ -117,7 +114,6 @@ class GaussianCalibrator(TwoNormalsCalibrator):
         :func:`forensic_lr.resampling.bootstrap_index_chunks`. Constant resamples give NaN.
         """
         ss, ds = self._validate(ss, ds)
-        self._check_options()
         s = np.asarray(scores, dtype=np.float64)
         rows = []
         for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):

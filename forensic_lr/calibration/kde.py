@@ -6,9 +6,9 @@ import numpy as np
 from scipy.signal import fftconvolve
 
 from .._checks import as_score_array
-from ..errors import InputError
+from ..errors import InputError, excerpt
 from ..resampling import bootstrap_index_chunks
-from .base import BaseCalibrator
+from .base import BaseCalibrator, number_option
 
 _BLOCK = 2_000_000  # kernel evaluations per block
 _EXACT = 20_000_000  # above this many kernel evaluations, use the binned estimate
@@ -173,6 +173,15 @@ class KDECalibrator(BaseCalibrator):
 
     def __init__(self, *, bandwidth: str | float = "silverman") -> None:
         self.bandwidth = bandwidth
+
+    def check_options(self) -> None:
+        rule = self.bandwidth
+        if isinstance(rule, str):
+            if rule not in ("silverman", "scott"):
+                raise InputError("option bandwidth must be 'silverman', 'scott' or a positive "
+                                 f"number, got {excerpt(rule)}")
+        else:
+            number_option(rule, "bandwidth")
 
     def fit(self, ss, ds) -> KDECalibrator:
         ss, ds = self._validate(ss, ds)

@@ -7,9 +7,9 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 from .._checks import as_score_array
-from ..errors import ConvergenceError, InputError
+from ..errors import ConvergenceError
 from ..resampling import CHUNK_DRAWS, bootstrap_index_chunks
-from .base import BaseCalibrator
+from .base import BaseCalibrator, bool_option, number_option
 
 _MAX_ITER = 100
 _GRAD_TOL = 1e-10
@@ -198,16 +198,13 @@ class LogisticCalibrator(BaseCalibrator):
         self.quadratic = quadratic
         self.l2 = l2
 
-    def _check_options(self) -> float:
-        if not isinstance(self.quadratic, bool):
-            raise InputError(f"quadratic must be true or false, got {self.quadratic!r}")
-        try:
-            l2 = float(self.l2)
-        except (TypeError, ValueError):
-            l2 = float("nan")
-        if not (np.isfinite(l2) and l2 >= 0):
-            raise InputError(f"l2 must be a number >= 0, got {self.l2!r}")
-        return l2
+    def check_options(self) -> None:
+        self._l2()
+
+    def _l2(self) -> float:
+        """The checked options: ``quadratic`` a bool, ``l2`` (returned) a number >= 0."""
+        bool_option(self.quadratic, "quadratic")
+        return number_option(self.l2, "l2", strict=False)
 
     def _features(self, s: np.ndarray) -> np.ndarray:
         u = (s - self.centre_) / self.scale_
@@ -216,7 +213,7 @@ class LogisticCalibrator(BaseCalibrator):
 
     def fit(self, ss, ds) -> LogisticCalibrator:
         ss, ds = self._validate(ss, ds)
-        l2 = self._check_options()
+        l2 = self._l2()
         if l2 == 0 and _separated(ss.min(), ss.max(), ds.min(), ds.max()):
             raise ConvergenceError(_SEPARATED_TEXT)
         centre, scale = _standardisation(ss.mean(), ss.var(), ds.mean(), ds.var())
@@ -301,7 +298,7 @@ class LogisticCalibrator(BaseCalibrator):
         could fail) from where it stands.
         """
         ss, ds = self._validate(ss, ds)
-        l2 = self._check_options()
+        l2 = self._l2()
         s_eval = as_score_array(scores, "scores")
         full = LogisticCalibrator(quadratic=self.quadratic, l2=l2).fit(ss, ds)
         both = np.concatenate([ss, ds])

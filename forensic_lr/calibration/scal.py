@@ -9,10 +9,10 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 from .._checks import as_score_array
-from ..errors import ConvergenceError, ForensicLRError, ForensicLRWarning, InputError
+from ..errors import ConvergenceError, ForensicLRError, ForensicLRWarning
 from ..records import ParamRow
 from ..resampling import bootstrap_index_chunks
-from .base import BaseCalibrator, param_row
+from .base import BaseCalibrator, number_option, param_row
 from .batched_newton import BATCH_FROM, projected_newton
 from .logistic import LogisticCalibrator
 
@@ -171,6 +171,9 @@ class SCalCalibrator(BaseCalibrator):
     def __init__(self, *, max_abs_llr: float = 23.0) -> None:
         self.max_abs_llr = max_abs_llr
 
+    def check_options(self) -> None:
+        number_option(self.max_abs_llr, "max_abs_llr")
+
 
     def param_rows(self) -> tuple[ParamRow, ...]:
         p = self.params()
@@ -181,9 +184,7 @@ class SCalCalibrator(BaseCalibrator):
 
     def fit(self, ss, ds) -> SCalCalibrator:
         ss, ds = self._validate(ss, ds)
-        limit = self.max_abs_llr
-        if isinstance(limit, bool) or not (np.isfinite(limit) and limit > 0):
-            raise InputError(f"max_abs_llr must be a positive number, got {limit!r}")
+        limit = float(self.max_abs_llr)
         start = LogisticCalibrator(l2=1e-6).fit(ss, ds)
         self.centre_, self.scale_ = start.centre_, start.scale_
         u = (np.concatenate([ss, ds]) - self.centre_) / self.scale_

@@ -11,9 +11,9 @@ from scipy.special import betaln, digamma, gammaln, polygamma
 from scipy.stats import t
 
 from .._checks import as_score_array
-from ..errors import ConvergenceError, ForensicLRError, InputError
+from ..errors import ConvergenceError, ForensicLRError
 from ..resampling import bootstrap_index_chunks
-from .base import BaseCalibrator
+from .base import BaseCalibrator, number_option
 from .batched_newton import BATCH_FROM, projected_newton
 
 #: Range of the estimated degrees of freedom (the upper end is practically Gaussian).
@@ -252,11 +252,13 @@ class StudentTCalibrator(BaseCalibrator):
     def __init__(self, *, df: float | None = None) -> None:
         self.df = df
 
+    def check_options(self) -> None:
+        if self.df is not None:  # None: estimated from the data
+            number_option(self.df, "df")
+
     def fit(self, ss, ds) -> StudentTCalibrator:
         ss, ds = self._validate(ss, ds)
-        df = self.df
-        if df is not None and (isinstance(df, bool) or not (np.isfinite(df) and df > 0)):
-            raise InputError(f"df must be a positive number or None (estimate), got {df!r}")
+        df = None if self.df is None else number_option(self.df, "df")
         self.fit_ss_ = fit_t(ss, df)
         self.fit_ds_ = fit_t(ds, df)
         self.fitted_ = True

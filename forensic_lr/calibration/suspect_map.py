@@ -9,7 +9,7 @@ from .._checks import as_score_array
 from ..errors import InputError
 from ..records import ParamRow
 from ..resampling import bootstrap_index_chunks
-from .base import ExtraInput, param_row
+from .base import ExtraInput, number_option, param_row
 from .gaussian import TwoNormalsCalibrator, _row_moments
 
 
@@ -134,6 +134,9 @@ class SuspectMAPCalibrator(TwoNormalsCalibrator):
         self.suspect_ss = suspect_ss
         self.relevance = relevance
 
+    def check_options(self) -> None:
+        number_option(self.relevance, "relevance", strict=False)
+
 
     def limitations(self) -> tuple[str, ...]:
         if self.suspect_ss is None:
@@ -179,9 +182,7 @@ class SuspectMAPCalibrator(TwoNormalsCalibrator):
 
     def _checked(self) -> tuple[np.ndarray, float]:
         """The suspect scores and the relevance factor, checked together."""
-        r = self.relevance
-        if isinstance(r, bool) or not (np.isfinite(r) and r >= 0):
-            raise InputError(f"relevance must be a number >= 0, got {r!r}")
+        r = number_option(self.relevance, "relevance", strict=False)
         suspect = self._suspect()
         if r == 0 and suspect.size == 0:
             raise InputError("relevance = 0 uses the suspect scores only: give suspect_ss")

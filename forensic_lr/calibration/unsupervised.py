@@ -21,7 +21,7 @@ from ..errors import (
 )
 from ..records import ParamRow
 from ..resampling import bootstrap_index_chunks
-from .base import ExtraInput, param_row
+from .base import ExtraInput, number_option, param_row
 from .gaussian import TwoNormalsCalibrator, _row_moments
 
 #: Fewer unlabelled scores than this is an error: two Gaussians need more data.
@@ -171,6 +171,9 @@ class UnsupervisedCalibrator(TwoNormalsCalibrator):
         self.unlabelled = unlabelled
         self.prior_weight = prior_weight
 
+    def check_options(self) -> None:
+        number_option(self.prior_weight, "prior_weight")
+
 
     def limitations(self) -> tuple[str, ...]:
         return (
@@ -220,10 +223,7 @@ class UnsupervisedCalibrator(TwoNormalsCalibrator):
 
     def fit(self, ss, ds) -> UnsupervisedCalibrator:
         ss, ds = self._validate(ss, ds)
-        tau = self.prior_weight
-        if isinstance(tau, bool) or not (np.isfinite(tau) and tau > 0):
-            raise InputError(f"prior_weight must be a positive number, got {tau!r}")
-        tau = float(tau)
+        tau = number_option(self.prior_weight, "prior_weight")
         x = self._unlabelled()
         prior = _prior(ss, ds)
         state = np.vstack([prior, [[0.5]]])

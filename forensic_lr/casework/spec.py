@@ -309,9 +309,15 @@ class CaseSpec(_Section):
 
     @model_validator(mode="after")
     def _extra_scores_match_method(self) -> CaseSpec:
-        from ..calibration import extra_inputs
+        from ..calibration import CALIBRATORS, extra_inputs, make_calibrator
 
         name, bg = self.method.calibrator, self.background
+        options = {k: v for k, v in self.method.options.items() if k not in extra_inputs()}
+        if name in CALIBRATORS:
+            try:
+                make_calibrator(name, **options)
+            except InputError as exc:
+                raise ValueError(f"[method.options] {str(exc).removeprefix('option ')}") from None
         for key, (spec, method) in extra_inputs().items():
             if key in self.method.options:
                 raise ValueError(
@@ -445,7 +451,9 @@ def format_validation_error(path: str, exc: ValidationError, what: str = "case f
             msg += hint
         elif scalar and err["type"] not in ("value_error", "assertion_error"):
             msg = f"{excerpt(value)}: {msg}"
-        lines.append(f"  - {where}: {msg}")
+        # a check across sections names its own section and key
+        lines.append(f"  - {msg}" if not err["loc"] and msg.startswith("[") else
+                     f"  - {where}: {msg}")
     return "\n".join(lines)
 
 

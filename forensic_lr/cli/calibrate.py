@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..calibration import method_names
+from ..calibration import make_calibrator, method_names
+from ..errors import InputError
 from .common import (
     EXIT_OK,
     add_table_options,
@@ -84,6 +85,10 @@ def evaluation(args: argparse.Namespace):
 
     check_interval_options(args.n, args.level, n_name="--n", level_name="--level")
     options = parse_options(args.option)
+    try:  # before any file is read
+        make_calibrator(args.method, **options)
+    except InputError as exc:
+        raise InputError(f"--option {str(exc).removeprefix('option ')}") from None
     reading = table_options(args)
     data = load_scores(ss=args.ss, ds=args.ds, direction=args.direction, **reading)
     extra = {
