@@ -381,8 +381,8 @@ def source_folds(
             raise InputError(f"folds must be an integer >= 2 or None, got {folds!r}")
         if folds > k:
             raise InputError(
-                f"folds={folds} is more than the {k} distinct sources; use folds <= {k}, "
-                "or leave-one-source-out"
+                f"{folds} folds are more than the {k} distinct sources (each fold needs at "
+                f"least one source); use at most {k} folds, or leave-one-source-out"
             )
         fold_of = np.empty(k, dtype=np.intp)
         fold_of[np.random.default_rng(seed).permutation(k)] = np.arange(k) % int(folds)

@@ -305,8 +305,9 @@ def cross_validated_llr(
     if folds > smallest:
         which = "ss" if ss.size <= ds.size else "ds"
         raise InputError(
-            f"folds={folds} is more than the {smallest} scores of the smaller class "
-            f"({which}); use folds <= {smallest}"
+            f"{folds} folds are more than the {smallest} scores of the smaller class "
+            f"({which}): each fold needs at least one score of each class; use at most "
+            f"{smallest} folds"
         )
     rng = np.random.default_rng(seed)
     fold_ss = fold_ids(ss.size, int(folds), rng)
