@@ -116,13 +116,16 @@ def test_importing_the_library_leaves_the_matplotlib_backend_alone():
     assert out.strip() == "svg"
 
 
-HISTORY = ("seed 00", "seeds 00", "issue 1", "issue 2", "issue 3", "issue 4", "issue 5",
+HISTORY = ("seed 00", "seeds 00", "seed text", "issue 1", "issue 2", "issue 3", "issue 4", "issue 5",
            "issue 6", "issue 7", "issue 8", "issue 9")
 
 
 def test_no_project_history_in_package_templates_or_help():
+    root = PACKAGE.parent
     texts = {str(p): p.read_text(encoding="utf-8") for p in
-             [*SOURCES, *TEMPLATES.rglob("*.html"), *TEMPLATES.rglob("*.css")]}
+             [*SOURCES, *TEMPLATES.rglob("*.html"), *TEMPLATES.rglob("*.css"),
+              *(root / "docs").rglob("*.md"), *(root / "case_examples").rglob("*.md"),
+              *(root / "case_examples").rglob("*.toml"), root / "README.md"]}
     from forensic_lr.cli import build_parser
 
     parser = build_parser()
