@@ -304,6 +304,7 @@ class EvidenceResult(EvidenceLR):
     """The evaluation of one evidence score in a case: its LR, rounded text and words."""
 
     label: str
+    score_text: str         # the score as written in the case file ("5.50"), else shortest
     lr_text: str            # the LR rounded for the conclusion, e.g. "3,000" or "1/20"
     verbal: VerbalEquivalent
 

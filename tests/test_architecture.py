@@ -116,8 +116,8 @@ def test_importing_the_library_leaves_the_matplotlib_backend_alone():
     assert out.strip() == "svg"
 
 
-HISTORY = ("seed 00", "seeds 00", "seed text", "issue 1", "issue 2", "issue 3", "issue 4", "issue 5",
-           "issue 6", "issue 7", "issue 8", "issue 9")
+HISTORY = ("seed 00", "seeds 00", "seed text", "issue 1", "issue 2", "issue 3", "issue 4",
+           "issue 5", "issue 6", "issue 7", "issue 8", "issue 9")
 
 
 def test_no_project_history_in_package_templates_or_help():

@@ -431,7 +431,8 @@ def test_cv_does_not_fit_the_given_object():
     assert not hasattr(cal, "fitted_")
 
 
-@pytest.mark.parametrize(("folds", "match"), [(5, r"use at most 3 folds"), (1, ">= 2"), (2.0, ">= 2")])
+@pytest.mark.parametrize(("folds", "match"),
+                         [(5, r"use at most 3 folds"), (1, ">= 2"), (2.0, ">= 2")])
 def test_cv_bad_folds(folds, match):
     with pytest.raises(InputError, match=match):
         cross_validated_llr([1.0, 2.0, 3.0], [0.0, 1.0, 0.5, 0.7], TinyGauss(), folds=folds)

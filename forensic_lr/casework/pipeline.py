@@ -174,13 +174,17 @@ def _checks(ss_cv: np.ndarray, ds_cv: np.ndarray, texts: list[str]) -> dict | No
 
 def _case_results(spec: CaseSpec, evaluation, scale: VerbalScale) -> tuple[EvidenceResult, ...]:
     """Each evidence LR with the case's label, its rounded text and verbal equivalent."""
+    texts = spec.score_texts
+    if texts is None or len(texts) != len(evaluation.results):
+        # scores from a scores file: the shortest text that reads back as the same number
+        texts = tuple(repr(e.score) for e in evaluation.results)
     return tuple(
         EvidenceResult(
-            **e.model_dump(), label=label, lr_text=format_lr(e.log10_lr),
+            **e.model_dump(), label=label, score_text=text, lr_text=format_lr(e.log10_lr),
             verbal=verbal_equivalent(e.log10_lr, scale,
                                      below_first_band=spec.report.below_first_band),
         )
-        for label, e in zip(_labels(spec), evaluation.results, strict=True)
+        for label, text, e in zip(_labels(spec), texts, evaluation.results, strict=True)
     )
 
 

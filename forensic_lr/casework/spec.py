@@ -306,6 +306,8 @@ class CaseSpec(_Section):
     lab: LabInfo | None = Field(default=None, exclude=True)
     lab_sha256: str | None = Field(default=None, exclude=True)
     settings_sources: dict[str, str] = Field(default_factory=dict, exclude=True)
+    #: the evidence scores as written in the case file ("5.50"), set by load_case
+    score_texts: tuple[str, ...] | None = Field(default=None, exclude=True)
 
     @model_validator(mode="after")
     def _extra_scores_match_method(self) -> CaseSpec:
@@ -488,7 +490,8 @@ def _toml_message(path: Path, text: str, exc: tomllib.TOMLDecodeError) -> str:
 
 
 _INTERNAL_KEYS = (
-    "base_dir", "data_roots", "source_sha256", "lab", "lab_sha256", "settings_sources"
+    "base_dir", "data_roots", "source_sha256", "lab", "lab_sha256", "settings_sources",
+    "score_texts",
 )
 
 
@@ -496,13 +499,14 @@ def case_from_dict(
     data: dict[str, Any], *, base_dir: Path, source: str = "case", source_sha256: str | None = None,
     data_roots: tuple[Path, ...] = (), lab: str | Path | None = None,
     overrides: dict[str, dict[str, Any]] | None = None,
-    missing_files: list[str] | None = None,
+    missing_files: list[str] | None = None, score_texts: tuple[str, ...] | None = None,
 ) -> CaseSpec:
     """Validate a parsed case file; errors name the section, the key and the fix.
 
     ``missing_files``: when a list is given, a background file that does not exist is
     appended to it (as a message) instead of raising, so that ``forensic-lr check`` can
-    list it with the other problems of a case still being written.
+    list it with the other problems of a case still being written. ``score_texts``: the
+    evidence scores as the case file writes them (see :func:`typed_scores`).
 
     Besides the schema, the background files and ``template_dir`` must exist and the
     verbal scale must be a shipped key or a valid JSON scale file (paths relative to
@@ -525,7 +529,8 @@ def case_from_dict(
         spec = CaseSpec.model_validate(
             {**applied.data, "base_dir": base_dir, "source_sha256": source_sha256,
              "data_roots": (*data_roots, *applied.data_roots), "lab": applied.lab,
-             "lab_sha256": applied.sha256, "settings_sources": applied.sources}
+             "lab_sha256": applied.sha256, "settings_sources": applied.sources,
+             "score_texts": score_texts}
         )
     except ValidationError as exc:
         raise InputError(format_validation_error(source, exc)) from None
@@ -627,7 +632,31 @@ def load_case(path: str | Path, *, data_roots: tuple[Path, ...] = (),
         lab=lab,
         overrides=overrides,
         missing_files=missing_files,
+        score_texts=typed_scores(text, json_file=path.suffix.lower() == ".json"),
     )
+
+
+def typed_scores(text: str, *, json_file: bool) -> tuple[str, ...] | None:
+    """The ``[evidence] score``/``scores`` as written ("5.50", not 5.5), or None.
+
+    The file is parsed a second time with decimal numbers kept as their text (both
+    :func:`tomllib.loads` and :func:`json.loads` take ``parse_float``), so a report prints
+    the score the examiner typed, trailing zeros included. None when the scores are not
+    all numbers there (the schema then reports the problem) or come from a scores file.
+    """
+    try:
+        raw = json.loads(text, parse_float=str) if json_file else tomllib.loads(
+            text, parse_float=str)
+    except ValueError:
+        return None
+    evidence = raw.get("evidence") if isinstance(raw, dict) else None
+    if not isinstance(evidence, dict):
+        return None
+    values = evidence.get("scores", [evidence.get("score")])
+    if not isinstance(values, list) or not values or any(
+            isinstance(v, bool) or not isinstance(v, str | int) for v in values):
+        return None
+    return tuple(str(v) for v in values)
 
 
 # --------------------------------------------------------------------------- template

@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
         print("DRAFT - not for court: the case file still lacks fields a final report requires")
     for r in run.result.results:
         print(
-            f"{r.label}: score {r.score:g} -> LR = {r.lr_text} (log10 LR = {r.log10_lr:.2f}); "
+            f"{r.label}: score {r.score_text} -> LR = {r.lr_text} (log10 LR = {r.log10_lr:.2f}); "
             + ("computed, not given as an opinion" if withheld else r.verbal.statement)
         )
     if conclusion is not None and conclusion.status != "reported":

@@ -54,7 +54,8 @@ def case_context(run, figures: dict[str, str], template_dir=None) -> dict:
         "prior_odds_table": result.provenance.configuration.get("report", {}).get(
             "prior_odds_table", True),
         "logo": logo_data_uri(result.lab.logo if result.lab else ""),
-        "configuration_rows": config_rows(result.provenance.configuration),
+        "configuration_rows": config_rows(result.provenance.configuration,
+                                          score_texts=tuple(e.score_text for e in result.results)),
         "param_table": param_rows(result.method.params),
     }
 

@@ -113,17 +113,21 @@ def metric_rows(validation) -> list[dict]:
     return rows
 
 
-def config_rows(configuration: dict, prefix: str = "") -> list[tuple[str, str]]:
+def config_rows(configuration: dict, prefix: str = "",
+                score_texts: tuple[str, ...] = ()) -> list[tuple[str, str]]:
     """The case configuration as ``(setting, value)`` rows, sections flattened with dots.
 
     Text is kept as written (no JSON escapes); lists of tables (items) are numbered;
-    empty values are left out.
+    empty values are left out. ``score_texts``, if given, replace the numbers of
+    ``evidence.score``/``evidence.scores`` by the scores as the case file writes them.
     """
     rows: list[tuple[str, str]] = []
     for key, value in configuration.items():
         name = f"{prefix}{key}"
-        if isinstance(value, dict):
-            rows += config_rows(value, name + ".")
+        if score_texts and name in ("evidence.score", "evidence.scores"):
+            rows.append((name, ", ".join(score_texts)))
+        elif isinstance(value, dict):
+            rows += config_rows(value, name + ".", score_texts)
         elif isinstance(value, list | tuple) and value and all(isinstance(v, dict) for v in value):
             for i, item in enumerate(value, 1):
                 rows += config_rows(item, f"{name}[{i}].")
