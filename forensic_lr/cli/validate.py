@@ -372,7 +372,9 @@ def _raw_scores(args: argparse.Namespace, folder: OutputFolder | None) -> int:
                      xlabel="out-of-fold log10 LR")
     rows = []
     for m in study.methods:
-        row = {"method": m.method, "folds": args.folds, **m.metrics, "folds_by": study.folds_by}
+        cross_validated = m.method != "none"  # "none": the given LLRs, validated as they are
+        row = {"method": m.method, "folds": args.folds if cross_validated else None,
+               **m.metrics, "folds_by": study.folds_by if cross_validated else None}
         ci = ci_record(args, data, *study.arrays.llrs[m.method])
         if ci is not None:
             row["ci"] = ci
@@ -381,8 +383,13 @@ def _raw_scores(args: argparse.Namespace, folder: OutputFolder | None) -> int:
         print_json(rows if args.compare else rows[0])
         return EXIT_OK
     keys = [k for k in rows[0] if k not in ("method", "folds", "folds_by", "ci")]
-    folds_text = "leave-one-source-out" if study.folds is None else f"{args.folds} folds"
-    print(f"cross-validated metrics ({folds_text} by {study.folds_by}, seed {args.fold_seed})")
+    if [row["method"] for row in rows] == ["none"]:
+        print("metrics of the given LLRs (validated as they are: no calibration, no "
+              "cross-validation)")
+    else:
+        folds_text = "leave-one-source-out" if study.folds is None else f"{args.folds} folds"
+        print(f"cross-validated metrics ({folds_text} by {study.folds_by}, seed "
+              f"{args.fold_seed})")
     print(f"{'method':<10}" + "".join(f"{k:>10}" for k in keys))
     for row in rows:
         cells = "".join(

@@ -200,3 +200,20 @@ def test_labelled_file_error_exit_2(tmp_path, capsys):
     assert main(["validate", "--scores", str(tmp_path / "all.csv")]) == 2
     err = capsys.readouterr().err
     assert "all.csv, line 4, column 'label': label 'suspect' is not recognised" in err
+
+
+def test_calibrate_none_is_not_called_cross_validated(tmp_path, capsys):
+    ss, ds = tmp_path / "ss.csv", tmp_path / "ds.csv"
+    ss.write_text("1\n2\n3\n")
+    ds.write_text("0\n-1\n-2\n-3\n-4\n-5\n")
+    assert main(["validate", "--ss", str(ss), "--ds", str(ds), "--calibrate", "none"]) == 0
+    out = capsys.readouterr().out
+    assert "validated as they are" in out and "cross-validated metrics" not in out
+    assert main(["validate", "--ss", str(ss), "--ds", str(ds), "--calibrate", "none",
+                 "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["folds"] is None and row["folds_by"] is None
+    # Cllr of the given LLRs by hand: mean log2(1 + e^-s) over SS, mean log2(1 + e^s) over DS
+    by_hand = 0.5 * (sum(math.log2(1 + math.exp(-s)) for s in (1, 2, 3)) / 3
+                     + sum(math.log2(1 + math.exp(d)) for d in (0, -1, -2, -3, -4, -5)) / 6)
+    assert row["cllr"] == pytest.approx(by_hand, rel=1e-12)
