@@ -559,7 +559,9 @@ def test_command_line_exit_2_without_traceback(tmp_path, content, fragments):
     suffix = {b"\x93": ".npy", b"[": ".json"}.get(content[:1], ".csv")
     path = tmp_path / f"bad{suffix}"
     path.write_bytes(content)
-    args = ["--scores", str(path)] if suffix == ".csv" else ["--ss", str(path), "--ds", str(path)]
+    good = tmp_path / "ds.json"
+    good.write_text("[1.0, 2.0, 3.0]")
+    args = ["--scores", str(path)] if suffix == ".csv" else ["--ss", str(path), "--ds", str(good)]
     proc = subprocess.run(
         [sys.executable, "-m", "forensic_lr", "validate", *args],
         capture_output=True, text=True, check=False,
