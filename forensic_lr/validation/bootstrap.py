@@ -40,10 +40,11 @@ from ..metrics.roc import _crossing, _hull
 from ..resampling import (
     Progress,
     RunningTotals,
+    counts_of_draw,
     narrowest_uint,
     quantile_rows,
     source_codes,
-    trial_counts,
+    trial_draw,
 )
 
 __all__ = [
@@ -200,7 +201,8 @@ class _Sorted:
     #   mixed unit (a tie group holding both classes)
     mixed_ds: np.ndarray
     supports: np.ndarray  # corners that end a PAV block of the data as given
-    segment: np.ndarray  # [j] = i with supports[i] <= j <= supports[i + 1]
+    segment_size: np.ndarray  # corners j given to chain segment i (supports[i] <= j <=
+    #   supports[i + 1], each j to the first such i): segments are consecutive runs of j
     cost_ss: np.ndarray  # log(1 + e^-llr) in nats; the first n_inf_ss are +inf (llr -inf)
     cost_ds: np.ndarray  # log(1 + e^llr); the last n_inf_ds are +inf (llr +inf)
     n_inf_ss: int
@@ -241,8 +243,12 @@ def _sorted(ss: np.ndarray, ds: np.ndarray) -> _Sorted:
         mixed_ss=mixed_ss,
         mixed_ds=mixed_ds,
         supports=supports,
-        segment=np.minimum(
-            np.searchsorted(supports, np.arange(corners.size), "right") - 1, supports.size - 2
+        segment_size=np.bincount(
+            np.minimum(
+                np.searchsorted(supports, np.arange(corners.size), "right") - 1,
+                supports.size - 2,
+            ),
+            minlength=supports.size - 1,
         ),
         cost_ss=np.logaddexp(0.0, -ss_sorted),
         cost_ds=np.logaddexp(0.0, ds_sorted),
@@ -433,15 +439,17 @@ def _hull_metrics(s: _Sorted, at_ss: np.ndarray, at_ds: np.ndarray) -> tuple[flo
     then runs on the remaining points only (their counts pooled between them), which
     gives the same blocks in a fraction of the time. The test is exact, in integers: with
     ``dS, dW`` the rise of the chain segment holding ``j`` and ``K = S_a dW - W_a dS``
-    for its first point ``a``, point ``j`` is above when ``S_j dW - W_j dS > K``.
+    for its first point ``a``, point ``j`` is above when ``S_j dW - W_j dS > K`` (the
+    per-segment values are spread over the corners with ``np.repeat``).
     """
     at_all = at_ss + at_ds
     if at_all[-1] < 2**31:  # the products below fit in int64
         s_sup, w_sup = at_ss[s.supports], at_all[s.supports]
         rise_s, rise_w = np.diff(s_sup), np.diff(w_sup)
         k = s_sup[:-1] * rise_w - w_sup[:-1] * rise_s
-        i = s.segment
-        points = np.flatnonzero(at_ss * rise_w[i] - at_all * rise_s[i] <= k[i])
+        above = at_ss * np.repeat(rise_w, s.segment_size)
+        above -= at_all * np.repeat(rise_s, s.segment_size)
+        points = np.flatnonzero(above <= np.repeat(k, s.segment_size))
         at_ss, at_ds = at_ss[points], at_ds[points]
     n_ss, n_ds = np.diff(at_ss), np.diff(at_ds)
     keep = np.flatnonzero(n_ss + n_ds)
@@ -464,33 +472,34 @@ def _replicate_weights(by, rng, n, systems, ss_sources, ds_sources):
     Returns the generator and the number of sources (None for trials).
     """
     draws, weights, k = _draws(by, rng, n, systems, ss_sources, ds_sources)
-    return ([weights(i, d) for i in range(len(systems))] for d in draws), k
+    return (weights(d) for d in draws), k
 
 
 def _draws(by, rng, n, systems, ss_sources, ds_sources):
     """The random part of :func:`_replicate_weights`, and how a draw becomes weights.
 
-    Returns ``(draws, weights, k)``: ``draws`` yields one draw per replicate (the counts
-    in the first system's sorted order, or the source multiplicities), all taken from
-    ``rng`` in order; ``weights(i, draw)`` gives ``(c_ss, c_ds)`` of system ``i`` (a
-    deterministic function, so it may run in any thread); ``k`` is the number of sources
-    (None for trials).
+    Returns ``(draws, weights, k)``: ``draws`` yields one draw per replicate (the random
+    bits of the counts in the first system's sorted order, :func:`trial_draw`, or the
+    source multiplicities), all taken from ``rng`` in order; ``weights(draw)`` gives the
+    list of ``(c_ss, c_ds)`` of every system (a deterministic function, so it may run in
+    any thread: the counts are formed there, once for all systems); ``k`` is the number
+    of sources (None for trials).
     """
     first = systems[0]
     n_ss, n_ds = first.order_ss.size, first.order_ds.size
     if by == "trial":
-        carry = [(None, None)] + [
+        carry = [
             (_carry(first.order_ss, s.order_ss), _carry(first.order_ds, s.order_ds))
             for s in systems[1:]
         ]
 
         def trials():
             for _ in range(n):
-                yield trial_counts(rng, n_ss), trial_counts(rng, n_ds)
+                yield trial_draw(rng, n_ss), trial_draw(rng, n_ds)
 
-        def carried(i, draw):
-            (c_ss, c_ds), (p_ss, p_ds) = draw, carry[i]
-            return draw if p_ss is None else (c_ss[p_ss], c_ds[p_ds])
+        def carried(draw):
+            c_ss, c_ds = counts_of_draw(draw[0]), counts_of_draw(draw[1])
+            return [(c_ss, c_ds)] + [(c_ss[p_ss], c_ds[p_ds]) for p_ss, p_ds in carry]
 
         return trials(), carried, None
     codes_ss, codes_ds, k = source_codes(ss_sources, ds_sources, n_ss, n_ds)
@@ -506,9 +515,8 @@ def _draws(by, rng, n, systems, ss_sources, ds_sources):
             m = np.append(np.bincount(rng.integers(0, k, k), minlength=k), 1)
             yield m.astype(narrowest_uint(int(m.max()) ** 2))  # products m_a m_b fit
 
-    def products(i, m):
-        (a_ss, b_ss), (a_ds, b_ds) = pairs[i]
-        return m[a_ss] * m[b_ss], m[a_ds] * m[b_ds]
+    def products(m):
+        return [(m[a_ss] * m[b_ss], m[a_ds] * m[b_ds]) for (a_ss, b_ss), (a_ds, b_ds) in pairs]
 
     return sources(), products, k
 
@@ -727,7 +735,7 @@ def bootstrap_metrics(
     draws, weights, n_sources = _draws(by, rng, n, [system], ss_sources, ds_sources)
     reps = np.empty((n, len(METRICS)))
     _run_replicates(
-        draws, lambda draw: _replicate_metrics(system, *weights(0, draw)), reps, progress,
+        draws, lambda draw: _replicate_metrics(system, *weights(draw)[0]), reps, progress,
         workers,
     )
     n_valid = int(np.sum(~np.isnan(reps[:, 0])))

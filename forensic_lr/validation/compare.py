@@ -315,8 +315,9 @@ def compare_systems(
     diffs = np.empty((n, 2))
 
     def difference(draw) -> np.ndarray:
-        ra = _replicate_metrics(systems[0], *weights(0, draw))
-        rb = _replicate_metrics(systems[1], *weights(1, draw))
+        (wa, wb) = weights(draw)
+        ra = _replicate_metrics(systems[0], *wa)
+        rb = _replicate_metrics(systems[1], *wb)
         return ra[:2] - rb[:2]
 
     _run_replicates(draws, difference, diffs, progress, workers)
