@@ -35,7 +35,7 @@ from ..errors import ForensicLRWarning, InputError
 from ..metrics import evaluate
 from ..metrics.catalogue import resampled
 from ..metrics.cllr import _block_cllr
-from ..metrics.pav import _fit_runs, _TieGroups
+from ..metrics.pav import PAVFit, _fit_runs, _TieGroups
 from ..metrics.roc import _crossing, _hull
 from ..resampling import (
     Progress,
@@ -381,20 +381,47 @@ def _replicate_metrics(s: _Sorted, c_ss: np.ndarray, c_ds: np.ndarray) -> np.nda
     tot_ss, tot_ds = int(at_ss[-1]), int(at_ds[-1])
     if tot_ss == 0 or tot_ds == 0:
         return np.full(len(METRICS), np.nan)
-    inf_ss, miss = read_ss[-2:]  # weight of the SS trials with llr = -inf, and llr < 0
-    finite_ds, below_pos = read_ds[-2:]  # weight of the DS trials with llr < inf, <= 0
-    cost_ss = np.inf if inf_ss else _dot(c_ss[s.n_inf_ss:], s.cost_ss[s.n_inf_ss:])
-    end = c_ds.size - s.n_inf_ds
-    cost_ds = np.inf if finite_ds < tot_ds else _dot(c_ds[:end], s.cost_ds[:end])
-    minimum, eer = _hull_metrics(s, at_ss, at_ds)
+    actual = _weighted_cllr(s, c_ss, c_ds, read_ss, read_ds)
+    fit = _hull_fit(s, at_ss, at_ds)
+    minimum, eer = _block_cllr(fit), _crossing(_hull(fit))
     tied = (read_ss[k + n_mixed:k + 2 * n_mixed] - read_ss[k:k + n_mixed],
             read_ds[k + n_mixed:k + 2 * n_mixed] - read_ds[k:k + n_mixed])
     auc = _corner_auc(at_ss, at_ds, *tied)
-    actual = (cost_ss / tot_ss + cost_ds / tot_ds) / (2 * _LN2)
+    miss, below_pos = read_ss[-1], read_ds[-1]  # SS weight with llr < 0, DS with llr <= 0
     false_alarm = tot_ds - int(below_pos)
     return np.array(
         [actual, minimum, actual - minimum, eer, auc, int(miss) / tot_ss, false_alarm / tot_ds]
     )
+
+
+def _replicate_cllrs(s: _Sorted, c_ss: np.ndarray, c_ds: np.ndarray) -> np.ndarray:
+    """``[Cllr, minCllr]`` of the replicate, as in :func:`_replicate_metrics` (NaN likewise).
+
+    What a paired comparison needs of each system: the ROC hull, EER, AUC and error
+    rates are left out.
+    """
+    k = s.corner_ss.size
+    read_ss, read_ds = s.read_ss(c_ss), s.read_ds(c_ds)
+    at_ss, at_ds = read_ss[:k], read_ds[:k]
+    if at_ss[-1] == 0 or at_ds[-1] == 0:
+        return np.full(2, np.nan)
+    actual = _weighted_cllr(s, c_ss, c_ds, read_ss, read_ds)
+    return np.array([actual, _block_cllr(_hull_fit(s, at_ss, at_ds))])
+
+
+def _weighted_cllr(s: _Sorted, c_ss, c_ds, read_ss, read_ds) -> float:
+    """Cllr of the replicate: one weighted sum of the costs per class.
+
+    ``read_ss`` / ``read_ds`` are the running totals of the weights (:class:`_Sorted`):
+    the SS weight on an llr of ``-inf`` (second last of ``read_ss``) or the DS weight
+    beyond the finite costs makes that class's cost infinite.
+    """
+    k = s.corner_ss.size
+    tot_ss, tot_ds = int(read_ss[k - 1]), int(read_ds[k - 1])
+    cost_ss = np.inf if read_ss[-2] else _dot(c_ss[s.n_inf_ss:], s.cost_ss[s.n_inf_ss:])
+    end = c_ds.size - s.n_inf_ds
+    cost_ds = np.inf if read_ds[-2] < tot_ds else _dot(c_ds[:end], s.cost_ds[:end])
+    return (cost_ss / tot_ss + cost_ds / tot_ds) / (2 * _LN2)
 
 
 def _dot(counts: np.ndarray, cost: np.ndarray) -> float:
@@ -428,10 +455,10 @@ def _corner_auc(at_ss, at_ds, tied_ss, tied_ds) -> float:
     return wins / (f_ss[-1] * f_ds[-1])
 
 
-def _hull_metrics(s: _Sorted, at_ss: np.ndarray, at_ds: np.ndarray) -> tuple[float, float]:
-    """minCllr and EER from the cumulative SS and DS weights at the corners.
+def _hull_fit(s: _Sorted, at_ss: np.ndarray, at_ds: np.ndarray) -> PAVFit:
+    """The PAV blocks of the replicate from the cumulative SS and DS weights at the corners.
 
-    Both depend only on the PAV blocks, i.e. on the vertices of the lower convex hull
+    minCllr and EER depend only on these blocks, i.e. on the vertices of the lower convex hull
     of the points ``(W_j, S_j)`` (total and SS weight below unit boundary ``j``); only
     corners can be vertices (:func:`_corners`). The corners that ended a PAV block of
     the unweighted data (``s.supports``) are points of this set, so the chain through
@@ -454,8 +481,7 @@ def _hull_metrics(s: _Sorted, at_ss: np.ndarray, at_ds: np.ndarray) -> tuple[flo
     n_ss, n_ds = np.diff(at_ss), np.diff(at_ds)
     keep = np.flatnonzero(n_ss + n_ds)
     groups = _TieGroups(np.arange(keep.size, dtype=np.float64), n_ss[keep], n_ds[keep])
-    fit = _fit_runs(groups)
-    return _block_cllr(fit), _crossing(_hull(fit))
+    return _fit_runs(groups)
 
 
 # --------------------------------------------------------------------------- weights
