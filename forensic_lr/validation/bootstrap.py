@@ -525,7 +525,10 @@ def _draws(by, rng, n, systems, ss_sources, ds_sources):
 
         def carried(draw):
             c_ss, c_ds = counts_of_draw(draw[0]), counts_of_draw(draw[1])
-            return [(c_ss, c_ds)] + [(c_ss[p_ss], c_ds[p_ds]) for p_ss, p_ds in carry]
+            return [(c_ss, c_ds)] + [  # the indices are a permutation: no bounds to check
+                (c_ss.take(p_ss, mode="wrap"), c_ds.take(p_ds, mode="wrap"))
+                for p_ss, p_ds in carry
+            ]
 
         return trials(), carried, None
     codes_ss, codes_ds, k = source_codes(ss_sources, ds_sources, n_ss, n_ds)
