@@ -3,8 +3,10 @@
 One home for the random parts every uncertainty computation shares:
 
 * :func:`bootstrap_index_chunks` - index draws of the LR bootstrap, in memory-bounded blocks;
-* :func:`trial_counts` / :func:`poisson_counts` - replicate weights of the metric bootstrap,
-  and :class:`RunningTotals` - their running totals at chosen positions;
+* :func:`trial_counts` / :func:`poisson_counts` - replicate weights of the metric bootstrap
+  (:func:`trial_draw` / :func:`poisson_bits` take their random part from the generator,
+  :func:`counts_of_draw` / :func:`poisson_from_bits` the rest, in any thread), and
+  :class:`RunningTotals` - their running totals at chosen positions;
 * :func:`quantile_rows` - type-7 quantiles of replicates, safe with infinite values;
 * :func:`fold_ids` and :func:`source_folds` - cross-validation splits by trial or by source.
 """
