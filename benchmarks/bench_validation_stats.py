@@ -5,7 +5,8 @@ Cllr_cal, EER, AUC, RMEP and RMED in at most 100 times one `evaluate` call on th
 data, and the paired comparison of two systems in at most 2 times that bootstrap.
 Three rounds, each timing `evaluate`, the bootstrap and the paired comparison in turn
 (so all see the same machine load); the median ratio of the three rounds is printed with
-its range, once with the replicates on one thread (``workers=1``) and once on every core.
+its range, once with the replicates on one thread (``workers=1``) and once on every core
+(the default). The load average is printed at the start and the end.
 Also timed once: the source bootstrap (10^6 trials, SS within and DS between 1000
 sources) and the naive loop (resample, then `evaluate`) on a few replicates.
 Run: python benchmarks/bench_validation_stats.py [--n-trials 1000000] [--replicates 1000]
@@ -51,7 +52,8 @@ def main() -> None:
     args = parser.parse_args()
     ss, ds, ss_src, ds_src = data(args.n_trials, args.sources)
     n = args.replicates
-    print(f"{args.n_trials} trials ({ss.size} SS, {ds.size} DS), {n} replicates")
+    print(f"{args.n_trials} trials ({ss.size} SS, {ds.size} DS), {n} replicates, "
+          f"{os.cpu_count()} cores, load average {_load()}")
 
     def ratio(label, fn, per: int = n, runs: int = 1) -> None:
         """Print the ratio; with ``runs > 1`` the median and range of that many runs, each
@@ -100,6 +102,12 @@ def main() -> None:
             evaluate(ss[rng.integers(0, ss.size, ss.size)], ds[rng.integers(0, ds.size, ds.size)])
 
     ratio("naive loop: resample + evaluate", naive, per=few)
+    print(f"load average at the end {_load()}")
+
+
+def _load() -> str:
+    """The 1, 5 and 15 minute load averages (other work on the machine skews the ratios)."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 if __name__ == "__main__":

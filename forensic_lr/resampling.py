@@ -3,8 +3,10 @@
 One home for the random parts every uncertainty computation shares:
 
 * :func:`bootstrap_index_chunks` - index draws of the LR bootstrap, in memory-bounded blocks;
-* :func:`trial_counts` / :func:`poisson_counts` - replicate weights of the metric bootstrap,
-  and :class:`RunningTotals` - their running totals at chosen positions;
+* :func:`trial_counts` / :func:`poisson_counts` - replicate weights of the metric bootstrap
+  (:func:`trial_draw` / :func:`poisson_bits` take their random part from the generator,
+  :func:`counts_of_draw` / :func:`poisson_from_bits` the rest, in any thread), and
+  :class:`RunningTotals` - their running totals at chosen positions;
 * :func:`quantile_rows` - type-7 quantiles of replicates, safe with infinite values;
 * :func:`fold_ids` and :func:`source_folds` - cross-validation splits by trial or by source.
 """
@@ -27,14 +29,18 @@ __all__ = [
     "SourceSplit",
     "bootstrap_index_chunks",
     "check_interval_options",
+    "counts_of_draw",
     "fold_ids",
     "narrowest_uint",
+    "poisson_bits",
     "poisson_counts",
+    "poisson_from_bits",
     "quantile_rows",
     "source_codes",
     "source_folds",
     "stage_progress",
     "trial_counts",
+    "trial_draw",
 ]
 
 #: The default random seed of cases and studies (the case file's ``[uncertainty] seed``): a case
@@ -185,43 +191,93 @@ def trial_counts(rng: np.random.Generator, size: int) -> np.ndarray:
     counts). From there on: independent Poisson(1) counts, the Poisson bootstrap [1]_;
     the class size then varies by about ``sqrt(size)`` (under 0.5 %), which changes
     nothing measurable in the intervals while sparing a scatter over ``size`` counters.
+    Equal to ``counts_of_draw(trial_draw(rng, size))``.
 
     References
     ----------
     .. [1] J. A. Hanley, B. MacGibbon, "Creating non-parametric bootstrap samples using
        Poisson frequencies", Computer Methods and Programs in Biomedicine 83 (2006) 57-62.
     """
+    return counts_of_draw(trial_draw(rng, size))
+
+
+def trial_draw(rng: np.random.Generator, size: int):
+    """The random part of :func:`trial_counts`, taken from ``rng`` in the same order.
+
+    The multinomial counts themselves for small classes, the :func:`poisson_bits` of the
+    Poisson counts for large ones; :func:`counts_of_draw` finishes either (in any thread).
+    """
     if size < POISSON_FROM:
         return np.bincount(rng.integers(0, size, size), minlength=size)
-    return poisson_counts(rng, size)
+    return poisson_bits(rng, size)
+
+
+def counts_of_draw(draw, out: np.ndarray | None = None) -> np.ndarray:
+    """The counts of a :func:`trial_draw` (``out``: as in :func:`poisson_from_bits`)."""
+    if isinstance(draw, np.ndarray):
+        return draw
+    return poisson_from_bits(*draw, out=out)
 
 
 def poisson_counts(rng: np.random.Generator, size: int) -> np.ndarray:
     """Poisson(1) variates (uint8), probabilities exact to ``2**-32`` (:func:`_poisson_tables`).
 
     One random byte per trial and four vectorised comparisons settle 98.8 % of the
-    counts; the rest (first byte among the top 3 values) draw 24 more bits. The
-    comparisons run over blocks of :data:`_BLOCK` bytes that stay in the processor's
-    cache; the values are those of one pass over the whole array.
+    counts; the rest (first byte among the top 3 values) draw 24 more bits. Equal to
+    ``poisson_from_bits(*poisson_bits(rng, size))``: the random part and the arithmetic
+    part may run in different threads.
+    """
+    return poisson_from_bits(*poisson_bits(rng, size))
+
+
+def poisson_bits(rng: np.random.Generator, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The random part of :func:`poisson_counts`: one byte per trial, 24 more bits per rare byte.
+
+    Returns ``(u, extra)``: ``u`` the ``size`` random bytes, ``extra`` one 24-bit integer
+    for each byte of ``u`` from ``_BYTE_STEPS[4]`` up, in the order of the bytes. Only a
+    count of the rare bytes is made here (their positions are found in
+    :func:`poisson_from_bits`), so this part is short.
     """
     u = rng.bit_generator.random_raw(-(-size // 8)).view(np.uint8)[:size]
+    rare = int(np.count_nonzero(u >= _BYTE_STEPS[-1]))
+    return u, rng.integers(0, 2**24, rare)
+
+
+def poisson_from_bits(
+    u: np.ndarray, extra: np.ndarray, out: np.ndarray | None = None
+) -> np.ndarray:
+    """The Poisson(1) counts (uint8) given by the draws of :func:`poisson_bits`.
+
+    The comparisons run over blocks of :data:`_BLOCK` bytes that stay in the processor's
+    cache (no temporary as large as the data, so no fresh memory per call); the values
+    are those of one pass over the whole array. ``out``: a uint8 array of ``u.size`` to
+    write the counts into (reused between replicates), else a new one.
+    """
     step0, step1, step2, step3, top = _BYTE_STEPS
-    counts = np.empty(size, dtype=np.uint8)
+    counts = np.empty(u.size, dtype=np.uint8) if out is None else out
+    flag = np.empty(min(u.size, _BLOCK), dtype=bool)
     rare = [np.empty(0, dtype=np.intp)]
-    for start in range(0, size, _BLOCK):
-        part, out = u[start:start + _BLOCK], counts[start:start + _BLOCK]
-        np.greater_equal(part, step0, out=out.view(bool))
+    for start in range(0, u.size, _BLOCK):
+        part, block = u[start:start + _BLOCK], counts[start:start + _BLOCK]
+        is_step = flag[:part.size]
+        np.greater_equal(part, step0, out=block.view(bool))
         for step in (step1, step2, step3):
-            out += (part >= step).view(np.uint8)
-        rare.append(np.flatnonzero(part >= top) + start)
+            np.greater_equal(part, step, out=is_step)
+            block += is_step.view(np.uint8)
+        np.greater_equal(part, top, out=is_step)
+        rare.append(np.flatnonzero(is_step) + start)
     rare = np.concatenate(rare)
-    v = (u[rare].astype(np.int64) - top) << 24 | rng.integers(0, 2**24, rare.size)
-    counts[rare] = np.searchsorted(_TOP_STEPS, v, side="right")
+    v = (u[rare].astype(np.int64) - top) << 24 | extra
+    rare_counts = np.zeros(rare.size, dtype=np.uint8)
+    for step in _TOP_STEPS:  # #{k : v >= top_steps[k]}, one comparison per step (12)
+        rare_counts += v >= step
+    counts[rare] = rare_counts
     return counts
 
 
-#: Bytes per block of the vectorised comparisons in :func:`poisson_counts`.
-_BLOCK = 65_536
+#: Bytes per block of the vectorised comparisons in :func:`poisson_from_bits` (a quarter
+#: of a megabyte: the block and its flags stay in the processor's second-level cache).
+_BLOCK = 262_144
 
 
 #: Masks of the lowest ``r`` bytes of a 64-bit word, r = 0..7.

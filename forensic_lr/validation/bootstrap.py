@@ -35,15 +35,16 @@ from ..errors import ForensicLRWarning, InputError
 from ..metrics import evaluate
 from ..metrics.catalogue import resampled
 from ..metrics.cllr import _block_cllr
-from ..metrics.pav import _fit_runs, _TieGroups
+from ..metrics.pav import PAVFit, _fit_runs, _TieGroups
 from ..metrics.roc import _crossing, _hull
 from ..resampling import (
     Progress,
     RunningTotals,
+    counts_of_draw,
     narrowest_uint,
     quantile_rows,
     source_codes,
-    trial_counts,
+    trial_draw,
 )
 
 __all__ = [
@@ -200,7 +201,8 @@ class _Sorted:
     #   mixed unit (a tie group holding both classes)
     mixed_ds: np.ndarray
     supports: np.ndarray  # corners that end a PAV block of the data as given
-    segment: np.ndarray  # [j] = i with supports[i] <= j <= supports[i + 1]
+    segment_size: np.ndarray  # corners j given to chain segment i (supports[i] <= j <=
+    #   supports[i + 1], each j to the first such i): segments are consecutive runs of j
     cost_ss: np.ndarray  # log(1 + e^-llr) in nats; the first n_inf_ss are +inf (llr -inf)
     cost_ds: np.ndarray  # log(1 + e^llr); the last n_inf_ds are +inf (llr +inf)
     n_inf_ss: int
@@ -241,8 +243,12 @@ def _sorted(ss: np.ndarray, ds: np.ndarray) -> _Sorted:
         mixed_ss=mixed_ss,
         mixed_ds=mixed_ds,
         supports=supports,
-        segment=np.minimum(
-            np.searchsorted(supports, np.arange(corners.size), "right") - 1, supports.size - 2
+        segment_size=np.bincount(
+            np.minimum(
+                np.searchsorted(supports, np.arange(corners.size), "right") - 1,
+                supports.size - 2,
+            ),
+            minlength=supports.size - 1,
         ),
         cost_ss=np.logaddexp(0.0, -ss_sorted),
         cost_ds=np.logaddexp(0.0, ds_sorted),
@@ -375,20 +381,47 @@ def _replicate_metrics(s: _Sorted, c_ss: np.ndarray, c_ds: np.ndarray) -> np.nda
     tot_ss, tot_ds = int(at_ss[-1]), int(at_ds[-1])
     if tot_ss == 0 or tot_ds == 0:
         return np.full(len(METRICS), np.nan)
-    inf_ss, miss = read_ss[-2:]  # weight of the SS trials with llr = -inf, and llr < 0
-    finite_ds, below_pos = read_ds[-2:]  # weight of the DS trials with llr < inf, <= 0
-    cost_ss = np.inf if inf_ss else _dot(c_ss[s.n_inf_ss:], s.cost_ss[s.n_inf_ss:])
-    end = c_ds.size - s.n_inf_ds
-    cost_ds = np.inf if finite_ds < tot_ds else _dot(c_ds[:end], s.cost_ds[:end])
-    minimum, eer = _hull_metrics(s, at_ss, at_ds)
+    actual = _weighted_cllr(s, c_ss, c_ds, read_ss, read_ds)
+    fit = _hull_fit(s, at_ss, at_ds)
+    minimum, eer = _block_cllr(fit), _crossing(_hull(fit))
     tied = (read_ss[k + n_mixed:k + 2 * n_mixed] - read_ss[k:k + n_mixed],
             read_ds[k + n_mixed:k + 2 * n_mixed] - read_ds[k:k + n_mixed])
     auc = _corner_auc(at_ss, at_ds, *tied)
-    actual = (cost_ss / tot_ss + cost_ds / tot_ds) / (2 * _LN2)
+    miss, below_pos = read_ss[-1], read_ds[-1]  # SS weight with llr < 0, DS with llr <= 0
     false_alarm = tot_ds - int(below_pos)
     return np.array(
         [actual, minimum, actual - minimum, eer, auc, int(miss) / tot_ss, false_alarm / tot_ds]
     )
+
+
+def _replicate_cllrs(s: _Sorted, c_ss: np.ndarray, c_ds: np.ndarray) -> np.ndarray:
+    """``[Cllr, minCllr]`` of the replicate, as in :func:`_replicate_metrics` (NaN likewise).
+
+    What a paired comparison needs of each system: the ROC hull, EER, AUC and error
+    rates are left out.
+    """
+    k = s.corner_ss.size
+    read_ss, read_ds = s.read_ss(c_ss), s.read_ds(c_ds)
+    at_ss, at_ds = read_ss[:k], read_ds[:k]
+    if at_ss[-1] == 0 or at_ds[-1] == 0:
+        return np.full(2, np.nan)
+    actual = _weighted_cllr(s, c_ss, c_ds, read_ss, read_ds)
+    return np.array([actual, _block_cllr(_hull_fit(s, at_ss, at_ds))])
+
+
+def _weighted_cllr(s: _Sorted, c_ss, c_ds, read_ss, read_ds) -> float:
+    """Cllr of the replicate: one weighted sum of the costs per class.
+
+    ``read_ss`` / ``read_ds`` are the running totals of the weights (:class:`_Sorted`):
+    the SS weight on an llr of ``-inf`` (second last of ``read_ss``) or the DS weight
+    beyond the finite costs makes that class's cost infinite.
+    """
+    k = s.corner_ss.size
+    tot_ss, tot_ds = int(read_ss[k - 1]), int(read_ds[k - 1])
+    cost_ss = np.inf if read_ss[-2] else _dot(c_ss[s.n_inf_ss:], s.cost_ss[s.n_inf_ss:])
+    end = c_ds.size - s.n_inf_ds
+    cost_ds = np.inf if read_ds[-2] < tot_ds else _dot(c_ds[:end], s.cost_ds[:end])
+    return (cost_ss / tot_ss + cost_ds / tot_ds) / (2 * _LN2)
 
 
 def _dot(counts: np.ndarray, cost: np.ndarray) -> float:
@@ -422,10 +455,10 @@ def _corner_auc(at_ss, at_ds, tied_ss, tied_ds) -> float:
     return wins / (f_ss[-1] * f_ds[-1])
 
 
-def _hull_metrics(s: _Sorted, at_ss: np.ndarray, at_ds: np.ndarray) -> tuple[float, float]:
-    """minCllr and EER from the cumulative SS and DS weights at the corners.
+def _hull_fit(s: _Sorted, at_ss: np.ndarray, at_ds: np.ndarray) -> PAVFit:
+    """The PAV blocks of the replicate from the cumulative SS and DS weights at the corners.
 
-    Both depend only on the PAV blocks, i.e. on the vertices of the lower convex hull
+    minCllr and EER depend only on these blocks, i.e. on the vertices of the lower convex hull
     of the points ``(W_j, S_j)`` (total and SS weight below unit boundary ``j``); only
     corners can be vertices (:func:`_corners`). The corners that ended a PAV block of
     the unweighted data (``s.supports``) are points of this set, so the chain through
@@ -433,21 +466,22 @@ def _hull_metrics(s: _Sorted, at_ss: np.ndarray, at_ds: np.ndarray) -> tuple[flo
     then runs on the remaining points only (their counts pooled between them), which
     gives the same blocks in a fraction of the time. The test is exact, in integers: with
     ``dS, dW`` the rise of the chain segment holding ``j`` and ``K = S_a dW - W_a dS``
-    for its first point ``a``, point ``j`` is above when ``S_j dW - W_j dS > K``.
+    for its first point ``a``, point ``j`` is above when ``S_j dW - W_j dS > K`` (the
+    per-segment values are spread over the corners with ``np.repeat``).
     """
     at_all = at_ss + at_ds
     if at_all[-1] < 2**31:  # the products below fit in int64
         s_sup, w_sup = at_ss[s.supports], at_all[s.supports]
         rise_s, rise_w = np.diff(s_sup), np.diff(w_sup)
         k = s_sup[:-1] * rise_w - w_sup[:-1] * rise_s
-        i = s.segment
-        points = np.flatnonzero(at_ss * rise_w[i] - at_all * rise_s[i] <= k[i])
+        above = at_ss * np.repeat(rise_w, s.segment_size)
+        above -= at_all * np.repeat(rise_s, s.segment_size)
+        points = np.flatnonzero(above <= np.repeat(k, s.segment_size))
         at_ss, at_ds = at_ss[points], at_ds[points]
     n_ss, n_ds = np.diff(at_ss), np.diff(at_ds)
     keep = np.flatnonzero(n_ss + n_ds)
     groups = _TieGroups(np.arange(keep.size, dtype=np.float64), n_ss[keep], n_ds[keep])
-    fit = _fit_runs(groups)
-    return _block_cllr(fit), _crossing(_hull(fit))
+    return _fit_runs(groups)
 
 
 # --------------------------------------------------------------------------- weights
@@ -464,33 +498,37 @@ def _replicate_weights(by, rng, n, systems, ss_sources, ds_sources):
     Returns the generator and the number of sources (None for trials).
     """
     draws, weights, k = _draws(by, rng, n, systems, ss_sources, ds_sources)
-    return ([weights(i, d) for i in range(len(systems))] for d in draws), k
+    return (weights(d) for d in draws), k
 
 
 def _draws(by, rng, n, systems, ss_sources, ds_sources):
     """The random part of :func:`_replicate_weights`, and how a draw becomes weights.
 
-    Returns ``(draws, weights, k)``: ``draws`` yields one draw per replicate (the counts
-    in the first system's sorted order, or the source multiplicities), all taken from
-    ``rng`` in order; ``weights(i, draw)`` gives ``(c_ss, c_ds)`` of system ``i`` (a
-    deterministic function, so it may run in any thread); ``k`` is the number of sources
-    (None for trials).
+    Returns ``(draws, weights, k)``: ``draws`` yields one draw per replicate (the random
+    bits of the counts in the first system's sorted order, :func:`trial_draw`, or the
+    source multiplicities), all taken from ``rng`` in order; ``weights(draw)`` gives the
+    list of ``(c_ss, c_ds)`` of every system (a deterministic function, so it may run in
+    any thread: the counts are formed there, once for all systems); ``k`` is the number
+    of sources (None for trials).
     """
     first = systems[0]
     n_ss, n_ds = first.order_ss.size, first.order_ds.size
     if by == "trial":
-        carry = [(None, None)] + [
+        carry = [
             (_carry(first.order_ss, s.order_ss), _carry(first.order_ds, s.order_ds))
             for s in systems[1:]
         ]
 
         def trials():
             for _ in range(n):
-                yield trial_counts(rng, n_ss), trial_counts(rng, n_ds)
+                yield trial_draw(rng, n_ss), trial_draw(rng, n_ds)
 
-        def carried(i, draw):
-            (c_ss, c_ds), (p_ss, p_ds) = draw, carry[i]
-            return draw if p_ss is None else (c_ss[p_ss], c_ds[p_ds])
+        def carried(draw):
+            c_ss, c_ds = counts_of_draw(draw[0]), counts_of_draw(draw[1])
+            return [(c_ss, c_ds)] + [  # the indices are a permutation: no bounds to check
+                (c_ss.take(p_ss, mode="wrap"), c_ds.take(p_ds, mode="wrap"))
+                for p_ss, p_ds in carry
+            ]
 
         return trials(), carried, None
     codes_ss, codes_ds, k = source_codes(ss_sources, ds_sources, n_ss, n_ds)
@@ -506,9 +544,8 @@ def _draws(by, rng, n, systems, ss_sources, ds_sources):
             m = np.append(np.bincount(rng.integers(0, k, k), minlength=k), 1)
             yield m.astype(narrowest_uint(int(m.max()) ** 2))  # products m_a m_b fit
 
-    def products(i, m):
-        (a_ss, b_ss), (a_ds, b_ds) = pairs[i]
-        return m[a_ss] * m[b_ss], m[a_ds] * m[b_ds]
+    def products(m):
+        return [(m[a_ss] * m[b_ss], m[a_ds] * m[b_ds]) for (a_ss, b_ss), (a_ds, b_ds) in pairs]
 
     return sources(), products, k
 
@@ -727,7 +764,7 @@ def bootstrap_metrics(
     draws, weights, n_sources = _draws(by, rng, n, [system], ss_sources, ds_sources)
     reps = np.empty((n, len(METRICS)))
     _run_replicates(
-        draws, lambda draw: _replicate_metrics(system, *weights(0, draw)), reps, progress,
+        draws, lambda draw: _replicate_metrics(system, *weights(draw)[0]), reps, progress,
         workers,
     )
     n_valid = int(np.sum(~np.isnan(reps[:, 0])))

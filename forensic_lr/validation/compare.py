@@ -27,7 +27,7 @@ from .bootstrap import (
     _draws,
     _invalid_warning,
     _percentile_kept,
-    _replicate_metrics,
+    _replicate_cllrs,
     _resolve_by,
     _run_replicates,
     _sorted,
@@ -142,12 +142,20 @@ def placement_values(ss, ds) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _placements(ss, ds, order_ss, order_ds) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`placement_values` given sorting permutations of both classes."""
+    """:func:`placement_values` given sorting permutations of both classes.
+
+    Two binary searches of the sorted SS values among the sorted DS values give, per SS
+    trial ``i``, ``lo_i = #{ds < ss_i}`` and ``hi_i = #{ds <= ss_i}``. The DS side needs
+    no search: the ``j``-th sorted DS value exceeds ``ss_i`` exactly when ``j >= hi_i``
+    and is at least ``ss_i`` when ``j >= lo_i``, so ``#{ss < ds_j}`` and ``#{ss <= ds_j}``
+    are running totals of the histograms of ``hi`` and ``lo`` (exact integers).
+    """
     ss_sorted, ds_sorted = ss[order_ss], ds[order_ds]
     below = np.searchsorted(ds_sorted, ss_sorted, side="left")
-    tied = np.searchsorted(ds_sorted, ss_sorted, side="right") - below
-    below_ds = np.searchsorted(ss_sorted, ds_sorted, side="left")
-    tied_ds = np.searchsorted(ss_sorted, ds_sorted, side="right") - below_ds
+    upto = np.searchsorted(ds_sorted, ss_sorted, side="right")
+    tied = upto - below
+    below_ds = np.cumsum(np.bincount(upto, minlength=ds.size + 1)[:-1])  # #{ss < ds_j}
+    tied_ds = np.cumsum(np.bincount(below, minlength=ds.size + 1)[:-1]) - below_ds
     v_ss, v_ds = np.empty(ss.size), np.empty(ds.size)
     v_ss[order_ss] = (below + 0.5 * tied) / ds.size
     v_ds[order_ds] = (ss.size - below_ds - tied_ds + 0.5 * tied_ds) / ss.size
@@ -315,9 +323,8 @@ def compare_systems(
     diffs = np.empty((n, 2))
 
     def difference(draw) -> np.ndarray:
-        ra = _replicate_metrics(systems[0], *weights(0, draw))
-        rb = _replicate_metrics(systems[1], *weights(1, draw))
-        return ra[:2] - rb[:2]
+        (wa, wb) = weights(draw)
+        return _replicate_cllrs(systems[0], *wa) - _replicate_cllrs(systems[1], *wb)
 
     _run_replicates(draws, difference, diffs, progress, workers)
     n_valid = int(np.sum(~np.isnan(diffs[:, 0])))
