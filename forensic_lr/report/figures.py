@@ -16,7 +16,7 @@ def case_figures(run, *, workers: int | None = None) -> dict[str, str]:
     evaluated once on a score grid (:func:`forensic_lr.plots.model_curves`). The first
     evidence score is the one marked; figures with a log10 LR axis mark the ELUB bounds
     the background supports (applied or not, as the report's method section states).
-    The figures are drawn on up to ``workers`` cores (default: all usable ones; see
+    The figures are drawn on up to ``workers`` cores (default: the idle ones; see
     :func:`~forensic_lr.report.parallel.call_forked`), with the same bytes as one by one.
     """
     first = run.result.results[0]

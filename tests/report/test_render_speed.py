@@ -18,7 +18,7 @@ from pypdf import PdfReader
 from forensic_lr._resources import examples_dir
 from forensic_lr.casework.pipeline import run_case_full
 from forensic_lr.casework.spec import load_case
-from forensic_lr.report import build_report
+from forensic_lr.report import build_report, parallel
 from forensic_lr.report.figures import case_figures
 from forensic_lr.report.parallel import call_forked
 from forensic_lr.report.render import cached_environment, environment, render
@@ -57,6 +57,15 @@ def test_call_forked_returns_every_value_in_order():
         assert got == expected and list(got) == list(expected)
     assert call_forked({}, 2) == {}
     assert _no_children_left()
+
+
+@pytest.mark.parametrize(("cores", "load", "idle"), [
+    (2, 0.2, 2), (2, 1.0, 2), (2, 1.9, 2), (2, 2.0, 1), (2, 5.7, 1), (8, 3.5, 6), (1, 0.0, 1),
+])
+def test_idle_cores_leave_out_the_cores_other_work_keeps_busy(monkeypatch, cores, load, idle):
+    monkeypatch.setattr(parallel, "usable_cores", lambda: cores)
+    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (load, 0.0, 0.0))
+    assert parallel.idle_cores() == idle
 
 
 def _fails_in_any_process():
