@@ -15,12 +15,12 @@ clock, and of the processor time of the process and the children it forked (figu
 be drawn in forked processes: their processor time adds up, their wall clock does not).
 
 Then, for this checkout only, ``--repeat`` interleaved runs (median and minimum) of each
-part: building the figures (on the idle cores as shipped, on one core, on two), rendering the HTML, the PDF
-as ``build_report`` makes it (figures handed to weasyprint as SVG images), next to the PDF
-of the HTML file itself (figures inline as ``<svg>``) and of the HTML without figures; and
-one profiled PDF run split into font subsetting, layout and drawing. Times are wall clock
-on a machine that may be shared (the load average is printed): read the ratios within one
-run.
+part: building the figures (on the idle cores as shipped, on one core, on two), rendering
+the HTML, the PDF as ``build_report`` makes it (figures handed to weasyprint as SVG
+images), next to the PDF of the HTML file itself (figures inline as ``<svg>``) and of the
+HTML without figures; and one profiled PDF run split into font subsetting, layout and
+drawing. Times are wall clock on a machine that may be shared (the load average is
+printed): read the ratios within one run.
 """
 
 from __future__ import annotations
