@@ -292,10 +292,7 @@ def _svg_of(figure_function: Callable[..., Figure], name: str) -> Callable[..., 
 
     @functools.wraps(figure_function)  # ``__wrapped__`` is the figure function
     def svg(*args, **kwargs) -> str:
-        fig = figure_function(*args, **kwargs)
-        text = to_svg(fig)
-        fig.clear()
-        return text
+        return to_svg(figure_function(*args, **kwargs))
 
     svg.__name__ = svg.__qualname__ = name
     svg.__doc__ = (

@@ -13,8 +13,10 @@ naming the template file and line.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
+import os
 import re
 import traceback
 from pathlib import Path
@@ -120,6 +122,34 @@ def environment(template_dir: str | Path | None = None) -> jinja2.Environment:
     return env
 
 
+@functools.lru_cache(maxsize=16)
+def _shared_environment(template_dir: str | None, _folder_state: tuple) -> jinja2.Environment:
+    return environment(template_dir)
+
+
+def _folder_state(folder: Path) -> tuple:
+    """``(name, modification time)`` of the files directly in ``folder``: a lab folder that
+    gains, loses or changes a file gets a new environment."""
+    try:
+        with os.scandir(folder) as entries:
+            return tuple(sorted((e.name, e.stat().st_mtime_ns) for e in entries))
+    except OSError:  # a missing folder: the loader names it when a template is looked up
+        return ()
+
+
+def cached_environment(template_dir: str | Path | None = None) -> jinja2.Environment:
+    """:func:`environment`, made once per template folder and kept with its compiled
+    templates (compiling the case report's templates costs about 20 times rendering them).
+
+    A lab's folder is looked at on every call: a file added, removed or changed there
+    gives a new environment; jinja itself reloads a changed shipped template.
+    """
+    if not template_dir:
+        return _shared_environment(None, ())
+    folder = Path(template_dir).resolve()
+    return _shared_environment(str(folder), _folder_state(folder))
+
+
 def _nan(value) -> bool:
     return isinstance(value, float) and math.isnan(value)
 
@@ -188,7 +218,7 @@ def render(name: str, context: dict, template_dir: str | Path | None = None) -> 
         keeps its traceback.)
     """
     try:
-        return environment(template_dir).get_template(name).render(**context)
+        return cached_environment(template_dir).get_template(name).render(**context)
     except InputError:
         raise
     except jinja2.TemplateSyntaxError as exc:

@@ -1,0 +1,136 @@
+"""Faster report rendering, same report: figures drawn on several cores, compiled templates
+kept, long annex tables laid out from their first row.
+
+Independent values: the figures drawn one after the other in this process (the slow
+definition) must equal, byte for byte, those drawn in forked processes; the PDF is read
+back with pypdf (its figures still vector drawings, no image); the template cache is
+checked against a fresh environment.
+"""
+
+import io
+import os
+import shutil
+import warnings
+
+import pytest
+from pypdf import PdfReader
+
+from forensic_lr._resources import examples_dir
+from forensic_lr.casework.pipeline import run_case_full
+from forensic_lr.casework.spec import load_case
+from forensic_lr.report import build_report, parallel
+from forensic_lr.report.figures import case_figures
+from forensic_lr.report.parallel import call_forked
+from forensic_lr.report.render import cached_environment, environment, render
+
+
+@pytest.fixture(scope="module")
+def voice_run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("voice")
+    shutil.copytree(examples_dir() / "voice", folder, dirs_exist_ok=True)
+    return run_case_full(load_case(folder / "case.toml"))
+
+
+def _no_children_left() -> bool:
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:  # this process has no child, running or finished
+        return True
+    return False
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forking needs a POSIX system")
+def test_figures_drawn_in_forked_processes_equal_the_serial_ones(voice_run):
+    serial = case_figures(voice_run, workers=1)
+    for workers in (2, 3):
+        forked = case_figures(voice_run, workers=workers)
+        assert list(forked) == list(serial)  # same figures, same order
+        assert forked == serial  # byte for byte
+    assert _no_children_left()
+
+
+def test_call_forked_returns_every_value_in_order():
+    jobs = {f"job{i}": (lambda i=i: [i] * i) for i in range(7)}
+    expected = {name: job() for name, job in jobs.items()}
+    for workers in (1, 2, 4, 20):
+        got = call_forked(jobs, workers)
+        assert got == expected and list(got) == list(expected)
+    assert call_forked({}, 2) == {}
+    assert _no_children_left()
+
+
+@pytest.mark.parametrize(("cores", "load", "idle"), [
+    (2, 0.2, 2), (2, 1.0, 2), (2, 1.9, 2), (2, 2.0, 1), (2, 5.7, 1), (8, 3.5, 6), (1, 0.0, 1),
+])
+def test_idle_cores_leave_out_the_cores_other_work_keeps_busy(monkeypatch, cores, load, idle):
+    monkeypatch.setattr(parallel, "usable_cores", lambda: cores)
+    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (load, 0.0, 0.0))
+    assert parallel.idle_cores() == idle
+
+
+def _fails_in_any_process():
+    raise ValueError("no such figure")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forking needs a POSIX system")
+def test_a_failing_job_raises_its_own_error_here_and_leaves_no_process():
+    # job 2 of 2 runs in the child: it fails there and is run again here to raise
+    with pytest.raises(ValueError, match="no such figure"):
+        call_forked({"a": lambda: 1, "b": _fails_in_any_process}, 2)
+    assert _no_children_left()
+    # this process's own job fails: the child is ended and waited for
+    with pytest.raises(ValueError, match="no such figure"):
+        call_forked({"a": _fails_in_any_process, "b": lambda: 1}, 2)
+    assert _no_children_left()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forking needs a POSIX system")
+def test_warnings_of_a_forked_job_are_raised_here():
+    def warns():
+        warnings.warn("drawn in the child", UserWarning, stacklevel=1)
+        return 2
+
+    with pytest.warns(UserWarning, match="drawn in the child"):
+        assert call_forked({"a": lambda: 1, "b": warns}, 2) == {"a": 1, "b": 2}
+
+
+def test_cached_environment_renders_as_a_fresh_one_and_follows_a_lab_folder(tmp_path):
+    assert cached_environment() is cached_environment()
+    assert cached_environment(tmp_path) is cached_environment(tmp_path)
+    context = {"css": "", "r": None}
+    fresh = environment(tmp_path)
+    (tmp_path / "x.html").write_text("{{ 1.23456 | metric(2) }} {{ 0.5 | percent }}")
+    before = cached_environment(tmp_path)
+    assert render("x.html", context, tmp_path) == fresh.get_template("x.html").render(
+        **context) == "1.23 50.0 %"
+    # a file added to the lab folder (an override) is used at once
+    (tmp_path / "y.html").write_text("lab override")
+    assert cached_environment(tmp_path) is not before
+    assert render("y.html", context, tmp_path) == "lab override"
+
+
+def _image_xobjects(resources) -> int:
+    """Image XObjects in ``resources``, looking into form XObjects (the SVG figures)."""
+    count = 0
+    xobjects = resources.get("/XObject") if resources else None
+    for ref in (xobjects or {}).values():
+        obj = ref.get_object()
+        if obj.get("/Subtype") == "/Image":
+            count += 1
+        elif obj.get("/Subtype") == "/Form":
+            count += _image_xobjects(obj.get("/Resources"))
+    return count
+
+
+def test_pdf_figures_stay_vector_and_the_settings_table_is_fixed(voice_run):
+    files = build_report(voice_run, formats=("pdf", "html"))
+    reader = PdfReader(io.BytesIO(files["report.pdf"]))
+    assert sum(_image_xobjects(page.get("/Resources")) for page in reader.pages) == 0
+    text = " ".join(page.extract_text() for page in reader.pages)
+    for label in ("different source", "same source", "log10 LR", "prior log10 odds"):
+        assert label in text  # figure text is text, not pictures of text
+    html = files["report.html"].decode("utf-8")
+    assert '<table class="data compact fixed"' in html
+    assert "table.fixed { table-layout: fixed; }" in html
+    # every setting name of the configuration still on its own row
+    assert html.count('<td class="mono">case.') >= 5
