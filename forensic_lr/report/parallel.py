@@ -7,7 +7,8 @@ in and nothing is imported again) and returns the same values as calling them on
 the other: the figures are byte for byte those of a serial run, in the same order.
 
 It falls back to calling the jobs here, one after the other, where forking is unsafe or
-useless: no ``os.fork`` (Windows), one idle core, one job, or other Python threads running
+useless: not Linux (Windows has no ``os.fork``; on macOS system frameworks are not safe
+in a forked child), one idle core, one job, or other Python threads running
 (a web server's: a lock one of them holds would stay locked in the child). A forked child
 repeats some warm-up work (fonts, text measures), about 15 % of the figures' processor
 time: on a machine whose cores are all busy it would only add that, so by default only
@@ -21,6 +22,7 @@ import math
 import os
 import pickle
 import signal
+import sys
 import threading
 import warnings
 from collections.abc import Callable, Mapping
@@ -55,7 +57,9 @@ def idle_cores() -> int:
 
 
 def _can_fork() -> bool:
-    return hasattr(os, "fork") and threading.active_count() == 1
+    # Linux only: on macOS system frameworks are not safe to use in a forked child
+    return (sys.platform.startswith("linux") and hasattr(os, "fork")
+            and threading.active_count() == 1)
 
 
 def _serial(jobs: Mapping[str, Callable[[], T]], names) -> dict[str, T]:
