@@ -124,7 +124,7 @@ def config_rows(configuration: dict, prefix: str = "",
     rows: list[tuple[str, str]] = []
     for key, value in configuration.items():
         name = f"{prefix}{key}"
-        if score_texts and name in ("evidence.score", "evidence.scores"):
+        if score_texts and name in ("evidence.score", "evidence.scores") and value is not None:
             rows.append((name, ", ".join(score_texts)))
         elif isinstance(value, dict):
             rows += config_rows(value, name + ".", score_texts)

@@ -42,6 +42,7 @@ def test_report_prints_the_score_as_typed(tmp_path, capsys):
     html = (out / "report.html").read_text(encoding="utf-8")
     assert '<td class="num">5.50</td>' in html
     assert "evidence.score</td><td>5.50<" in html
+    assert "evidence.scores<" not in html  # the case gives one score, not a list
 
 
 def test_distance_scores_print_as_typed_and_negated(tmp_path):
