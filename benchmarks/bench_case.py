@@ -85,7 +85,7 @@ def _run_seconds(folder: Path, case: Path) -> float:
 
     out = folder / "out"
     start = time.perf_counter()
-    code = main(["run", str(case), "--out", str(out), "--force", "-q"])
+    code = main(["run", str(case), "--out", str(out), "--force", "--draft", "-q"])
     seconds = time.perf_counter() - start
     if code != 0:
         raise SystemExit(f"forensic-lr run {case.name} failed with exit code {code}")
