@@ -38,6 +38,8 @@ def projected_newton(
     lower: np.ndarray,
     upper: np.ndarray,
     skip: np.ndarray | None = None,
+    *,
+    nan_fails: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Minimise ``k`` objectives over the box ``lower <= theta <= upper``, all at once.
 
@@ -51,6 +53,10 @@ def projected_newton(
         Box (``-inf``/``inf`` for a free parameter, ``lower == upper`` for a fixed one).
     skip : ndarray of bool, shape (k,), optional
         Problems not to iterate (reported as not converged).
+    nan_fails : bool
+        A NaN value means the objective is not available there (e.g. a model valid in a
+        region only): the problem is given up at once (not converged) instead of halving
+        the step until the value is finite again.
 
     Returns
     -------
@@ -133,13 +139,16 @@ def projected_newton(
         value_now = current[rows]
         t = np.ones(rows.size)
         accepted = np.zeros(rows.size, dtype=bool)
+        dropped = np.zeros(rows.size, dtype=bool)
         new_theta, new_value = th.copy(), value_now.copy()
         for _ in range(_MAX_HALVINGS):
-            left = np.flatnonzero(~accepted)
+            left = np.flatnonzero(~accepted & ~dropped)
             if not left.size:
                 break
             cand = np.clip(th[left] - t[left, None] * step[left], lower, upper)
             cand_value = value(cand, rows[left])
+            if nan_fails:
+                dropped[left[np.isnan(cand_value)]] = True
             decrease = np.sum(grad[left] * (cand - th[left]), axis=1)
             # slack for rounding: near the optimum the changes reach the objective's last digits
             slack = 1e-12 * (1.0 + np.abs(value_now[left]))

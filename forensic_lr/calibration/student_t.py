@@ -16,6 +16,7 @@ from ..errors import ConvergenceError, ForensicLRError, InputError
 from ..resampling import CHUNK_DRAWS, bootstrap_index_chunks
 from .base import BaseCalibrator
 from .batched_newton import BATCH_FROM, projected_newton
+from .logistic import _MOMENT_ROWS
 
 #: Range of the estimated degrees of freedom (the upper end is practically Gaussian).
 DF_MIN, DF_MAX = 0.5, 1000.0
@@ -255,14 +256,18 @@ def _polish(theta, x, w, df, skip=None):
 
 
 def _newton(objective: _Loglik, theta, df, skip=None):
-    """Projected Newton on ``objective`` from ``theta`` (rows), ``nu`` in its range or fixed."""
+    """Projected Newton on ``objective`` from ``theta`` (rows), ``nu`` in its range or fixed.
+
+    A NaN value (the moment series out of its range) gives the problem up at once.
+    """
     if df is None:
         low, high = np.log(DF_MIN), np.log(DF_MAX)
     else:
         low = high = np.log(float(df))
     lower = np.array([-np.inf, -np.inf, low])
     upper = np.array([np.inf, np.inf, high])
-    return projected_newton(objective.value, objective.derivatives, theta, lower, upper, skip)
+    return projected_newton(objective.value, objective.derivatives, theta, lower, upper, skip,
+                            nan_fails=isinstance(objective, _MomentLoglik))
 
 
 def fit_t(values: np.ndarray, df: float | None = None) -> TFit:
@@ -497,12 +502,6 @@ class StudentTCalibrator(BaseCalibrator):
         return out
 
 
-#: Replicates whose power moments are formed in one matrix product: OpenBLAS shares a
-#: product with few rows badly between threads (measured 2.6x slower per row at 40 rows
-#: than at 200 on 2 cores), so the draw counts of several chunks are collected first.
-_MOMENT_ROWS = 192
-
-
 def exact_sum_split(table: np.ndarray, total: int) -> np.ndarray:
     """``[T1, T2]`` with ``T1 + T2 = table`` to 2^-(2p+1), whose products with counts are exact.
 
@@ -558,8 +557,11 @@ class _Resamples:
         self.table = exact_sum_split(np.vander(v, 2 * SERIES_TERMS + 2, increasing=True),
                                      self.size)
         self.moments = np.empty((n, 2 * SERIES_TERMS + 2))
-        self.buffer = np.empty((min(n, per_chunk * -(-_MOMENT_ROWS // per_chunk)),
-                                self.points.size))
+        # the counts of _MOMENT_ROWS replicates per product (OpenBLAS shares a product of
+        # few rows badly between threads: 2.6x slower per row at 40 rows than at 200 on 2
+        # cores), but at most 8 draw chunks' worth (256 MB) however many scores
+        rows = min(_MOMENT_ROWS, max(per_chunk, 8 * CHUNK_DRAWS // self.points.size))
+        self.buffer = np.empty((min(n, per_chunk * -(-rows // per_chunk)), self.points.size))
         self.pending: list[np.ndarray] = []
 
     def _counts(self, idx, out=None):

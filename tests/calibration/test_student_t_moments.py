@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from forensic_lr.calibration import student_t
+from forensic_lr.calibration.batched_newton import projected_newton
 from forensic_lr.calibration.student_t import (
     SERIES_TERMS,
     StudentTCalibrator,
@@ -165,3 +166,25 @@ def test_split_table_products_are_exact_in_any_order(seed, size):
         np.testing.assert_array_equal(got * scale, exact)
     order = rng.permutation(v.size)
     np.testing.assert_array_equal(counts[:, order] @ split[order], product)
+
+
+def test_projected_newton_gives_up_where_the_value_is_nan():
+    """``nan_fails``: a step into the region without a value ends the problem at once."""
+    calls = []
+
+    def value(th, rows):
+        calls.append(rows.size)
+        out = np.sum((th - 3.0) ** 2, axis=1)
+        return np.where(th[:, 0] > 1.0, np.nan, out)  # available only for x <= 1
+
+    def derivatives(th, rows):
+        return 2 * (th - 3.0), np.broadcast_to(2 * np.eye(1), (th.shape[0], 1, 1))
+
+    start = np.array([[0.0], [0.5]])
+    box = np.array([-np.inf]), np.array([np.inf])
+    _, done = projected_newton(value, derivatives, start, *box, nan_fails=True)
+    assert not done.any() and len(calls) == 2  # the start, then one rejected step
+    calls.clear()
+    # without it the step is halved until the value exists again: many more evaluations
+    projected_newton(value, derivatives, start, *box)
+    assert len(calls) > 2
