@@ -250,6 +250,13 @@ class _MomentLoglik(_Loglik):
         return tuple(np.where(ok, v, np.nan) for v in sums)
 
 
+#: Halvings of a Newton step that leaves the moment series' range before the replicate is
+#: solved on its scores instead: a first step from the full-data fit may overshoot and come
+#: back within a few halvings, while a replicate whose maximum lies beyond the range would
+#: otherwise spend 40 halvings on every step.
+_NAN_HALVINGS = 6
+
+
 def _polish(theta, x, w, df, skip=None):
     """Projected Newton on ``(mu, log sigma, log nu)`` for each row of weights ``w``."""
     return _newton(_MeanLoglik(x, w), theta, df, skip)
@@ -258,7 +265,8 @@ def _polish(theta, x, w, df, skip=None):
 def _newton(objective: _Loglik, theta, df, skip=None):
     """Projected Newton on ``objective`` from ``theta`` (rows), ``nu`` in its range or fixed.
 
-    A NaN value (the moment series out of its range) gives the problem up at once.
+    A NaN value is the moment series out of its range: after :data:`_NAN_HALVINGS` such
+    steps in one line search the problem is given up (and solved on the scores).
     """
     if df is None:
         low, high = np.log(DF_MIN), np.log(DF_MAX)
@@ -267,7 +275,8 @@ def _newton(objective: _Loglik, theta, df, skip=None):
     lower = np.array([-np.inf, -np.inf, low])
     upper = np.array([np.inf, np.inf, high])
     return projected_newton(objective.value, objective.derivatives, theta, lower, upper, skip,
-                            nan_fails=isinstance(objective, _MomentLoglik))
+                            nan_halvings=_NAN_HALVINGS if isinstance(objective, _MomentLoglik)
+                            else None)
 
 
 def fit_t(values: np.ndarray, df: float | None = None) -> TFit:

@@ -169,7 +169,7 @@ def test_split_table_products_are_exact_in_any_order(seed, size):
 
 
 def test_projected_newton_gives_up_where_the_value_is_nan():
-    """``nan_fails``: a step into the region without a value ends the problem at once."""
+    """``nan_halvings``: steps that keep leaving the region with a value end the problem."""
     calls = []
 
     def value(th, rows):
@@ -182,9 +182,14 @@ def test_projected_newton_gives_up_where_the_value_is_nan():
 
     start = np.array([[0.0], [0.5]])
     box = np.array([-np.inf]), np.array([np.inf])
-    _, done = projected_newton(value, derivatives, start, *box, nan_fails=True)
-    assert not done.any() and len(calls) == 2  # the start, then one rejected step
+    # from 0 the Newton step reaches 3: halved to 1.5, still NaN, then 0.75 is accepted
+    theta, done = projected_newton(value, derivatives, start, *box, nan_halvings=2)
+    assert not done.any() and len(calls) == 3  # the start, then two NaN candidates
+    np.testing.assert_array_equal(theta, start)
     calls.clear()
-    # without it the step is halved until the value exists again: many more evaluations
+    _, done = projected_newton(value, derivatives, start, *box, nan_halvings=3)
+    assert not done.any() and len(calls) > 3  # progress towards x = 1, then given up
+    calls.clear()
+    # without it the step is halved until the value exists again, up to 40 times a step
     projected_newton(value, derivatives, start, *box)
-    assert len(calls) > 2
+    assert len(calls) > 10
