@@ -9,7 +9,10 @@ For each calibrator, times the whole ``forensic-lr run`` (case file in, report f
 in one process) with ``[uncertainty] method = "bootstrap"`` (1000 replicates) and with
 ``method = "none"``, alternating the two, and prints the median of ``--repeats`` runs of
 each, their range and the ratio bootstrap / none (target: at most 2, and a whole case
-under 5 s). Other programs may share the machine, so compare ratios within one run.
+under 5 s). It also times the LR bootstrap alone (``bootstrap_interval``, median of
+``--repeats``) and prints ``(none + LR bootstrap) / none``, what the interval adds to a run
+whatever else the case computes. Other programs may share the machine, so compare ratios
+within one run.
 ``suspect_map`` gets 30 suspect scores and ``unsupervised`` 3,300 unlabelled scores.
 ``--stages`` also times each stage of :func:`forensic_lr.casework.run_case_full` once,
 with the same library calls it makes, and prints each stage's share.
@@ -18,6 +21,7 @@ with the same library calls it makes, and prints each stage's share.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import tempfile
 import time
@@ -63,6 +67,21 @@ def _timed(label: str, times: dict, func, *args, **kwargs):
     return value
 
 
+@contextlib.contextmanager
+def _timing(module, name: str, times: dict, label: str):
+    """Time every call of ``module.name`` while inside, into ``times[label]``."""
+    func = getattr(module, name)
+
+    def timed(*args, **kwargs):
+        return _timed(label, times, func, *args, **kwargs)
+
+    setattr(module, name, timed)
+    try:
+        yield
+    finally:
+        setattr(module, name, func)
+
+
 def _write_data(folder: Path, n_ss: int, n_ds: int) -> None:
     rng = np.random.default_rng(0)
     np.save(folder / "ss.npy", rng.normal(2.0, 1.0, n_ss))
@@ -85,31 +104,57 @@ def _run_seconds(folder: Path, case: Path) -> float:
 
     out = folder / "out"
     start = time.perf_counter()
-    code = main(["run", str(case), "--out", str(out), "--force", "-q"])
+    code = main(["run", str(case), "--out", str(out), "--force", "--draft", "-q"])
     seconds = time.perf_counter() - start
     if code != 0:
         raise SystemExit(f"forensic-lr run {case.name} failed with exit code {code}")
     return seconds
 
 
+def _interval_seconds(folder: Path, calibrator: str) -> float:
+    """Seconds of the LR bootstrap alone (:func:`bootstrap_interval`, 1000 replicates)."""
+    from forensic_lr.calibration import make_calibrator
+    from forensic_lr.casework.pipeline import _load_background, _load_extra
+    from forensic_lr.casework.spec import load_case
+    from forensic_lr.uncertainty import bootstrap_interval
+
+    spec = load_case(_case_file(folder, calibrator, "bootstrap"))
+    data, _, hashes, files = _load_background(spec)
+    extra, _ = _load_extra(spec, hashes, files)
+    base = make_calibrator(spec.method.calibrator, **extra)
+    start = time.perf_counter()
+    bootstrap_interval(base, data.ss, data.ds, np.array([1.5]), n=1000, seed=1)
+    return time.perf_counter() - start
+
+
 def ratio_table(folder: Path, calibrators, repeats: int) -> None:
-    """Median (range) of whole runs with and without the bootstrap, and their ratio."""
-    print(f"{'calibrator':<14}{'bootstrap s':>22}{'none s':>22}{'ratio':>8}")
+    """Median (range) of whole runs with and without the bootstrap, and their ratio.
+
+    The last two columns time the LR bootstrap alone (median of ``repeats`` calls of
+    :func:`bootstrap_interval`) and give ``(none + LR bootstrap) / none``: what the
+    interval adds to a run, apart from the rest of the case (sensitivity analysis,
+    report), which may dominate both runs.
+    """
+    print(f"{'calibrator':<14}{'bootstrap s':>22}{'none s':>22}{'ratio':>8}"
+          f"{'LR bootstrap s':>17}{'(none+LR)/none':>16}")
     for name in calibrators:
         cases = {u: _case_file(folder, name, u) for u in ("bootstrap", "none")}
-        times: dict[str, list[float]] = {"bootstrap": [], "none": []}
+        times: dict[str, list[float]] = {"bootstrap": [], "none": [], "interval": []}
         for _ in range(repeats):
             for u in ("none", "bootstrap"):
                 times[u].append(_run_seconds(folder, cases[u]))
+            times["interval"].append(_interval_seconds(folder, name))
         med = {u: float(np.median(t)) for u, t in times.items()}
         cells = [f"{med[u]:.2f} ({min(times[u]):.2f}-{max(times[u]):.2f})" for u in times]
-        print(f"{name:<14}{cells[0]:>22}{cells[1]:>22}{med['bootstrap'] / med['none']:>8.2f}",
+        print(f"{name:<14}{cells[0]:>22}{cells[1]:>22}{med['bootstrap'] / med['none']:>8.2f}"
+              f"{cells[2]:>17}{(med['none'] + med['interval']) / med['none']:>16.2f}",
               flush=True)
 
 
 def stage_table(folder: Path, calibrator: str) -> None:
     """Each stage of the case pipeline timed once, with its share of the sum."""
     from forensic_lr.calibration import make_calibrator
+    from forensic_lr.casework import pipeline
     from forensic_lr.casework.pipeline import _load_background, _load_extra, run_case_full
     from forensic_lr.casework.spec import load_case
     from forensic_lr.metrics import evaluate
@@ -129,17 +174,20 @@ def stage_table(folder: Path, calibrator: str) -> None:
     _timed("bootstrap (1000)", stages, bootstrap_interval, base, ss, ds, x, n=1000, seed=1)
     cv = _timed("5-fold validation", stages, cross_validated_llr, ss, ds, base, folds=5, seed=1)
     _timed("metrics", stages, evaluate, *cv)
-    run = _timed("run_case_full (all of the above)", stages, run_case_full, spec)
+    with _timing(pipeline, "sensitivity_analysis", stages, "sensitivity (in run_case_full)"):
+        run = _timed("run_case_full (all of the above)", stages, run_case_full, spec)
     files = _timed("report: plots + HTML + PDF", stages, build_report, run, ("pdf", "html", "json"))
     _timed("write files", stages, write_outputs, folder / "stages", files, force=True)
     parts = ["load case file", "load scores", "fit", "LR", "bootstrap (1000)",
-             "5-fold validation", "metrics", "report: plots + HTML + PDF", "write files"]
+             "5-fold validation", "metrics", "sensitivity (in run_case_full)",
+             "report: plots + HTML + PDF", "write files"]
     total = sum(stages[p] for p in parts)
     print(f"stages of one case, calibrator {calibrator}")
-    print(f"{'stage':<36}{'seconds':>10}{'share':>9}")
+    print(f"{'stage':<42}{'seconds':>10}{'share':>9}")
     for p in parts:
-        print(f"{p:<36}{stages[p]:>10.3f}{stages[p] / total:>8.1%}")
-    print(f"{'sum of stages':<36}{total:>10.3f}")
+        print(f"{p:<42}{stages[p]:>10.3f}{stages[p] / total:>8.1%}")
+    print(f"{'sum of stages':<42}{total:>10.3f}")
+
 
 
 def main() -> None:

@@ -38,6 +38,8 @@ def projected_newton(
     lower: np.ndarray,
     upper: np.ndarray,
     skip: np.ndarray | None = None,
+    *,
+    nan_halvings: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Minimise ``k`` objectives over the box ``lower <= theta <= upper``, all at once.
 
@@ -51,6 +53,11 @@ def projected_newton(
         Box (``-inf``/``inf`` for a free parameter, ``lower == upper`` for a fixed one).
     skip : ndarray of bool, shape (k,), optional
         Problems not to iterate (reported as not converged).
+    nan_halvings : int, optional
+        A NaN value means the objective is not available there (e.g. a model valid in a
+        region only): a problem whose step gives NaN this many times in one line search
+        is given up (not converged) instead of halving the step up to 40 times. None:
+        NaN is treated as any failed Armijo test.
 
     Returns
     -------
@@ -133,13 +140,18 @@ def projected_newton(
         value_now = current[rows]
         t = np.ones(rows.size)
         accepted = np.zeros(rows.size, dtype=bool)
+        dropped = np.zeros(rows.size, dtype=bool)
+        nan_count = np.zeros(rows.size, dtype=int)
         new_theta, new_value = th.copy(), value_now.copy()
         for _ in range(_MAX_HALVINGS):
-            left = np.flatnonzero(~accepted)
+            left = np.flatnonzero(~accepted & ~dropped)
             if not left.size:
                 break
             cand = np.clip(th[left] - t[left, None] * step[left], lower, upper)
             cand_value = value(cand, rows[left])
+            if nan_halvings is not None:
+                nan_count[left] += np.isnan(cand_value)
+                dropped[left[nan_count[left] >= nan_halvings]] = True
             decrease = np.sum(grad[left] * (cand - th[left]), axis=1)
             # slack for rounding: near the optimum the changes reach the objective's last digits
             slack = 1e-12 * (1.0 + np.abs(value_now[left]))

@@ -87,20 +87,32 @@ class _Objective:
         d2 = w * p * (1.0 - p)
         gp = g * expit(-z)
         gpp = gp * (1.0 - 2.0 * g)
-        jac = (1.0 - g, g, width * gp, width * gp * u)
-        second = {
-            (0, 2): -gp, (0, 3): -gp * u, (1, 2): gp, (1, 3): gp * u,
-            (2, 2): width * gpp, (2, 3): width * gpp * u, (3, 3): width * gpp * u * u,
-        }
-        grad = np.stack([np.sum(d1 * j, axis=1) for j in jac], axis=1)
+        # the sums over the scores as fused products (einsum: one pass each, no temporaries)
+        width = width[:, 0]
+        jac = (1.0 - g, g, gp, gp * u)  # the last two times W give D
+        d1_gp, d1_gpp = d1 * gp, d1 * gpp
+        s_gp, s_gpu = np.sum(d1_gp, axis=1), np.einsum("kn,n->k", d1_gp, u)
+        grad = np.stack(
+            [np.einsum("kn,kn->k", d1, jac[0]), np.einsum("kn,kn->k", d1, jac[1]),
+             width * s_gp, width * s_gpu],
+            axis=1,
+        )
+        scale = (1.0, 1.0, width, width)
         hess = np.empty((theta.shape[0], 4, 4))
         for i in range(4):
             d2_i = d2 * jac[i]
             for j in range(i, 4):
-                h = np.sum(d2_i * jac[j], axis=1)
-                if (i, j) in second:
-                    h = h + np.sum(d1 * second[i, j], axis=1)
-                hess[:, i, j] = hess[:, j, i] = h
+                hess[:, i, j] = scale[i] * scale[j] * np.einsum("kn,kn->k", d2_i, jac[j])
+        # second derivatives of llr: (lo|hi, a) -+g', (lo|hi, b) -+g' u, (a|b, a|b) W g'' u^m
+        hess[:, 0, 2] -= s_gp
+        hess[:, 0, 3] -= s_gpu
+        hess[:, 1, 2] += s_gp
+        hess[:, 1, 3] += s_gpu
+        for (i, j), m in (((2, 2), 0), ((2, 3), 1), ((3, 3), 2)):
+            hess[:, i, j] += width * (np.sum(d1_gpp, axis=1) if m == 0
+                                      else np.einsum("kn,n->k", d1_gpp, u**m))
+        upper = np.triu_indices(4, 1)
+        hess[:, upper[1], upper[0]] = hess[:, upper[0], upper[1]]
         return grad, hess
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import warnings
 from dataclasses import dataclass
 
@@ -12,9 +13,10 @@ from scipy.stats import t
 
 from .._checks import as_score_array
 from ..errors import ConvergenceError, ForensicLRError
-from ..resampling import bootstrap_index_chunks
+from ..resampling import CHUNK_DRAWS, bootstrap_index_chunks
 from .base import BaseCalibrator, number_option
 from .batched_newton import BATCH_FROM, projected_newton
+from .logistic import _MOMENT_ROWS
 
 #: Range of the estimated degrees of freedom (the upper end is practically Gaussian).
 DF_MIN, DF_MAX = 0.5, 1000.0
@@ -60,28 +62,24 @@ def _best_df(d2: np.ndarray) -> float:
     return float(np.exp(res.x))
 
 
-class _MeanLoglik:
-    """Minus the weighted mean t log-likelihood of ``x`` (rows of ``w`` sum to 1).
+class _Loglik:
+    """Minus the weighted mean t log-likelihood, per row of weights (rows sum to 1).
 
-    Parameters ``theta = (mu, log sigma, log nu)`` per row of weights.
+    Parameters ``theta = (mu, log sigma, log nu)`` per row. Subclasses supply the weighted
+    sums over the scores (:meth:`_log_sum`, :meth:`_sums`); value, gradient and Hessian are
+    assembled from them here.
     """
 
-    def __init__(self, x: np.ndarray, w: np.ndarray) -> None:
-        self.x, self.w = x, w
-
-    def _common(self, theta):
-        mu, s, eta = (theta[:, j : j + 1] for j in range(3))
-        nu = np.exp(eta)
-        e = self.x - mu
-        q = e * e / (nu * np.exp(2.0 * s))
+    @staticmethod
+    def _params(theta):
+        mu, s, nu = theta[:, 0], theta[:, 1], np.exp(theta[:, 2])
         # log Gamma((nu+1)/2) - log Gamma(nu/2) - log(nu pi)/2, without the cancellation
         const = -betaln(nu / 2, 0.5) - 0.5 * np.log(nu)
-        return nu, s, e, q, const
+        return mu, s, nu, const
 
     def value(self, theta: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        nu, s, _, q, const = self._common(theta)
-        loglik = const[:, 0] - s[:, 0] - (nu[:, 0] + 1) / 2 * np.sum(self.w[rows] * np.log1p(q), 1)
-        return -loglik
+        _, s, nu, const = self._params(theta)
+        return -(const - s - (nu + 1) / 2 * self._log_sum(theta, rows))
 
     def derivatives(self, theta: np.ndarray, rows: np.ndarray):
         """Gradient and Hessian of minus the mean log-likelihood in ``(mu, log sigma, log nu)``.
@@ -93,21 +91,13 @@ class _MeanLoglik:
         ``dl/d(log nu) = nu C' - nu/2 log r + (nu+1) t / 2``, and second derivatives
         ``A (2 q / r^2 - 1 / r)``, ``-2 A e / r^2``, ``A e (q / r^2 - 1 / ((nu+1) r))``,
         ``-2 (nu+1) q / r^2``, ``nu t - (nu+1) q / r^2`` and
-        ``nu C' + nu^2 C'' - nu/2 log r + nu t - (nu+1) q / (2 r^2)``.
+        ``nu C' + nu^2 C'' - nu/2 log r + nu t - (nu+1) q / (2 r^2)``. The weighted sums
+        of ``log r``, ``t``, ``q / r^2``, ``e / r``, ``e / r^2`` and ``e q / r^2`` are
+        all the scores enter through.
         """
-        w = self.w[rows]
-        nu, s, e, q, _ = self._common(theta)
-        nu, sig2 = nu[:, 0], np.exp(2.0 * s[:, 0])
-        r = 1.0 + q
-        inv_r = 1.0 / r
-        t_w = w * q * inv_r
-        qr2 = t_w * inv_r  # w q / r^2
-        s_log = np.sum(w * np.log1p(q), axis=1)
-        s_t = np.sum(t_w, axis=1)
-        s_qr2 = np.sum(qr2, axis=1)
-        s_er = np.sum(w * e * inv_r, axis=1)
-        s_er2 = np.sum(w * e * inv_r * inv_r, axis=1)
-        s_eqr2 = np.sum(qr2 * e, axis=1)
+        _, s, nu, _ = self._params(theta)
+        sig2 = np.exp(2.0 * s)
+        s_log, s_t, s_qr2, s_er, s_er2, s_eqr2 = self._sums(theta, rows)
         a = (nu + 1) / (nu * sig2)
         c1 = 0.5 * digamma((nu + 1) / 2) - 0.5 * digamma(nu / 2) - 0.5 / nu
         c2 = 0.25 * polygamma(1, (nu + 1) / 2) - 0.25 * polygamma(1, nu / 2) + 0.5 / nu**2
@@ -127,16 +117,166 @@ class _MeanLoglik:
         return -grad, -hess
 
 
+class _MeanLoglik(_Loglik):
+    """The objective on the scores ``x`` themselves, weights ``w`` (one row per problem)."""
+
+    def __init__(self, x: np.ndarray, w: np.ndarray) -> None:
+        self.x, self.w = x, w
+
+    def _residuals(self, theta):
+        mu, s, nu, _ = self._params(theta)
+        e = self.x - mu[:, None]
+        return e, e * e / (nu * np.exp(2.0 * s))[:, None]
+
+    def _log_sum(self, theta, rows):
+        return np.sum(self.w[rows] * np.log1p(self._residuals(theta)[1]), 1)
+
+    def _sums(self, theta, rows):
+        w = self.w[rows]
+        e, q = self._residuals(theta)
+        inv_r = 1.0 / (1.0 + q)
+        t_w = w * q * inv_r
+        qr2 = t_w * inv_r  # w q / r^2
+        return (
+            np.sum(w * np.log1p(q), axis=1),
+            np.sum(t_w, axis=1),
+            np.sum(qr2, axis=1),
+            np.sum(w * e * inv_r, axis=1),
+            np.sum(w * e * inv_r * inv_r, axis=1),
+            np.sum(qr2 * e, axis=1),
+        )
+
+
+#: Terms ``J`` of the power series in ``q`` that :class:`_MomentLoglik` sums.
+SERIES_TERMS = 40
+#: Largest truncation error (relative to the scale of each sum) :class:`_MomentLoglik`
+#: accepts: the rounding unit of float64, below the rounding of the direct sums.
+_ROUNDING = 2.0**-53
+
+
+def series_tail(rho: np.ndarray, spread: np.ndarray) -> np.ndarray:
+    """Bound on what the six series of :class:`_MomentLoglik` leave out after ``J`` terms.
+
+    With ``q_i <= rho < 1`` and ``|e_i| <= D spread``, every dropped term is at most
+    ``(j + 1) rho^j`` (times ``D spread`` for the sums with ``e``), and
+    ``sum_{j > J} (j + 1) rho^j <= (J + 2) rho^(J + 1) / (1 - rho)^2``.
+    """
+    j = SERIES_TERMS
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        tail = (j + 2) * spread * rho ** (j + 1) / (1.0 - rho) ** 2
+    return np.where(rho < 1.0, tail, np.inf)
+
+
+class _MomentLoglik(_Loglik):
+    """The objective of many resamples from power moments of the scores.
+
+    Parameters
+    ----------
+    centre, half : float
+        ``v_i = (x_i - centre) / half`` lies in ``[-1, 1]`` for every score.
+    moments : ndarray, shape (k, 2 J + 2)
+        ``S_bl = sum_i w_bi v_i^l`` for each resample ``b`` (weights summing to 1).
+    v_range : (float, float)
+        Smallest and largest ``v_i``.
+
+    Notes
+    -----
+    With ``h = (mu - centre) / half`` and ``g = half^2 / (nu sigma^2)``, ``e_i = half
+    (v_i - h)`` and ``q_i = g (v_i - h)^2``, so ``log(1 + q)``, ``q / (1 + q)``,
+    ``q / (1 + q)^2``, ``e / (1 + q)``, ``e / (1 + q)^2`` and ``e q / (1 + q)^2`` are
+    power series in ``q`` (``log(1 + q) = sum_j (-1)^(j+1) q^j / j``,
+    ``1 / (1 + q)^2 = sum_j (j + 1) (-q)^j``, ...) whose weighted sums are combinations
+    of ``g^j M_k``, with the central moments ``M_k = sum_i w_i (v_i - h)^k =
+    sum_l C(k, l) (-h)^(k-l) S_l`` [1]_. The series converge for ``q_i <= rho =
+    g max_i (v_i - h)^2 < 1``; ``J`` terms are summed, and a resample whose remainder
+    (:func:`series_tail`) exceeds the rounding unit gets NaN (its sums are then not
+    those of the scores to the last digit, and it is solved on the scores instead).
+    Each Newton step costs ``O(J^2)`` per resample instead of a pass over the scores.
+
+    References
+    ----------
+    .. [1] M. Abramowitz, I. A. Stegun, *Handbook of Mathematical Functions*, Dover,
+           1965, 4.1.24 (series of log(1 + x)) and 3.6.8 (binomial series).
+    """
+
+    def __init__(self, centre: float, half: float, moments: np.ndarray, v_range) -> None:
+        self.centre, self.half, self.moments = centre, half, moments
+        self.v_low, self.v_high = v_range
+        self.degree = moments.shape[1] - 1
+        self._factorial = np.cumprod(np.r_[1.0, np.arange(1.0, self.degree + 1)])
+
+    def _central(self, theta, rows):
+        """Central moments ``M_k`` (rows), ``g``, and whether the series is exact there.
+
+        ``M_k / k! = sum_l (S_l / l!) ((-h)^(k-l) / (k-l)!)`` is a convolution: one
+        product with a (strided, not copied) Toeplitz view per resample.
+        """
+        mu, s, nu, _ = self._params(theta)
+        h = (mu - self.centre) / self.half
+        g = self.half**2 * np.exp(-2.0 * s) / nu
+        spread = np.maximum(np.abs(self.v_low - h), np.abs(self.v_high - h))  # >= |v_i - h|
+        ok = series_tail(g * spread**2, spread) <= _ROUNDING
+        h = np.where(ok, h, 0.0)
+        d = self.degree
+        shift = np.zeros((h.size, 2 * d + 1))
+        shift[:, d:] = np.cumprod(
+            np.column_stack([np.ones(h.size), -h[:, None] / np.arange(1.0, d + 1)]), axis=1
+        )
+        shift[np.abs(shift) < 1e-290] = 0.0  # no subnormal numbers (slow arithmetic)
+        toeplitz = np.lib.stride_tricks.sliding_window_view(shift, d + 1, axis=1)[:, ::-1]
+        scaled = self.moments[rows] / self._factorial
+        central = np.einsum("bl,blk->bk", scaled, toeplitz) * self._factorial
+        return central, np.where(ok, g, 0.0), ok
+
+    def _log_sum(self, theta, rows):
+        central, g, ok = self._central(theta, rows)
+        j = np.arange(1, SERIES_TERMS + 1)
+        terms = (-1.0) ** (j + 1) / j * g[:, None] ** j * central[:, 2 * j]
+        return np.where(ok, np.sum(terms, axis=1), np.nan)
+
+    def _sums(self, theta, rows):
+        central, g, ok = self._central(theta, rows)
+        j = np.arange(SERIES_TERMS + 1)  # j = 0 is the first term of the sums with e
+        gj = (-1.0) ** j * g[:, None] ** j
+        even, odd = central[:, 2 * j[1:]], central[:, 2 * j + 1]
+        sums = (
+            -np.sum(gj[:, 1:] / j[1:] * even, axis=1),
+            -np.sum(gj[:, 1:] * even, axis=1),
+            -np.sum(gj[:, 1:] * j[1:] * even, axis=1),
+            self.half * np.sum(gj * odd, axis=1),
+            self.half * np.sum(gj * (j + 1) * odd, axis=1),
+            -self.half * np.sum(gj[:, 1:] * j[1:] * odd[:, 1:], axis=1),
+        )
+        return tuple(np.where(ok, v, np.nan) for v in sums)
+
+
+#: Halvings of a Newton step that leaves the moment series' range before the replicate is
+#: solved on its scores instead: a first step from the full-data fit may overshoot and come
+#: back within a few halvings, while a replicate whose maximum lies beyond the range would
+#: otherwise spend 40 halvings on every step.
+_NAN_HALVINGS = 6
+
+
 def _polish(theta, x, w, df, skip=None):
     """Projected Newton on ``(mu, log sigma, log nu)`` for each row of weights ``w``."""
-    objective = _MeanLoglik(x, w)
+    return _newton(_MeanLoglik(x, w), theta, df, skip)
+
+
+def _newton(objective: _Loglik, theta, df, skip=None):
+    """Projected Newton on ``objective`` from ``theta`` (rows), ``nu`` in its range or fixed.
+
+    A NaN value is the moment series out of its range: after :data:`_NAN_HALVINGS` such
+    steps in one line search the problem is given up (and solved on the scores).
+    """
     if df is None:
         low, high = np.log(DF_MIN), np.log(DF_MAX)
     else:
         low = high = np.log(float(df))
     lower = np.array([-np.inf, -np.inf, low])
     upper = np.array([np.inf, np.inf, high])
-    return projected_newton(objective.value, objective.derivatives, theta, lower, upper, skip)
+    return projected_newton(objective.value, objective.derivatives, theta, lower, upper, skip,
+                            nan_halvings=_NAN_HALVINGS if isinstance(objective, _MomentLoglik)
+                            else None)
 
 
 def fit_t(values: np.ndarray, df: float | None = None) -> TFit:
@@ -311,46 +451,184 @@ class StudentTCalibrator(BaseCalibrator):
         distinct scores of the class, so replicate ``b`` maximises the mean log-likelihood
         with weights ``c_bi / n``; all replicates are solved at once by the projected
         Newton iteration :func:`fit_t` ends with, starting from the full-data fit, and stop
-        at the same maximum as the looped fit to the rounding level. A replicate where
-        Newton's method does not converge is refitted by :meth:`fit`, and so is every
-        replicate when a class has fewer than
+        at the same maximum as the looped fit to the rounding level.
+
+        The weighted sums each Newton step needs come from the power moments of the
+        scores (:class:`_MomentLoglik`): one matrix product of the draw counts with the
+        table of ``v_i^l`` per block of replicates, after which a step costs ``O(J^2)``
+        per replicate whatever the number of scores. Where the power series would not
+        give the sums to the rounding unit (heavy tails: small ``nu`` or far outliers)
+        the replicate is solved on the scores themselves. A replicate where Newton's
+        method does not converge is refitted by :meth:`fit`, and so is every replicate
+        when a class has fewer than
         :data:`~forensic_lr.calibration.batched_newton.BATCH_FROM` scores.
         """
         ss, ds = self._validate(ss, ds)
         s_eval = as_score_array(scores, "scores")
         full = StudentTCalibrator(df=self.df).fit(ss, ds)
-        classes = []
-        for values, fitted in ((ss, full.fit_ss_), (ds, full.fit_ds_)):
-            distinct, codes = np.unique(values, return_inverse=True)
-            start = np.array([fitted.loc, np.log(fitted.scale), np.log(fitted.df)])
-            classes.append((distinct, codes, values.size, start))
-        rows = []
         small = min(ss.size, ds.size) < BATCH_FROM
+        per_chunk = max(1, CHUNK_DRAWS // max(ss.size, ds.size))
+        classes = [
+            _Resamples(values, fitted, n, small, per_chunk, self.df)
+            for values, fitted in ((ss, full.fit_ss_), (ds, full.fit_ds_))
+        ]
+        bad = np.zeros(n, dtype=bool)
+        replay = copy.deepcopy(rng)
+        done = 0
         for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
-            k = idx_ss.shape[0]
-            bad = np.zeros(k, dtype=bool)
-            done = np.ones(k, dtype=bool)
-            logpdf = []
-            for (distinct, codes, size, start), idx in zip(classes, (idx_ss, idx_ds), strict=True):
-                counts = np.stack([np.bincount(row, minlength=distinct.size) for row in codes[idx]])
-                bad |= np.count_nonzero(counts, axis=1) < 2
-                theta, ok = _polish(
-                    np.tile(start, (k, 1)), distinct, counts / size, self.df, np.full(k, small)
-                )
-                done &= ok
-                nu = np.exp(theta[:, 2:]) if self.df is None else float(self.df)
-                logpdf.append(t.logpdf(s_eval, nu, theta[:, :1], np.exp(theta[:, 1:2])))
-            out = logpdf[0] - logpdf[1]
-            out[bad] = np.nan
-            model = StudentTCalibrator(df=self.df)
-            for r in np.flatnonzero(~done & ~bad):
-                try:
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore")
-                        out[r] = model.fit(ss[idx_ss[r]], ds[idx_ds[r]]).llr(s_eval)
-                except ForensicLRError:
-                    out[r] = np.nan
-            rows.append(out)
+            rows = np.arange(done, done + idx_ss.shape[0])
+            for resamples, idx in zip(classes, (idx_ss, idx_ds), strict=True):
+                bad[rows] |= resamples.add(rows, idx)
+            done += rows.size
             if progress is not None:
-                progress(sum(r.shape[0] for r in rows), n)
-        return np.vstack(rows)
+                progress(done, n)
+        for resamples in classes:
+            resamples.solve(bad)
+        out = classes[0].logpdf(s_eval) - classes[1].logpdf(s_eval)
+        left = ~bad & ~(classes[0].ok & classes[1].ok)
+        if left.any():  # the same draws again, for the few replicates still to solve
+            done = 0
+            model = StudentTCalibrator(df=self.df)
+            for idx_ss, idx_ds in bootstrap_index_chunks(replay, n, ss.size, ds.size):
+                rows = np.arange(done, done + idx_ss.shape[0])
+                done += rows.size
+                redo = np.flatnonzero(left[rows])
+                if not redo.size:
+                    continue
+                for resamples, idx in zip(classes, (idx_ss, idx_ds), strict=True):
+                    resamples.solve_on_scores(rows[redo], idx[redo])
+                fitted = classes[0].ok[rows[redo]] & classes[1].ok[rows[redo]]
+                for r, solved in zip(redo, fitted, strict=True):
+                    if solved:
+                        out[rows[r]] = (classes[0].logpdf(s_eval, rows[r])
+                                        - classes[1].logpdf(s_eval, rows[r]))[0]
+                        continue
+                    try:
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
+                            out[rows[r]] = model.fit(ss[idx_ss[r]], ds[idx_ds[r]]).llr(s_eval)
+                    except ForensicLRError:
+                        out[rows[r]] = np.nan
+        out[bad] = np.nan
+        return out
+
+
+def exact_sum_split(table: np.ndarray, total: int) -> np.ndarray:
+    """``[T1, T2]`` with ``T1 + T2 = table`` to 2^-(2p+1), whose products with counts are exact.
+
+    For entries ``|T| <= 1`` and rows of non-negative integer counts summing to at most
+    ``total < 2^p'``: ``T1`` is ``table`` rounded to a multiple of ``2^-p`` and ``T2`` the
+    remainder rounded to a multiple of ``2^-2p``, with ``p = 52 - ceil(log2(total + 1))``.
+    Every partial sum of ``counts @ T1`` is then an integer multiple of ``2^-p`` below
+    ``total`` (fewer than 53 significant bits), and likewise for ``T2``, so both products
+    are exact in float64 whatever the order of summation (BLAS blocking, number of
+    threads); ``counts @ T1 + counts @ T2`` rounded once is the moment to the rounding
+    unit, the same on every machine.
+    """
+    unit = 2.0 ** (52 - int(np.ceil(np.log2(total + 1))))  # scaling by it is exact
+    out = np.empty((table.shape[0], 2 * table.shape[1]))
+    first, second = out[:, : table.shape[1]], out[:, table.shape[1] :]
+    np.rint(table * unit, out=first)
+    np.subtract(table * unit, first, out=second)  # exact: the rounding error of each entry
+    np.rint(second * unit, out=second)
+    first /= unit
+    second /= unit * unit
+    return out
+
+
+class _Resamples:
+    """The bootstrap resamples of one class: draw counts, moments and fitted parameters.
+
+    ``add`` takes the draws of a block of replicates; ``solve`` fits them all (from the
+    power moments, :class:`_MomentLoglik`, where the series serves the class at its
+    full-data fit; else on the scores block by block as they come); ``solve_on_scores``
+    fits given replicates on their scores. ``theta`` rows are ``(mu, log sigma, log nu)``
+    and ``ok`` says which converged.
+    """
+
+    def __init__(self, values, fitted: TFit, n: int, small: bool, per_chunk: int, df) -> None:
+        distinct, codes = np.unique(values, return_inverse=True)
+        # without ties the draws are counted on the scores as they are (no recoding)
+        self.points, self.codes = (values, None) if distinct.size == values.size else (
+            distinct, codes)
+        self.size, self.small, self.df = values.size, small, df
+        self.start = np.array([fitted.loc, np.log(fitted.scale), np.log(fitted.df)])
+        self.theta = np.tile(self.start, (n, 1))
+        self.ok = np.zeros(n, dtype=bool)
+        self.table = None
+        half = float(np.max(np.abs(distinct - fitted.loc)))
+        if small or half == 0:
+            return
+        v_range = ((distinct[0] - fitted.loc) / half, (distinct[-1] - fitted.loc) / half)
+        self.model_args = (fitted.loc, half, v_range)
+        probe = _MomentLoglik(fitted.loc, half, np.zeros((1, 2 * SERIES_TERMS + 2)), v_range)
+        if not probe._central(self.start[None], np.array([0]))[2][0]:
+            return  # heavy tails: the series does not serve even the full-data fit
+        v = (self.points - fitted.loc) / half
+        self.table = exact_sum_split(np.vander(v, 2 * SERIES_TERMS + 2, increasing=True),
+                                     self.size)
+        self.moments = np.empty((n, 2 * SERIES_TERMS + 2))
+        # the counts of _MOMENT_ROWS replicates per product (OpenBLAS shares a product of
+        # few rows badly between threads: 2.6x slower per row at 40 rows than at 200 on 2
+        # cores), but at most 8 draw chunks' worth (256 MB) however many scores
+        rows = min(_MOMENT_ROWS, max(per_chunk, 8 * CHUNK_DRAWS // self.points.size))
+        self.buffer = np.empty((min(n, per_chunk * -(-rows // per_chunk)), self.points.size))
+        self.pending: list[np.ndarray] = []
+
+    def _counts(self, idx, out=None):
+        if out is None:
+            out = np.empty((idx.shape[0], self.points.size))
+        for row, draws in zip(out, idx if self.codes is None else self.codes[idx], strict=True):
+            row[:] = np.bincount(draws, minlength=self.points.size)
+        return out
+
+    def add(self, rows: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """Take the draws ``idx`` of replicates ``rows``; return which are degenerate."""
+        if self.table is None:
+            counts = self._counts(idx)
+            bad = np.count_nonzero(counts, axis=1) < 2
+            self.theta[rows], self.ok[rows] = _polish(
+                self.theta[rows], self.points, counts / self.size, self.df, bad | self.small
+            )
+            return bad
+        filled = sum(r.size for r in self.pending)
+        if filled + rows.size > self.buffer.shape[0]:
+            self._flush()
+            filled = 0
+        counts = self._counts(idx, self.buffer[filled : filled + rows.size])
+        self.pending.append(rows)
+        return np.count_nonzero(counts, axis=1) < 2
+
+    def _flush(self) -> None:
+        if self.pending:
+            rows = np.concatenate(self.pending)
+            parts = self.buffer[: rows.size] @ self.table
+            half = parts.shape[1] // 2
+            self.moments[rows] = (parts[:, :half] + parts[:, half:]) / self.size
+            self.pending = []
+
+    def solve(self, bad: np.ndarray) -> None:
+        """Fit every replicate from its moments (the classes solved on the scores are done)."""
+        if self.table is None:
+            return
+        self._flush()
+        objective = _MomentLoglik(self.model_args[0], self.model_args[1], self.moments,
+                                  self.model_args[2])
+        with np.errstate(all="ignore"):
+            self.theta, self.ok = _newton(objective, self.theta, self.df, bad)
+
+    def solve_on_scores(self, rows: np.ndarray, idx: np.ndarray) -> None:
+        """Fit the replicates ``rows`` (draws ``idx``) not yet solved, on their scores."""
+        todo = ~self.ok[rows]
+        if self.table is None or not todo.any():  # solved on the scores already
+            return
+        rows, counts = rows[todo], self._counts(idx[todo])
+        self.theta[rows], self.ok[rows] = _polish(
+            np.tile(self.start, (rows.size, 1)), self.points, counts / self.size, self.df
+        )
+
+    def logpdf(self, scores: np.ndarray, rows=slice(None)) -> np.ndarray:
+        """Log density of each replicate's fit (rows) at ``scores`` (columns)."""
+        theta = np.atleast_2d(self.theta[rows])
+        nu = np.exp(theta[:, 2:]) if self.df is None else float(self.df)
+        return t.logpdf(scores, nu, theta[:, :1], np.exp(theta[:, 1:2]))
