@@ -27,11 +27,12 @@ from typing import Any
 
 import numpy as np
 
-from ..calibration import CALIBRATORS, background_only_methods
+from ..calibration import CALIBRATORS, ELUB, background_only_methods
+from ..calibration.elub import elub_bounds_log10
 from ..errors import ForensicLRError
 from ..io.scores import orient
 from ..records import Sensitivity, SensitivityBootstrap, SensitivityRow
-from ..resampling import source_codes
+from ..resampling import CHUNK_DRAWS, bootstrap_index_chunks, source_codes
 from .evidence import evaluate_evidence, printed_log10
 from .verbal import VerbalScale, format_log10, format_lr, verbal_equivalent
 from .verbal import signed_log10 as _signed
@@ -86,6 +87,46 @@ def _resample_weights(rng, n_ss, n_ds, codes):
     return weight(c_ss), weight(c_ds)
 
 
+def _refits_by_hook(template, ss, ds, x, n: int, rng) -> np.ndarray | None:
+    """log10 LRs at ``x`` of ``n`` trial-bootstrap refits through the method's vectorised
+    ``bootstrap_llr`` hook (None when it has none); NaN rows for replicates that fail.
+
+    The hook refits every replicate at once on the draws of
+    :func:`~forensic_lr.resampling.bootstrap_index_chunks` (each equal to a looped ``fit``
+    to about 1e-9). With ELUB, a replicate's bounds are those of its own training LLRs,
+    as :class:`~forensic_lr.calibration.ELUB` computes them: the hook also evaluates the
+    replicate at every background score, and the draws, reproduced from a copy of the
+    generator, pick that replicate's resample. Replicates go through in blocks so the
+    LLR matrix stays near :data:`~forensic_lr.resampling.CHUNK_DRAWS` values.
+    """
+    bounded = isinstance(template, ELUB)
+    inner = copy.deepcopy(template.calibrator if bounded else template)
+    hook = getattr(inner, "bootstrap_llr", None)
+    if hook is None:
+        return None
+    at = np.concatenate([x, ss, ds]) if bounded else x
+    block = max(1, CHUNK_DRAWS // at.size)
+    out = np.full((n, x.size), np.nan)
+    for start in range(0, n, block):
+        k = min(block, n - start)
+        draws = copy.deepcopy(rng)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            llr = np.asarray(hook(ss, ds, at, n=k, rng=rng), dtype=np.float64)
+        rows = llr[:, :x.size]
+        if bounded:
+            row = 0
+            for idx_ss, idx_ds in bootstrap_index_chunks(draws, k, ss.size, ds.size):
+                for i_ss, i_ds in zip(idx_ss, idx_ds, strict=True):  # a loop over replicates
+                    own = llr[row, x.size:]
+                    if not (np.isnan(rows[row]).any() or np.isnan(own).any()):
+                        low, high = elub_bounds_log10(own[i_ss], own[ss.size + i_ds])
+                        rows[row] = np.clip(rows[row], low * _LN10, high * _LN10)
+                    row += 1
+        out[start:start + k] = rows / _LN10
+    return out
+
+
 def background_bootstrap(
     template, ss, ds, x, *, sources=None, n: int = DEFAULT_REFITS, level: float = 0.95,
     seed: int = 0,
@@ -119,18 +160,20 @@ def background_bootstrap(
     if sources is not None:
         c_ss, c_ds, k = source_codes(sources[0], sources[1], ss.size, ds.size)
         codes = (c_ss, c_ds, k)
-    out = np.full((n, x.size), np.nan)
-    for r in range(n):
-        w_ss, w_ds = _resample_weights(rng, ss.size, ds.size, codes)
-        s, d = np.repeat(ss, w_ss), np.repeat(ds, w_ds)
-        if s.size < 2 or d.size < 2 or s.min() == s.max() or d.min() == d.max():
-            continue
-        try:
-            with warnings.catch_warnings(), np.errstate(all="ignore"):
-                warnings.simplefilter("ignore")
-                out[r] = copy.deepcopy(template).fit(s, d).llr(x) / _LN10
-        except ForensicLRError:
-            continue
+    out = None if codes is not None else _refits_by_hook(template, ss, ds, x, n, rng)
+    if out is None:  # by source, or a method without a vectorised hook: refit in a loop
+        out = np.full((n, x.size), np.nan)
+        for r in range(n):
+            w_ss, w_ds = _resample_weights(rng, ss.size, ds.size, codes)
+            s, d = np.repeat(ss, w_ss), np.repeat(ds, w_ds)
+            if s.size < 2 or d.size < 2 or s.min() == s.max() or d.min() == d.max():
+                continue
+            try:
+                with warnings.catch_warnings(), np.errstate(all="ignore"):
+                    warnings.simplefilter("ignore")
+                    out[r] = copy.deepcopy(template).fit(s, d).llr(x) / _LN10
+            except ForensicLRError:
+                continue
     ok = ~np.isnan(out).any(axis=1)
     if not ok.any():
         raise ForensicLRError("no bootstrap resample of the background could be fitted")

@@ -162,10 +162,11 @@ def test_background_bootstrap_by_source_equals_a_looped_resample(make_background
     np.testing.assert_allclose(boot.log10_lr_median, np.median(slow, axis=0), atol=1e-12)
 
 
-def test_background_bootstrap_by_trial_resamples_each_class_at_its_size(make_background):
+def test_background_bootstrap_by_trial_loops_a_method_without_hook(make_background):
     ss, ds = make_background(2, 30, 70)
     x = np.array([0.5])
-    template = make_calibrator("logistic")
+    template = make_calibrator("pav")
+    assert not hasattr(template, "bootstrap_llr")
     boot = background_bootstrap(template, ss, ds, x, n=40, seed=3)
     rng = np.random.default_rng(3)
     slow = []
@@ -177,6 +178,41 @@ def test_background_bootstrap_by_trial_resamples_each_class_at_its_size(make_bac
         slow.append(copy.deepcopy(template).fit(s, d).llr(x)[0] / math.log(10))
     assert boot.by == "trial" and boot.n_failed == 0
     assert boot.log10_lr_median[0] == pytest.approx(np.median(slow), abs=1e-9)
+
+
+@pytest.mark.parametrize("name, elub", [("logistic", False), ("logistic", True),
+                                        ("gaussian", True), ("kde", True),
+                                        ("student_t", True)])
+@pytest.mark.parametrize("chunk", [None, 1_000])
+def test_background_bootstrap_by_trial_equals_looped_refits_on_the_same_draws(
+        make_background, monkeypatch, name, elub, chunk):
+    # The vectorised hook (with each replicate's own ELUB bounds) against refitting the
+    # case's template, ELUB included, on the very resamples the hook drew, block by block.
+    import forensic_lr.casework.sensitivity as sensitivity
+    from forensic_lr.resampling import bootstrap_index_chunks
+
+    if chunk is not None:
+        monkeypatch.setattr(sensitivity, "CHUNK_DRAWS", chunk)
+    ss, ds = make_background(2, 30, 70)
+    x = np.array([0.5, 3.0])
+    template = ELUB(make_calibrator(name)) if elub else make_calibrator(name)
+    n = 40
+    boot = background_bootstrap(template, ss, ds, x, n=n, level=0.9, seed=3)
+    size = x.size + (ss.size + ds.size if elub else 0)
+    block = max(1, sensitivity.CHUNK_DRAWS // size)
+    rng = np.random.default_rng(3)
+    slow = []
+    for start in range(0, n, block):
+        for idx_ss, idx_ds in bootstrap_index_chunks(rng, min(block, n - start), ss.size,
+                                                     ds.size):
+            for i, j in zip(idx_ss, idx_ds, strict=True):
+                fitted = copy.deepcopy(template).fit(ss[i], ds[j])
+                slow.append(fitted.llr(x) / math.log(10))
+    slow = np.array(slow)
+    assert boot.by == "trial" and boot.n_failed == 0 and len(slow) == n
+    np.testing.assert_allclose(boot.log10_lr_low, np.quantile(slow, 0.05, axis=0), atol=1e-7)
+    np.testing.assert_allclose(boot.log10_lr_median, np.median(slow, axis=0), atol=1e-7)
+    np.testing.assert_allclose(boot.log10_lr_high, np.quantile(slow, 0.95, axis=0), atol=1e-7)
 
 
 def test_case_with_sources_folds_and_resamples_by_source(tmp_path, make_background):
