@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import gammaln
 from scipy.stats import norm
 
 from ..errors import InputError, excerpt
 from ..resampling import bootstrap_index_chunks
 from .base import BaseCalibrator, number_option
+from .densities import student_t_logpdf
 from .gaussian import _row_moments
 
 
@@ -24,18 +24,9 @@ class NIGPosterior:
     beta: np.ndarray
 
     def predictive_logpdf(self, s):
-        """Student-t predictive: df 2 alpha, loc mu, scale^2 beta (kappa + 1) / (alpha kappa).
-
-        ``log t(s) = lgamma((nu+1)/2) - lgamma(nu/2) - log(nu pi)/2 - log(scale)
-        - (nu+1)/2 log1p(z^2 / nu)``, ``z = (s - mu) / scale``, written out so that the
-        constant is computed once per posterior, not once per score.
-        """
-        nu = 2 * self.alpha
+        """Student-t predictive: df 2 alpha, loc mu, scale^2 beta (kappa + 1) / (alpha kappa)."""
         scale = np.sqrt(self.beta * (self.kappa + 1) / (self.alpha * self.kappa))
-        z = (s - self.mu) / scale
-        const = (gammaln((nu + 1) / 2) - gammaln(nu / 2) - 0.5 * np.log(nu * np.pi)
-                 - np.log(scale))
-        return const - 0.5 * (nu + 1) * np.log1p(z * z / nu)
+        return student_t_logpdf(s, 2 * self.alpha, self.mu, scale)
 
     def map_variance(self):
         """Joint posterior mode of sigma^2 in the (mu, sigma^2) parameterisation."""

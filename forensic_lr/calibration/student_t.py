@@ -16,6 +16,7 @@ from ..errors import ConvergenceError, ForensicLRError
 from ..resampling import CHUNK_DRAWS, bootstrap_index_chunks
 from .base import BaseCalibrator, number_option
 from .batched_newton import BATCH_FROM, projected_newton
+from .densities import student_t_logpdf
 from .logistic import _MOMENT_ROWS
 
 #: Range of the estimated degrees of freedom (the upper end is practically Gaussian).
@@ -631,4 +632,4 @@ class _Resamples:
         """Log density of each replicate's fit (rows) at ``scores`` (columns)."""
         theta = np.atleast_2d(self.theta[rows])
         nu = np.exp(theta[:, 2:]) if self.df is None else float(self.df)
-        return t.logpdf(scores, nu, theta[:, :1], np.exp(theta[:, 1:2]))
+        return student_t_logpdf(scores, nu, theta[:, :1], np.exp(theta[:, 1:2]))

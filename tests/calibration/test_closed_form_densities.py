@@ -10,6 +10,7 @@ from scipy.stats import norm, t
 
 from forensic_lr.calibration import make_calibrator
 from forensic_lr.calibration.bayesian import NIGPosterior
+from forensic_lr.calibration.densities import student_t_logpdf
 
 finite = st.floats(-50, 50)
 positive = st.floats(0.05, 50)
@@ -22,6 +23,13 @@ def test_predictive_logpdf_equals_scipy_student_t(mu, kappa, alpha, beta, s):
     scale = np.sqrt(beta * (kappa + 1) / (alpha * kappa))
     want = t.logpdf(s, 2 * alpha, mu, scale)
     assert np.isclose(post.predictive_logpdf(s), want, rtol=1e-12, atol=1e-12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(finite, st.floats(0.3, 1e6), finite, positive)
+def test_student_t_logpdf_equals_scipy(s, nu, loc, scale):
+    want = t.logpdf(s, nu, loc, scale)
+    assert np.isclose(student_t_logpdf(s, nu, loc, scale), want, rtol=1e-11, atol=1e-11)
 
 
 def test_gaussian_hook_equals_scipy_normal_llr_of_each_refit():
