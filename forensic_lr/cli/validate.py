@@ -236,8 +236,7 @@ def _write_plots(folder: OutputFolder, ss, ds, *, xlabel: str = "input log10 LR"
 
 
 def _check_llr_args(args: argparse.Namespace) -> None:
-    """Input and option mistakes of ``validate``, named by their command-line flags."""
-    _check_inputs(args)
+    """Option mistakes of ``validate`` with LLR inputs, named by their command-line flags."""
     if args.direction != "higher_is_similar":
         raise InputError(
             "--direction applies to raw scores (with --calibrate, --compare or --report); "
@@ -341,7 +340,6 @@ def _study(args: argparse.Namespace, *, criteria=None, intervals=None, about=Non
     from ..io.scores import load_scores
     from ..validation import run_validation_study
 
-    _check_inputs(args)
     methods = _methods(args)
     if methods == ("none",):  # the system's own LLRs: read with their log base
         data = load_scores(ss=args.ss, ds=args.ds, scores=args.scores, log_base=args.log_base,

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from .text_decoding import decode_bytes, load_json_bytes
+from .text_decoding import decode_bytes, load_json_bytes, read_input_bytes
 
 __all__ = ["read_settings_file"]
 
@@ -42,14 +42,7 @@ def read_settings_file(path: str | Path, what: str) -> Any:
         JSON/TOML (with the line), nested too deeply or holding a too-long integer.
     """
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{what} not found; check the path", path=str(path)) from None
-    except IsADirectoryError:
-        raise InputError(f"is a folder, not a {what}", path=str(path)) from None
-    except OSError as exc:
-        raise InputError(f"cannot read the {what} ({exc.strerror})", path=str(path)) from None
+    data = read_input_bytes(path, what)
     if path.suffix.lower() != ".toml":
         return load_json_bytes(data, str(path), kind=what)
     text, _ = decode_bytes(data, str(path))

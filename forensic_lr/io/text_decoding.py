@@ -24,6 +24,7 @@ from __future__ import annotations
 import codecs
 import json
 import sys
+from pathlib import Path
 
 from ..errors import InputError, excerpt
 
@@ -66,6 +67,24 @@ def refuse_binary(head: bytes, path: str) -> None:
             "without a byte-order mark, or a binary file); save it as CSV in UTF-8",
             path=path,
         )
+
+
+def read_input_bytes(path, what: str) -> bytes:
+    """The whole content of an input file; ``what`` names it in messages ("criteria file").
+
+    Raises
+    ------
+    InputError
+        The file is missing, is a folder, or cannot be read (with the system's reason).
+    """
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{what} not found; check the path", path=str(path)) from None
+    except IsADirectoryError:
+        raise InputError(f"is a folder, not a {what}", path=str(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read the {what} ({exc.strerror})", path=str(path)) from None
 
 
 def decode_bytes(data: bytes, path: str) -> tuple[str, str]:

@@ -19,7 +19,7 @@ import csv
 from pathlib import Path
 
 from ..errors import InputError
-from .text_decoding import decode_bytes
+from .text_decoding import decode_bytes, read_input_bytes
 
 __all__ = ["read_rows"]
 
@@ -38,15 +38,7 @@ def read_rows(path: str | Path) -> list[tuple[int, list[str]]]:
         rules cannot split (an unclosed quote, a field longer than the parser's limit).
     """
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise InputError("file not found; check the path", path=str(p)) from None
-    except IsADirectoryError:
-        raise InputError("is a folder; give a CSV file", path=str(p)) from None
-    except OSError as exc:
-        raise InputError(f"cannot read the file ({exc.strerror})", path=str(p)) from None
-    text, _ = decode_bytes(data, str(p))
+    text, _ = decode_bytes(read_input_bytes(p, "CSV file"), str(p))
     lines = [(i, line) for i, line in enumerate(text.splitlines(), start=1)
              if line.strip() and not line.lstrip().startswith("#")]
     if not lines:

@@ -164,3 +164,10 @@ def test_fusion_labels_utf16_through_the_command_line(tmp_path, capsys):
     code = main(["fusion", "worst-case", "--decisions", str(decisions), "--labels", str(labels),
                  "--component", "A", "--fuser", "majority", "--json"])
     assert code == 0, capsys.readouterr().err
+
+
+def test_word_table_that_is_a_folder_or_missing(tmp_path):
+    with pytest.raises(InputError, match="is a folder, not a CSV file"):
+        read_rows(tmp_path)
+    with pytest.raises(InputError, match="CSV file not found"):
+        read_rows(tmp_path / "none.csv")
