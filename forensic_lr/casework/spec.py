@@ -310,16 +310,25 @@ class CaseSpec(_Section):
     score_texts: tuple[str, ...] | None = Field(default=None, exclude=True)
 
     @model_validator(mode="after")
-    def _extra_scores_match_method(self) -> CaseSpec:
+    def _options_usable(self) -> CaseSpec:
+        """The method's options, checked by the calibrator itself (extra inputs aside: the
+        next check names those)."""
         from ..calibration import CALIBRATORS, extra_inputs, make_calibrator
 
-        name, bg = self.method.calibrator, self.background
+        name = self.method.calibrator
         options = {k: v for k, v in self.method.options.items() if k not in extra_inputs()}
         if name in CALIBRATORS:
             try:
                 make_calibrator(name, **options)
             except InputError as exc:
                 raise ValueError(f"[method.options] {str(exc).removeprefix('option ')}") from None
+        return self
+
+    @model_validator(mode="after")
+    def _extra_scores_match_method(self) -> CaseSpec:
+        from ..calibration import extra_inputs
+
+        name, bg = self.method.calibrator, self.background
         for key, (spec, method) in extra_inputs().items():
             if key in self.method.options:
                 raise ValueError(
