@@ -26,7 +26,10 @@ from ..resampling import Progress
 from ..uncertainty import LRInterval, bayes_interval, bootstrap_interval
 from .verbal import format_log10
 
-__all__ = ["DEFAULT_DRAWS", "EvaluatedEvidence", "evaluate_evidence", "evaluate_evidence_full"]
+__all__ = [
+    "DEFAULT_DRAWS", "EvaluatedEvidence", "evaluate_evidence", "evaluate_evidence_full",
+    "method_calibrators",
+]
 
 _LN10 = math.log(10.0)
 #: Default number of draws per interval kind (bootstrap replicates, posterior samples).
@@ -154,7 +157,7 @@ def evaluate_evidence_full(
     if interval not in DEFAULT_DRAWS:
         raise InputError(f"interval must be bootstrap, bayes or none; got {interval!r}")
     n = DEFAULT_DRAWS[interval] if n is None else int(n)
-    base = make_calibrator(calibrator, **extra, **options)
+    base, template = method_calibrators(calibrator, options, extra, elub=elub)
     if interval == "bayes" and not type(base).posterior:
         raise InputError(
             "a Bayesian (posterior) interval needs a method with a posterior: calibrator = "
@@ -164,7 +167,6 @@ def evaluate_evidence_full(
     raw = np.asarray(scores, dtype=np.float64).ravel()
     x = orient(raw, direction)
     ss, ds = np.asarray(ss, dtype=np.float64), np.asarray(ds, dtype=np.float64)
-    template = ELUB(copy.deepcopy(base)) if elub else base
     texts: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ForensicLRWarning)
@@ -220,6 +222,20 @@ def evaluate_evidence_full(
         limitations=inner.limitations(),
     )
     return EvaluatedEvidence(record=record, template=template, fitted=fitted, inner=inner)
+
+
+def method_calibrators(
+    calibrator: str, options: Mapping[str, Any], extra: Mapping[str, np.ndarray], *,
+    elub: bool,
+) -> tuple[Any, Any]:
+    """``(base, template)``: the method's unfitted calibrator and the one a case refits.
+
+    ``template`` is ``base`` wrapped in :class:`~forensic_lr.calibration.ELUB` (on its own
+    copy) when bounding is on, else ``base`` itself; the bootstrap interval refits
+    ``base``, cross-validation and the sensitivity analysis refit ``template``.
+    """
+    base = make_calibrator(calibrator, **extra, **options)
+    return base, (ELUB(copy.deepcopy(base)) if elub else base)
 
 
 def _check_extra(calibrator: str, options: dict, extra: dict) -> None:

@@ -18,6 +18,7 @@ from ..calibration import calibration_checks, elub_bounds, extra_inputs
 from ..errors import ForensicLRError, ForensicLRWarning
 from ..io.scores import load_scores, orient, read_class_file, sha256_file
 from ..metrics import evaluate
+from ..parallel import call_forked
 from ..provenance import sha256_json, software_versions, source_revision
 from ..records import (
     CaseResult,
@@ -32,7 +33,7 @@ from ..uncertainty import cross_validated_llr
 from ..validation.bootstrap import bootstrap_metrics
 from ..validation.criteria import check_criteria
 from ..validation.rates import misleading_rates
-from .evidence import evaluate_evidence_full
+from .evidence import evaluate_evidence_full, method_calibrators
 from .policy import decide_conclusion
 from .profile import policy_settings
 from .sensitivity import sensitivity_analysis
@@ -306,7 +307,10 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
     LLRs when bounding is on, the calibration checks of those LLRs [1]_ and the
     laboratory's criteria. The fold shuffles and the interval use the case's seed.
     Warnings are returned in ``result.warnings`` and raised once each as
-    :class:`~forensic_lr.errors.ForensicLRWarning`.
+    :class:`~forensic_lr.errors.ForensicLRWarning`. The sensitivity analysis depends only
+    on the inputs, so it runs beside the evidence evaluation and the validation, in a
+    forked process when a core is idle (:func:`forensic_lr.parallel.call_forked`); the
+    result is the same, byte for byte, as one stage after the other.
 
     References
     ----------
@@ -319,18 +323,36 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
     if spec.evidence.scores_file is not None:  # the evidence file is an input like the others
         hashes[spec.evidence.scores_file] = sha256_file(spec.resolve(spec.evidence.scores_file))
     unc = spec.uncertainty
-    evaluated = evaluate_evidence_full(
-        data.ss, data.ds, spec.evidence.values,
-        calibrator=spec.method.calibrator, options=spec.method.options, extra=extra,
-        direction=spec.evidence.score_direction, elub=spec.method.elub,
-        interval=unc.method, n=unc.n, level=unc.level, seed=unc.seed,
-        labels=spec.evidence.labels, progress=stage_progress(progress, "bootstrap"),
-    )
+    labels = _labels(spec)
+
+    def evaluate_and_validate():
+        evaluated = evaluate_evidence_full(
+            data.ss, data.ds, spec.evidence.values,
+            calibrator=spec.method.calibrator, options=spec.method.options, extra=extra,
+            direction=spec.evidence.score_direction, elub=spec.method.elub,
+            interval=unc.method, n=unc.n, level=unc.level, seed=unc.seed,
+            labels=spec.evidence.labels, progress=stage_progress(progress, "bootstrap"),
+        )
+        texts = list(evaluated.record.warnings)
+        validated = _validate(
+            spec, data, evaluated, texts, stage_progress(progress, "cross-validation")
+        )
+        return evaluated, texts, validated
+
+    def sensitivity():
+        _, template = method_calibrators(spec.method.calibrator, spec.method.options, extra,
+                                         elub=spec.method.elub)
+        return sensitivity_analysis(
+            data.ss, data.ds, spec.evidence.values, calibrator=spec.method.calibrator,
+            options=spec.method.options, extra=extra, direction=spec.evidence.score_direction,
+            elub=spec.method.elub, scale=scale, labels=labels, template=template,
+            sources=_sources(data), level=unc.level, seed=unc.seed,
+        )
+
+    # independent stages: the sensitivity analysis runs on an idle core when there is one
+    stages = call_forked({"evidence": evaluate_and_validate, "sensitivity": sensitivity})
+    evaluated, texts, (validation, ss_cv, ds_cv) = stages["evidence"]
     evaluation = evaluated.record
-    texts = list(evaluation.warnings)
-    validation, ss_cv, ds_cv = _validate(
-        spec, data, evaluated, texts, stage_progress(progress, "cross-validation")
-    )
     unique = tuple(dict.fromkeys(texts))
     for text in unique:
         warnings.warn(text, ForensicLRWarning, stacklevel=2)
@@ -361,13 +383,7 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
             lab_profile_sha256=spec.lab_sha256,
         ),
         details=spec.details(source_revision()),
-        sensitivity=sensitivity_analysis(
-            data.ss, data.ds, spec.evidence.values, calibrator=spec.method.calibrator,
-            options=spec.method.options, extra=extra, direction=spec.evidence.score_direction,
-            elub=spec.method.elub, scale=scale, labels=_labels(spec),
-            template=evaluated.template, sources=_sources(data), level=unc.level,
-            seed=unc.seed,
-        ),
+        sensitivity=stages["sensitivity"],
     )
     result = result.model_copy(update={
         "conclusion": decide_conclusion(

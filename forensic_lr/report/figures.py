@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import partial
 
 from .. import plots
-from .parallel import call_forked
+from ..parallel import call_forked
 
 
 def case_figures(run, *, workers: int | None = None) -> dict[str, str]:
@@ -17,7 +17,7 @@ def case_figures(run, *, workers: int | None = None) -> dict[str, str]:
     evidence score is the one marked; figures with a log10 LR axis mark the ELUB bounds
     the background supports (applied or not, as the report's method section states).
     The figures are drawn on up to ``workers`` cores (default: the idle ones; see
-    :func:`~forensic_lr.report.parallel.call_forked`), with the same bytes as one by one.
+    :func:`~forensic_lr.parallel.call_forked`), with the same bytes as one by one.
     """
     first = run.result.results[0]
     method = run.result.method

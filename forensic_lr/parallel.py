@@ -1,17 +1,19 @@
-"""Run independent rendering jobs (the figures of a report) on several cores.
+"""Run independent jobs (the figures of a report, the stages of a case) on several cores.
 
-Each figure of a report is a pure function of the case run: matplotlib builds it and writes
-its SVG text. :func:`call_forked` spreads such jobs over processes forked from this one
-(the children inherit the run and the imported modules, so nothing is pickled on the way
+Each job is a pure, deterministic function of data this process already holds: a figure of
+a report (matplotlib builds it and writes its SVG text), or a stage of a case whose result
+does not depend on the others (the sensitivity analysis beside the evidence evaluation and
+the validation). :func:`call_forked` spreads such jobs over processes forked from this one
+(the children inherit the data and the imported modules, so nothing is pickled on the way
 in and nothing is imported again) and returns the same values as calling them one after
-the other: the figures are byte for byte those of a serial run, in the same order.
+the other: byte for byte those of a serial run, in the same order.
 
 It falls back to calling the jobs here, one after the other, where forking is unsafe or
 useless: not Linux (Windows has no ``os.fork``; on macOS system frameworks are not safe
 in a forked child), one idle core, one job, or other Python threads running
 (a web server's: a lock one of them holds would stay locked in the child). A forked child
-repeats some warm-up work (fonts, text measures), about 15 % of the figures' processor
-time: on a machine whose cores are all busy it would only add that, so by default only
+repeats some warm-up work (for figures: fonts, text measures, about 15 % of their processor
+time): on a machine whose cores are all busy it would only add that, so by default only
 idle cores are used (:func:`idle_cores`).
 """
 
@@ -94,7 +96,8 @@ def call_forked(jobs: Mapping[str, Callable[[], T]], workers: int | None = None
     Parameters
     ----------
     jobs : mapping of name -> callable without arguments
-        Independent, deterministic jobs whose values can be pickled (SVG text).
+        Independent, deterministic jobs whose values can be pickled (SVG text, result
+        records).
     workers : int, optional
         Processes to use, this one included (default: :func:`idle_cores`). The jobs are
         dealt out in turn: with two workers this process runs jobs 1, 3, 5, ... and one forked

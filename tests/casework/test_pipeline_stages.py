@@ -1,0 +1,55 @@
+"""The stages of a case run side by side: the sensitivity analysis in a forked process gives
+the same result, byte for byte, as the whole case run stage after stage in one process.
+
+Independent value: the same case run with one worker (every stage here, one after the other).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+
+import pytest
+
+from forensic_lr import parallel
+from forensic_lr._resources import examples_dir
+from forensic_lr.casework import pipeline
+from forensic_lr.casework.spec import load_case
+from forensic_lr.errors import ForensicLRWarning
+from forensic_lr.records import dumps
+
+
+def _run(spec, monkeypatch, workers: int):
+    """The run and the ids of the processes the sensitivity analysis ran in."""
+    real = pipeline.sensitivity_analysis
+
+    def spied(*args, **kwargs):
+        with open(pid_file, "a", encoding="utf-8") as out:  # seen from a child as well
+            out.write(f"{os.getpid()}\n")
+        return real(*args, **kwargs)
+
+    pid_file = spec.resolve("pids.txt")
+    monkeypatch.setattr(pipeline, "sensitivity_analysis", spied)
+    monkeypatch.setattr(parallel, "idle_cores", lambda: workers)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ForensicLRWarning)
+        run = pipeline.run_case_full(spec)
+    monkeypatch.undo()
+    return run, [int(v) for v in pid_file.read_text().split()]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="stages fork on Linux only")
+def test_sensitivity_in_a_forked_process_gives_the_serial_result(tmp_path, monkeypatch):
+    import shutil
+
+    shutil.copytree(examples_dir() / "voice", tmp_path / "voice")
+    spec = load_case(tmp_path / "voice" / "case.toml")
+    spec = spec.model_copy(update={"uncertainty": spec.uncertainty.model_copy(update={"n": 200})})
+    serial, serial_pids = _run(spec, monkeypatch, 1)
+    assert serial_pids == [os.getpid()]
+    spec.resolve("pids.txt").unlink()
+    forked, forked_pids = _run(spec, monkeypatch, 2)
+    assert len(forked_pids) == 1 and forked_pids[0] != os.getpid()  # ran in a child
+    assert dumps(forked.result) == dumps(serial.result)
+    assert forked.result.sensitivity is not None and forked.result.sensitivity.bootstrap

@@ -1,0 +1,66 @@
+"""Independent jobs on several cores (:func:`forensic_lr.parallel.call_forked`): the same
+values, order, warnings and errors as calling them one after the other, and no process left.
+
+Independent values: the jobs called one by one in this process (the slow definition).
+"""
+
+import os
+import warnings
+
+import pytest
+
+from forensic_lr import parallel
+from forensic_lr.parallel import call_forked
+
+
+def _no_children_left() -> bool:
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:  # this process has no child, running or finished
+        return True
+    return False
+
+
+def test_call_forked_returns_every_value_in_order():
+    jobs = {f"job{i}": (lambda i=i: [i] * i) for i in range(7)}
+    expected = {name: job() for name, job in jobs.items()}
+    for workers in (1, 2, 4, 20):
+        got = call_forked(jobs, workers)
+        assert got == expected and list(got) == list(expected)
+    assert call_forked({}, 2) == {}
+    assert _no_children_left()
+
+
+@pytest.mark.parametrize(("cores", "load", "idle"), [
+    (2, 0.2, 2), (2, 1.0, 2), (2, 1.9, 2), (2, 2.0, 1), (2, 5.7, 1), (8, 3.5, 6), (1, 0.0, 1),
+])
+def test_idle_cores_leave_out_the_cores_other_work_keeps_busy(monkeypatch, cores, load, idle):
+    monkeypatch.setattr(parallel, "usable_cores", lambda: cores)
+    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (load, 0.0, 0.0))
+    assert parallel.idle_cores() == idle
+
+
+def _fails_in_any_process():
+    raise ValueError("no such figure")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forking needs a POSIX system")
+def test_a_failing_job_raises_its_own_error_here_and_leaves_no_process():
+    # job 2 of 2 runs in the child: it fails there and is run again here to raise
+    with pytest.raises(ValueError, match="no such figure"):
+        call_forked({"a": lambda: 1, "b": _fails_in_any_process}, 2)
+    assert _no_children_left()
+    # this process's own job fails: the child is ended and waited for
+    with pytest.raises(ValueError, match="no such figure"):
+        call_forked({"a": _fails_in_any_process, "b": lambda: 1}, 2)
+    assert _no_children_left()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forking needs a POSIX system")
+def test_warnings_of_a_forked_job_are_raised_here():
+    def warns():
+        warnings.warn("drawn in the child", UserWarning, stacklevel=1)
+        return 2
+
+    with pytest.warns(UserWarning, match="drawn in the child"):
+        assert call_forked({"a": lambda: 1, "b": warns}, 2) == {"a": 1, "b": 2}
