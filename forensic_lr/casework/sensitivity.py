@@ -163,9 +163,13 @@ def background_bootstrap(
     out = None if codes is not None else _refits_by_hook(template, ss, ds, x, n, rng)
     if out is None:  # by source, or a method without a vectorised hook: refit in a loop
         out = np.full((n, x.size), np.nan)
+        # each resample is built in ascending order (the same scores, counted alike): the
+        # refit and the bound's evaluation at its own scores then read memory in order
+        by_ss, by_ds = np.argsort(ss, kind="stable"), np.argsort(ds, kind="stable")
+        ss_sorted, ds_sorted = ss[by_ss], ds[by_ds]
         for r in range(n):
             w_ss, w_ds = _resample_weights(rng, ss.size, ds.size, codes)
-            s, d = np.repeat(ss, w_ss), np.repeat(ds, w_ds)
+            s, d = np.repeat(ss_sorted, w_ss[by_ss]), np.repeat(ds_sorted, w_ds[by_ds])
             if s.size < 2 or d.size < 2 or s.min() == s.max() or d.min() == d.max():
                 continue
             try:
