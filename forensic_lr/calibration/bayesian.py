@@ -10,6 +10,7 @@ from scipy.stats import norm
 from ..errors import InputError, excerpt
 from ..resampling import bootstrap_index_chunks
 from .base import BaseCalibrator, number_option
+from .bootstrap_fits import BootstrapFits, RefitsOnce
 from .densities import student_t_logpdf
 from .gaussian import _row_moments
 
@@ -49,7 +50,7 @@ def nig_update(mu0, kappa0, alpha0, beta0, n, mean, m2) -> NIGPosterior:
     )
 
 
-class BayesianCalibrator(BaseCalibrator):
+class BayesianCalibrator(RefitsOnce, BaseCalibrator):
     """Normal-inverse-gamma model per class; predictive (Student-t) or MAP LR.
 
     Parameters
@@ -216,25 +217,32 @@ class BayesianCalibrator(BaseCalibrator):
         (mu1, sd1), (mu0, sd0) = draws
         return norm.logpdf(s, mu1, sd1) - norm.logpdf(s, mu0, sd0)
 
-    def bootstrap_llr(self, ss, ds, scores, *, n, rng, progress=None) -> np.ndarray:
+    def bootstrap_fits(self, ss, ds, *, n, rng, progress=None) -> BootstrapFits:
         """Vectorised bootstrap refits (prior recomputed per replicate, as ``fit`` does)."""
         ss, ds = self._validate(ss, ds)
-        s = np.asarray(scores, dtype=np.float64)
-        rows = []
+        parts = []
         for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
-            r_ss, r_ds = ss[idx_ss], ds[idx_ds]
-            m_ss, v_ss = _row_moments(r_ss)
-            m_ds, v_ds = _row_moments(r_ds)
+            m_ss, v_ss = _row_moments(ss[idx_ss])
+            m_ds, v_ds = _row_moments(ds[idx_ds])
             prior = self._prior(m_ss, v_ss, m_ds, v_ds)
             post_ss = nig_update(*prior, ss.size, m_ss, v_ss * ss.size)
             post_ds = nig_update(*prior, ds.size, m_ds, v_ds * ds.size)
-            post_ss, post_ds = (
-                NIGPosterior(p.mu[:, None], p.kappa, p.alpha, p.beta[:, None])
-                for p in (post_ss, post_ds)
-            )
-            out = self._llr(post_ss, post_ds, s, self.mode)
-            out[(v_ss == 0) | (v_ds == 0)] = np.nan
-            rows.append(out)
+            parts.append((post_ss.mu, post_ss.beta, post_ds.mu, post_ds.beta,
+                          (v_ss == 0) | (v_ds == 0)))
             if progress is not None:
-                progress(sum(r.shape[0] for r in rows), n)
-        return np.vstack(rows)
+                progress(sum(p[0].size for p in parts), n)
+        mu_ss, beta_ss, mu_ds, beta_ds, failed = (
+            np.concatenate(column) for column in zip(*parts, strict=True)
+        )
+        # kappa and alpha depend only on the prior's constants and the class size
+        shapes = [(p.kappa, p.alpha) for p in (post_ss, post_ds)]
+
+        def evaluate(s: np.ndarray, rows: np.ndarray) -> np.ndarray:
+            post = [NIGPosterior(mu[rows, None], kappa, alpha, beta[rows, None])
+                    for mu, beta, (kappa, alpha) in zip((mu_ss, mu_ds), (beta_ss, beta_ds),
+                                                        shapes, strict=True)]
+            out = self._llr(*post, s, self.mode)
+            out[failed[rows]] = np.nan
+            return out
+
+        return BootstrapFits(n, evaluate)

@@ -7,6 +7,7 @@ from scipy.stats import norm
 
 from ..resampling import bootstrap_index_chunks
 from .base import BaseCalibrator, bool_option
+from .bootstrap_fits import BootstrapFits, RefitsOnce, normal_pair_fits
 
 
 def _row_moments(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -35,7 +36,7 @@ class TwoNormalsCalibrator(BaseCalibrator):
         return norm.pdf(s, self.mean_ss_, self.sd_ss_), norm.pdf(s, self.mean_ds_, self.sd_ds_)
 
 
-class GaussianCalibrator(TwoNormalsCalibrator):
+class GaussianCalibrator(RefitsOnce, TwoNormalsCalibrator):
     """LR = N(s; mu_ss, sd_ss) / N(s; mu_ds, sd_ds) with ML estimates per class.
 
     Parameters
@@ -107,27 +108,18 @@ class GaussianCalibrator(TwoNormalsCalibrator):
             "equal_variance": bool(self.equal_variance),
         }
 
-    def bootstrap_llr(self, ss, ds, scores, *, n, rng, progress=None) -> np.ndarray:
-        """LLRs at ``scores`` for ``n`` bootstrap refits, from per-replicate moments only.
+    def bootstrap_fits(self, ss, ds, *, n, rng, progress=None) -> BootstrapFits:
+        """``n`` bootstrap refits from per-replicate moments only.
 
         Replicate-by-replicate equal to refitting on the resamples drawn by
         :func:`forensic_lr.resampling.bootstrap_index_chunks`. Constant resamples give NaN.
         """
         ss, ds = self._validate(ss, ds)
-        s = np.asarray(scores, dtype=np.float64)
-        rows = []
+        params = []
         for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
             m_ss, v_ss = _row_moments(ss[idx_ss])
             m_ds, v_ds = _row_moments(ds[idx_ds])
-            mu1, sd1, mu0, sd0 = self._set(m_ss, v_ss, m_ds, v_ds)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                # log N(s; mu1, sd1) - log N(s; mu0, sd0), written out (scipy's general
-                # logpdf costs several times the arithmetic on (replicates x scores) arrays)
-                z1 = (s - mu1[:, None]) / sd1[:, None]
-                z0 = (s - mu0[:, None]) / sd0[:, None]
-                out = 0.5 * (z0 * z0 - z1 * z1) + np.log(sd0 / sd1)[:, None]
-            out[(v_ss == 0) | (v_ds == 0)] = np.nan
-            rows.append(out)
+            params.append((*self._set(m_ss, v_ss, m_ds, v_ds), (v_ss == 0) | (v_ds == 0)))
             if progress is not None:
-                progress(sum(r.shape[0] for r in rows), n)
-        return np.vstack(rows)
+                progress(sum(p[0].size for p in params), n)
+        return normal_pair_fits(*(np.concatenate(column) for column in zip(*params, strict=True)))

@@ -6,10 +6,10 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit
 
-from .._checks import as_score_array
 from ..errors import ConvergenceError
 from ..resampling import CHUNK_DRAWS, bootstrap_index_chunks
 from .base import BaseCalibrator, bool_option, number_option
+from .bootstrap_fits import BootstrapFits, RefitsOnce
 
 _MAX_ITER = 100
 _GRAD_TOL = 1e-10
@@ -124,7 +124,7 @@ def _standardisation(m_ss, v_ss, m_ds, v_ds):
     return 0.5 * (m_ss + m_ds), np.sqrt(0.5 * (v_ss + v_ds) + 0.25 * (m_ss - m_ds) ** 2)
 
 
-class LogisticCalibrator(BaseCalibrator):
+class LogisticCalibrator(RefitsOnce, BaseCalibrator):
     """LLR = a + b s (+ c s^2) fitted by prior-weighted logistic regression.
 
     Parameters
@@ -252,15 +252,13 @@ class LogisticCalibrator(BaseCalibrator):
         )
         return out
 
-    def bootstrap_llr(self, ss, ds, scores, *, n, rng, progress=None) -> np.ndarray:
-        """LLRs at ``scores`` from ``n`` bootstrap refits solved together (Newton on moments).
+    def bootstrap_fits(self, ss, ds, *, n, rng, progress=None) -> BootstrapFits:
+        """``n`` bootstrap refits solved together (Newton on moments).
 
         Parameters
         ----------
         ss, ds : array_like
             Background scores.
-        scores : array_like
-            Where to evaluate each refit.
         n : int
             Number of replicates.
         rng : numpy.random.Generator
@@ -270,10 +268,10 @@ class LogisticCalibrator(BaseCalibrator):
 
         Returns
         -------
-        ndarray, shape (n, len(scores))
-            Row ``b`` equals ``fit(ss[idx_ss[b]], ds[idx_ds[b]]).llr(scores)`` to about
-            1e-9; NaN where that fit would fail (a constant or separated resample) or
-            the batched iteration does not converge.
+        BootstrapFits
+            Replicate ``b`` evaluates as ``fit(ss[idx_ss[b]], ds[idx_ds[b]]).llr`` to
+            about 1e-9; NaN where that fit would fail (a constant or separated resample)
+            or the batched iteration does not converge.
 
         Notes
         -----
@@ -299,11 +297,9 @@ class LogisticCalibrator(BaseCalibrator):
         """
         ss, ds = self._validate(ss, ds)
         l2 = self._l2()
-        s_eval = as_score_array(scores, "scores")
         full = LogisticCalibrator(quadratic=self.quadratic, l2=l2).fit(ss, ds)
         both = np.concatenate([ss, ds])
         x = full._features(both)
-        x_eval = full._features(s_eval)
         y = np.concatenate([np.ones(ss.size), np.zeros(ds.size)])
         # class moments and the side of the full-data centre, from the same matrix product
         is_ss = y == 1
@@ -317,7 +313,7 @@ class LogisticCalibrator(BaseCalibrator):
         # prior-neutral weight of one draw of each score: a row of counts times these
         weight = np.where(is_ss, 0.5 / ss.size, 0.5 / ds.size)
         taylor = _TaylorModel(x, y, full.theta_, extra, weight)
-        rows = []
+        solved = []
         n_all = ss.size + ds.size
         per_chunk = max(1, CHUNK_DRAWS // max(ss.size, ds.size))  # rows of one draw chunk
         capacity = per_chunk * -(-min(n, _MOMENT_ROWS) // per_chunk)
@@ -356,21 +352,26 @@ class LogisticCalibrator(BaseCalibrator):
                     x, y, w, l2, t_mat[redo], theta[redo], np.zeros(redo.size, bool)
                 )
             beta = np.einsum("kij,kj->ki", t_mat, theta)  # coefficients on the full-data features
-            out = beta @ x_eval.T
-            out[bad | ~done] = np.nan
-            return out
+            return beta, bad | ~done
 
         for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
             k = idx_ss.shape[0]
             if filled + k > block.shape[0]:
-                rows.append(solve(block[:filled]))
+                solved.append(solve(block[:filled]))
                 filled = 0
             _pair_counts(idx_ss, idx_ds, block[filled : filled + k])
             filled += k
             if progress is not None:
-                progress(sum(r.shape[0] for r in rows) + filled, n)
-        rows.append(solve(block[:filled]))
-        return np.vstack(rows)
+                progress(sum(r[0].shape[0] for r in solved) + filled, n)
+        solved.append(solve(block[:filled]))
+        beta, failed = (np.concatenate(column) for column in zip(*solved, strict=True))
+
+        def evaluate(s: np.ndarray, index: np.ndarray) -> np.ndarray:
+            out = beta[index] @ full._features(s).T
+            out[failed[index]] = np.nan
+            return out
+
+        return BootstrapFits(n, evaluate)
 
 
 #: Replicates whose moments are computed in one matrix product: OpenBLAS shares a product

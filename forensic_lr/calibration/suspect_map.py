@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import norm
 
 from .._checks import as_score_array
 from ..errors import InputError
 from ..records import ParamRow
 from ..resampling import bootstrap_index_chunks
 from .base import ExtraInput, number_option, param_row
+from .bootstrap_fits import BootstrapFits, RefitsOnce, normal_pair_fits
 from .gaussian import TwoNormalsCalibrator, _row_moments
 
 
@@ -69,7 +69,7 @@ def _adapt(mean_prior, var_prior, values: np.ndarray, relevance: float):
     return mean, var, alpha
 
 
-class SuspectMAPCalibrator(TwoNormalsCalibrator):
+class SuspectMAPCalibrator(RefitsOnce, TwoNormalsCalibrator):
     """Gaussian LR with the same-source model MAP-adapted to the suspect's own scores.
 
     Parameters
@@ -222,28 +222,22 @@ class SuspectMAPCalibrator(TwoNormalsCalibrator):
             "sd_ratio": self.sd_ss_ / self.sd_pop_,
         }
 
-    def bootstrap_llr(self, ss, ds, scores, *, n, rng, progress=None) -> np.ndarray:
-        """LLRs at ``scores`` for ``n`` bootstrap refits, from per-replicate moments only.
+    def bootstrap_fits(self, ss, ds, *, n, rng, progress=None) -> BootstrapFits:
+        """``n`` bootstrap refits from per-replicate moments only.
 
         The background SS and DS scores are resampled (draws of
         :func:`forensic_lr.resampling.bootstrap_index_chunks`); the suspect scores are a
         fixed option, as in every refit. Replicate-by-replicate equal to
-        ``fit(ss[idx_ss[b]], ds[idx_ds[b]]).llr(scores)``; constant resamples give NaN.
+        ``fit(ss[idx_ss[b]], ds[idx_ds[b]])``; constant resamples give NaN.
         """
         ss, ds = self._validate(ss, ds)
         suspect, r = self._checked()
-        s = as_score_array(scores, "scores")
-        rows = []
+        params = []
         for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
             m_pop, v_pop = _row_moments(ss[idx_ss])
             m_ds, v_ds = _row_moments(ds[idx_ds])
             mean, var, _ = _adapt(m_pop, v_pop, suspect, r)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                out = norm.logpdf(s, mean[:, None], np.sqrt(var)[:, None]) - norm.logpdf(
-                    s, m_ds[:, None], np.sqrt(v_ds)[:, None]
-                )
-            out[(v_pop == 0) | (v_ds == 0)] = np.nan
-            rows.append(out)
+            params.append((mean, np.sqrt(var), m_ds, np.sqrt(v_ds), (v_pop == 0) | (v_ds == 0)))
             if progress is not None:
-                progress(sum(r.shape[0] for r in rows), n)
-        return np.vstack(rows)
+                progress(sum(p[0].size for p in params), n)
+        return normal_pair_fits(*(np.concatenate(column) for column in zip(*params, strict=True)))

@@ -22,6 +22,7 @@ from ..errors import (
 from ..records import ParamRow
 from ..resampling import bootstrap_index_chunks
 from .base import ExtraInput, number_option, param_row
+from .bootstrap_fits import BootstrapFits, RefitsOnce, normal_pair_fits
 from .gaussian import TwoNormalsCalibrator, _row_moments
 
 #: Fewer unlabelled scores than this is an error: two Gaussians need more data.
@@ -98,7 +99,7 @@ def _scaled_step(new: np.ndarray, old: np.ndarray) -> np.ndarray:
     return np.max(change / scale, axis=0)
 
 
-class UnsupervisedCalibrator(TwoNormalsCalibrator):
+class UnsupervisedCalibrator(RefitsOnce, TwoNormalsCalibrator):
     """Gaussian LR from a two-component mixture fitted to unlabelled case-condition scores.
 
     Parameters
@@ -323,16 +324,14 @@ class UnsupervisedCalibrator(TwoNormalsCalibrator):
             "warnings": list(self.warnings_),
         }
 
-    def bootstrap_llr(self, ss, ds, scores, *, n, rng, progress=None) -> np.ndarray:
-        """LLRs at ``scores`` for ``n`` bootstrap refits, all solved together.
+    def bootstrap_fits(self, ss, ds, *, n, rng, progress=None) -> BootstrapFits:
+        """``n`` bootstrap refits, all solved together.
 
         Parameters
         ----------
         ss, ds : array_like
             Labelled background scores (resampled; the unlabelled scores are a fixed
             option, as in every refit).
-        scores : array_like
-            Where to evaluate each refit.
         n : int
             Number of replicates.
         rng : numpy.random.Generator
@@ -342,9 +341,9 @@ class UnsupervisedCalibrator(TwoNormalsCalibrator):
 
         Returns
         -------
-        ndarray, shape (n, len(scores))
-            Row ``b``: the LLRs of the MAP mixture whose prior comes from resample ``b``;
-            NaN for a constant resample (as ``fit`` would refuse it).
+        BootstrapFits
+            Replicate ``b``: the MAP mixture whose prior comes from resample ``b``; NaN
+            for a constant resample (as ``fit`` would refuse it).
 
         Notes
         -----
@@ -366,7 +365,6 @@ class UnsupervisedCalibrator(TwoNormalsCalibrator):
            SIAM, 1995, sec. 5.4 (the chord method).
         """
         ss, ds = self._validate(ss, ds)
-        s_eval = as_score_array(scores, "scores")
         full = UnsupervisedCalibrator(unlabelled=self.unlabelled, prior_weight=self.prior_weight)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -377,7 +375,7 @@ class UnsupervisedCalibrator(TwoNormalsCalibrator):
         )
         prior_hat = _prior(ss, ds)
         chord = np.linalg.inv(np.eye(5) - _em_jacobian(x, theta_hat, prior_hat, tau))
-        rows = []
+        states, failed = [], []
         for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
             r_ss, r_ds = ss[idx_ss], ds[idx_ds]
             m_ss, v_ss = _row_moments(r_ss)
@@ -387,15 +385,14 @@ class UnsupervisedCalibrator(TwoNormalsCalibrator):
             state, done = _chord_solve(x, theta_hat, prior, tau, chord, skip=bad)
             for b in np.flatnonzero(~done & ~bad):  # the rare replicate the chord misses
                 state[:, b] = self._refit(r_ss[b], r_ds[b])
-            with np.errstate(all="ignore"):
-                out = norm.logpdf(s_eval, state[0][:, None], np.sqrt(state[2])[:, None]) - (
-                    norm.logpdf(s_eval, state[1][:, None], np.sqrt(state[3])[:, None])
-                )
-            out[bad | ~np.isfinite(state).all(axis=0)] = np.nan
-            rows.append(out)
+            states.append(state)
+            failed.append(bad | ~np.isfinite(state).all(axis=0))
             if progress is not None:
-                progress(sum(r.shape[0] for r in rows), n)
-        return np.vstack(rows)
+                progress(sum(s.shape[1] for s in states), n)
+        state = np.hstack(states)
+        with np.errstate(invalid="ignore"):
+            return normal_pair_fits(state[0], np.sqrt(state[2]), state[1], np.sqrt(state[3]),
+                                    np.concatenate(failed))
 
     def _refit(self, ss: np.ndarray, ds: np.ndarray) -> np.ndarray:
         """``(mu_ss, mu_ds, s_ss^2, s_ds^2, pi)`` of ``fit`` on one resample (NaN if it fails)."""

@@ -20,6 +20,7 @@ verbal equivalent changes.
 from __future__ import annotations
 
 import copy
+import itertools
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -89,42 +90,55 @@ def _resample_weights(rng, n_ss, n_ds, codes):
 
 def _refits_by_hook(template, ss, ds, x, n: int, rng) -> np.ndarray | None:
     """log10 LRs at ``x`` of ``n`` trial-bootstrap refits through the method's vectorised
-    ``bootstrap_llr`` hook (None when it has none); NaN rows for replicates that fail.
+    hooks (None when it has none); NaN rows for replicates that fail.
 
     The hook refits every replicate at once on the draws of
     :func:`~forensic_lr.resampling.bootstrap_index_chunks` (each equal to a looped ``fit``
     to about 1e-9). With ELUB, a replicate's bounds are those of its own training LLRs,
-    as :class:`~forensic_lr.calibration.ELUB` computes them: the hook also evaluates the
-    replicate at every background score, and the draws, reproduced from a copy of the
-    generator, pick that replicate's resample. Replicates go through in blocks so the
-    LLR matrix stays near :data:`~forensic_lr.resampling.CHUNK_DRAWS` values.
+    as :class:`~forensic_lr.calibration.ELUB` computes them: its LLRs at every background
+    score, picked by that replicate's draws (reproduced from a copy of the generator).
+    A method with ``bootstrap_fits`` (:mod:`forensic_lr.calibration.bootstrap_fits`) is
+    fitted once for all replicates and evaluated in blocks of replicates; one with only
+    ``bootstrap_llr`` is asked for blocks of replicates in turn. Either way the LLR matrix
+    stays near :data:`~forensic_lr.resampling.CHUNK_DRAWS` values.
     """
     bounded = isinstance(template, ELUB)
     inner = copy.deepcopy(template.calibrator if bounded else template)
-    hook = getattr(inner, "bootstrap_llr", None)
-    if hook is None:
+    if not hasattr(inner, "bootstrap_llr"):
         return None
     at = np.concatenate([x, ss, ds]) if bounded else x
     block = max(1, CHUNK_DRAWS // at.size)
+    fits = None
+    if hasattr(inner, "bootstrap_fits"):
+        replicates = _each_replicate(copy.deepcopy(rng), n, ss.size, ds.size)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            fits = inner.bootstrap_fits(ss, ds, n=n, rng=rng)
     out = np.full((n, x.size), np.nan)
     for start in range(0, n, block):
         k = min(block, n - start)
-        draws = copy.deepcopy(rng)
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            llr = np.asarray(hook(ss, ds, at, n=k, rng=rng), dtype=np.float64)
+            if fits is None:
+                replicates = _each_replicate(copy.deepcopy(rng), k, ss.size, ds.size)
+                llr = np.asarray(inner.bootstrap_llr(ss, ds, at, n=k, rng=rng), np.float64)
+            else:
+                llr = fits.llr(at, np.arange(start, start + k))
         rows = llr[:, :x.size]
         if bounded:
-            row = 0
-            for idx_ss, idx_ds in bootstrap_index_chunks(draws, k, ss.size, ds.size):
-                for i_ss, i_ds in zip(idx_ss, idx_ds, strict=True):  # a loop over replicates
-                    own = llr[row, x.size:]
-                    if not (np.isnan(rows[row]).any() or np.isnan(own).any()):
-                        low, high = elub_bounds_log10(own[i_ss], own[ss.size + i_ds])
-                        rows[row] = np.clip(rows[row], low * _LN10, high * _LN10)
-                    row += 1
+            for row, (i_ss, i_ds) in enumerate(itertools.islice(replicates, k)):
+                own = llr[row, x.size:]
+                if not (np.isnan(rows[row]).any() or np.isnan(own).any()):
+                    low, high = elub_bounds_log10(own[i_ss], own[ss.size + i_ds])
+                    rows[row] = np.clip(rows[row], low * _LN10, high * _LN10)
         out[start:start + k] = rows / _LN10
     return out
+
+
+def _each_replicate(rng, n: int, n_ss: int, n_ds: int):
+    """``(idx_ss, idx_ds)`` of each of ``n`` replicates, as the hooks draw them."""
+    for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, n_ss, n_ds):
+        yield from zip(idx_ss, idx_ds, strict=True)
 
 
 def background_bootstrap(
