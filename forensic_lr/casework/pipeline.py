@@ -142,18 +142,23 @@ def _load_extra(spec: CaseSpec, hashes: dict[str, str], files: list[dict]):
     return extra, summaries
 
 
-def _fold_warnings(caught, diagnostics: bool, seen: tuple[str, ...]) -> list[str]:
-    """Warning texts of the cross-validation fits.
+def _fold_texts(caught) -> list[str]:
+    """Our warning texts of the cross-validation fits, once each; others are raised again."""
+    for w in caught:  # anything else is not ours to swallow
+        if not issubclass(w.category, ForensicLRWarning):
+            warnings.warn(w.message, w.category, stacklevel=3)
+    return list(dict.fromkeys(
+        str(w.message) for w in caught if issubclass(w.category, ForensicLRWarning)
+    ))
+
+
+def _fold_summary(texts: list[str], diagnostics: bool, seen: tuple[str, ...]) -> list[str]:
+    """The cross-validation fits' warning texts as the report lists them.
 
     A calibrator with fit diagnostics (``warnings_``: S-cal, unsupervised) repeats them in
     every fold with slightly different numbers; those not in ``seen`` (the texts of the
     fit on all data) become one summary line.
     """
-    ours = [w for w in caught if issubclass(w.category, ForensicLRWarning)]
-    for w in caught:  # anything else is not ours to swallow
-        if not issubclass(w.category, ForensicLRWarning):
-            warnings.warn(w.message, w.category, stacklevel=3)
-    texts = list(dict.fromkeys(str(w.message) for w in ours))
     if diagnostics:
         texts = [t for t in texts if t not in seen]
     if not diagnostics or not texts:
@@ -226,17 +231,21 @@ def _uncertainty_of_metrics(spec: CaseSpec, data, ss_cv, ds_cv, texts: list[str]
     return intervals, rates
 
 
-def _validate(spec: CaseSpec, data, evaluated, texts: list[str], progress=None):
-    """K-fold cross-validated LLRs of the background, their metrics, checks and criteria."""
+def _validate(spec: CaseSpec, data, template, progress=None):
+    """K-fold cross-validated LLRs of the background, their metrics, checks and criteria.
+
+    Returns ``(validation, ss_cv, ds_cv, fold_texts, texts)``: the warning texts of the
+    fold fits (:func:`_fold_texts`, summarised by the caller, who knows the texts of the
+    fit on all data) and those of the metrics, criteria and intervals.
+    """
     with warnings.catch_warnings(record=True) as in_folds:
         warnings.simplefilter("always", ForensicLRWarning)
         ss_cv, ds_cv = cross_validated_llr(
-            data.ss, data.ds, evaluated.template, folds=spec.validation.folds,
+            data.ss, data.ds, template, folds=spec.validation.folds,
             seed=spec.uncertainty.seed, progress=progress, groups=_sources(data),
         )
-    texts += _fold_warnings(
-        in_folds, hasattr(evaluated.inner, "warnings_"), seen=evaluated.record.warnings
-    )
+    fold_texts = _fold_texts(in_folds)
+    texts: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ForensicLRWarning)
         metrics = evaluate(ss_cv, ds_cv).to_dict()
@@ -267,7 +276,7 @@ def _validate(spec: CaseSpec, data, evaluated, texts: list[str], progress=None):
         metric_intervals=intervals,
         rates=rates,
     )
-    return validation, ss_cv, ds_cv
+    return validation, ss_cv, ds_cv, fold_texts, texts
 
 
 def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
@@ -307,10 +316,11 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
     LLRs when bounding is on, the calibration checks of those LLRs [1]_ and the
     laboratory's criteria. The fold shuffles and the interval use the case's seed.
     Warnings are returned in ``result.warnings`` and raised once each as
-    :class:`~forensic_lr.errors.ForensicLRWarning`. The sensitivity analysis depends only
-    on the inputs, so it runs beside the evidence evaluation and the validation, in a
-    forked process when a core is idle (:func:`forensic_lr.parallel.call_forked`); the
-    result is the same, byte for byte, as one stage after the other.
+    :class:`~forensic_lr.errors.ForensicLRWarning`. The evidence evaluation, the
+    validation and the sensitivity analysis depend only on the inputs, so they run side by
+    side in forked processes on the idle cores (:func:`forensic_lr.parallel.call_forked`;
+    with two cores the sensitivity analysis runs beside the other two); the result is the
+    same, byte for byte, as one stage after the other.
 
     References
     ----------
@@ -325,34 +335,44 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
     unc = spec.uncertainty
     labels = _labels(spec)
 
-    def evaluate_and_validate():
-        evaluated = evaluate_evidence_full(
+    def evidence():
+        return evaluate_evidence_full(
             data.ss, data.ds, spec.evidence.values,
             calibrator=spec.method.calibrator, options=spec.method.options, extra=extra,
             direction=spec.evidence.score_direction, elub=spec.method.elub,
             interval=unc.method, n=unc.n, level=unc.level, seed=unc.seed,
             labels=spec.evidence.labels, progress=stage_progress(progress, "bootstrap"),
         )
-        texts = list(evaluated.record.warnings)
-        validated = _validate(
-            spec, data, evaluated, texts, stage_progress(progress, "cross-validation")
-        )
-        return evaluated, texts, validated
+
+    def template():
+        return method_calibrators(spec.method.calibrator, spec.method.options, extra,
+                                  elub=spec.method.elub)[1]
+
+    def validation():
+        return _validate(spec, data, template(), stage_progress(progress, "cross-validation"))
 
     def sensitivity():
-        _, template = method_calibrators(spec.method.calibrator, spec.method.options, extra,
-                                         elub=spec.method.elub)
         return sensitivity_analysis(
             data.ss, data.ds, spec.evidence.values, calibrator=spec.method.calibrator,
             options=spec.method.options, extra=extra, direction=spec.evidence.score_direction,
-            elub=spec.method.elub, scale=scale, labels=labels, template=template,
+            elub=spec.method.elub, scale=scale, labels=labels, template=template(),
             sources=_sources(data), level=unc.level, seed=unc.seed,
         )
 
-    # independent stages: the sensitivity analysis runs on an idle core when there is one
-    stages = call_forked({"evidence": evaluate_and_validate, "sensitivity": sensitivity})
-    evaluated, texts, (validation, ss_cv, ds_cv) = stages["evidence"]
+    # independent stages, on the idle cores (dealt in turn: with two, this process
+    # evaluates the evidence, then validates, while the other runs the sensitivity analysis)
+    stages = call_forked(
+        {"evidence": evidence, "sensitivity": sensitivity, "validation": validation}
+    )
+    evaluated = stages["evidence"]
     evaluation = evaluated.record
+    validation_result, ss_cv, ds_cv, fold_texts, validation_texts = stages["validation"]
+    texts = [
+        *evaluation.warnings,
+        *_fold_summary(fold_texts, hasattr(evaluated.inner, "warnings_"),
+                       seen=evaluation.warnings),
+        *validation_texts,
+    ]
     unique = tuple(dict.fromkeys(texts))
     for text in unique:
         warnings.warn(text, ForensicLRWarning, stacklevel=2)
@@ -370,7 +390,7 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
         background_unlabelled=extra_summaries.get("unlabelled"),
         method=evaluation.method,
         results=_case_results(spec, evaluation, scale),
-        validation=validation,
+        validation=validation_result,
         warnings=unique,
         limitations=evaluation.limitations,
         provenance=Provenance(

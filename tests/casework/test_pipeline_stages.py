@@ -1,5 +1,6 @@
-"""The stages of a case run side by side: the sensitivity analysis in a forked process gives
-the same result, byte for byte, as the whole case run stage after stage in one process.
+"""The stages of a case run side by side: the evidence evaluation, the validation and the
+sensitivity analysis in forked processes give the same result, byte for byte, as the whole
+case run stage after stage in one process.
 
 Independent value: the same case run with one worker (every stage here, one after the other).
 """
@@ -48,8 +49,10 @@ def test_sensitivity_in_a_forked_process_gives_the_serial_result(tmp_path, monke
     spec = spec.model_copy(update={"uncertainty": spec.uncertainty.model_copy(update={"n": 200})})
     serial, serial_pids = _run(spec, monkeypatch, 1)
     assert serial_pids == [os.getpid()]
-    spec.resolve("pids.txt").unlink()
-    forked, forked_pids = _run(spec, monkeypatch, 2)
-    assert len(forked_pids) == 1 and forked_pids[0] != os.getpid()  # ran in a child
-    assert dumps(forked.result) == dumps(serial.result)
-    assert forked.result.sensitivity is not None and forked.result.sensitivity.bootstrap
+    for workers in (2, 3):  # two: the sensitivity beside the rest; three: a stage each
+        spec.resolve("pids.txt").unlink(missing_ok=True)
+        forked, forked_pids = _run(spec, monkeypatch, workers)
+        assert len(forked_pids) == 1 and forked_pids[0] != os.getpid()  # ran in a child
+        assert dumps(forked.result) == dumps(serial.result)
+        assert forked.result.sensitivity is not None and forked.result.sensitivity.bootstrap
+        assert forked.ss_llr_cv.tobytes() == serial.ss_llr_cv.tobytes()
