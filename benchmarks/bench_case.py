@@ -15,7 +15,9 @@ whatever else the case computes. Other programs may share the machine, so compar
 within one run.
 ``suspect_map`` gets 30 suspect scores and ``unsupervised`` 3,300 unlabelled scores.
 ``--stages`` also times each stage of :func:`forensic_lr.casework.run_case_full` once,
-with the same library calls it makes, and prints each stage's share.
+with the same library calls it makes, and prints each stage's share, then the whole
+computation one stage after the other and with its stages side by side on the idle cores
+(as ``run`` does).
 """
 
 from __future__ import annotations
@@ -153,6 +155,7 @@ def ratio_table(folder: Path, calibrators, repeats: int) -> None:
 
 def stage_table(folder: Path, calibrator: str) -> None:
     """Each stage of the case pipeline timed once, with its share of the sum."""
+    from forensic_lr import parallel
     from forensic_lr.calibration import make_calibrator
     from forensic_lr.casework import pipeline
     from forensic_lr.casework.pipeline import _load_background, _load_extra, run_case_full
@@ -174,8 +177,14 @@ def stage_table(folder: Path, calibrator: str) -> None:
     _timed("bootstrap (1000)", stages, bootstrap_interval, base, ss, ds, x, n=1000, seed=1)
     cv = _timed("5-fold validation", stages, cross_validated_llr, ss, ds, base, folds=5, seed=1)
     _timed("metrics", stages, evaluate, *cv)
-    with _timing(pipeline, "sensitivity_analysis", stages, "sensitivity (in run_case_full)"):
-        run = _timed("run_case_full (all of the above)", stages, run_case_full, spec)
+    serial = parallel.idle_cores
+    parallel.idle_cores = lambda: 1  # one stage after the other, so that each can be timed here
+    try:
+        with _timing(pipeline, "sensitivity_analysis", stages, "sensitivity (in run_case_full)"):
+            _timed("run_case_full (all of the above)", stages, run_case_full, spec)
+    finally:
+        parallel.idle_cores = serial
+    run = _timed("run_case_full, stages side by side", stages, run_case_full, spec)
     files = _timed("report: plots + HTML + PDF", stages, build_report, run, ("pdf", "html", "json"))
     _timed("write files", stages, write_outputs, folder / "stages", files, force=True)
     parts = ["load case file", "load scores", "fit", "LR", "bootstrap (1000)",
@@ -187,6 +196,8 @@ def stage_table(folder: Path, calibrator: str) -> None:
     for p in parts:
         print(f"{p:<42}{stages[p]:>10.3f}{stages[p] / total:>8.1%}")
     print(f"{'sum of stages':<42}{total:>10.3f}")
+    for p in ("run_case_full (all of the above)", "run_case_full, stages side by side"):
+        print(f"{p:<42}{stages[p]:>10.3f}")
 
 
 
