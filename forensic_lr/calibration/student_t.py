@@ -11,11 +11,11 @@ from scipy.optimize import minimize_scalar
 from scipy.special import betaln, digamma, gammaln, polygamma
 from scipy.stats import t
 
-from .._checks import as_score_array
 from ..errors import ConvergenceError, ForensicLRError
 from ..resampling import CHUNK_DRAWS, bootstrap_index_chunks
 from .base import BaseCalibrator, number_option
 from .batched_newton import BATCH_FROM, projected_newton
+from .bootstrap_fits import BootstrapFits, RefitsOnce
 from .densities import student_t_logpdf
 from .logistic import _MOMENT_ROWS
 
@@ -350,7 +350,7 @@ def fit_t(values: np.ndarray, df: float | None = None) -> TFit:
     )
 
 
-class StudentTCalibrator(BaseCalibrator):
+class StudentTCalibrator(RefitsOnce, BaseCalibrator):
     """LR = t(s; ss fit) / t(s; ds fit) with ML Student-t densities per class.
 
     Parameters
@@ -424,15 +424,13 @@ class StudentTCalibrator(BaseCalibrator):
             "ds": self.fit_ds_.to_dict(),
         }
 
-    def bootstrap_llr(self, ss, ds, scores, *, n, rng, progress=None) -> np.ndarray:
-        """LLRs at ``scores`` from ``n`` bootstrap refits, solved together by Newton's method.
+    def bootstrap_fits(self, ss, ds, *, n, rng, progress=None) -> BootstrapFits:
+        """``n`` bootstrap refits, solved together by Newton's method.
 
         Parameters
         ----------
         ss, ds : array_like
             Background scores.
-        scores : array_like
-            Where to evaluate each refit.
         n : int
             Number of replicates.
         rng : numpy.random.Generator
@@ -442,8 +440,8 @@ class StudentTCalibrator(BaseCalibrator):
 
         Returns
         -------
-        ndarray, shape (n, len(scores))
-            Row ``b`` equals ``fit(ss[idx_ss[b]], ds[idx_ds[b]]).llr(scores)`` to about
+        BootstrapFits
+            Replicate ``b`` evaluates as ``fit(ss[idx_ss[b]], ds[idx_ds[b]]).llr`` to about
             1e-9; NaN where that fit is refused or fails (a constant resample).
 
         Notes
@@ -465,7 +463,6 @@ class StudentTCalibrator(BaseCalibrator):
         :data:`~forensic_lr.calibration.batched_newton.BATCH_FROM` scores.
         """
         ss, ds = self._validate(ss, ds)
-        s_eval = as_score_array(scores, "scores")
         full = StudentTCalibrator(df=self.df).fit(ss, ds)
         small = min(ss.size, ds.size) < BATCH_FROM
         per_chunk = max(1, CHUNK_DRAWS // max(ss.size, ds.size))
@@ -485,7 +482,6 @@ class StudentTCalibrator(BaseCalibrator):
                 progress(done, n)
         for resamples in classes:
             resamples.solve(bad)
-        out = classes[0].logpdf(s_eval) - classes[1].logpdf(s_eval)
         left = ~bad & ~(classes[0].ok & classes[1].ok)
         if left.any():  # the same draws again, for the few replicates still to solve
             done = 0
@@ -499,19 +495,28 @@ class StudentTCalibrator(BaseCalibrator):
                 for resamples, idx in zip(classes, (idx_ss, idx_ds), strict=True):
                     resamples.solve_on_scores(rows[redo], idx[redo])
                 fitted = classes[0].ok[rows[redo]] & classes[1].ok[rows[redo]]
-                for r, solved in zip(redo, fitted, strict=True):
-                    if solved:
-                        out[rows[r]] = (classes[0].logpdf(s_eval, rows[r])
-                                        - classes[1].logpdf(s_eval, rows[r]))[0]
-                        continue
+                for r in redo[~fitted]:
                     try:
                         with warnings.catch_warnings():
                             warnings.simplefilter("ignore")
-                            out[rows[r]] = model.fit(ss[idx_ss[r]], ds[idx_ds[r]]).llr(s_eval)
+                            model.fit(ss[idx_ss[r]], ds[idx_ds[r]])
                     except ForensicLRError:
-                        out[rows[r]] = np.nan
-        out[bad] = np.nan
-        return out
+                        bad[rows[r]] = True
+                        continue
+                    for resamples, fit in zip(classes, (model.fit_ss_, model.fit_ds_),
+                                              strict=True):
+                        resamples.set_fit(rows[r], fit)
+
+        # only the parameters are kept (not the draw counts and moment tables)
+        theta_ss, theta_ds, df = classes[0].theta, classes[1].theta, self.df
+
+        def evaluate(s: np.ndarray, rows: np.ndarray) -> np.ndarray:
+            out = (_replicate_logpdf(theta_ss, df, s, rows)
+                   - _replicate_logpdf(theta_ds, df, s, rows))
+            out[bad[rows]] = np.nan
+            return out
+
+        return BootstrapFits(n, evaluate)
 
 
 def exact_sum_split(table: np.ndarray, total: int) -> np.ndarray:
@@ -628,8 +633,19 @@ class _Resamples:
             np.tile(self.start, (rows.size, 1)), self.points, counts / self.size, self.df
         )
 
+    def set_fit(self, row: int, fit: TFit) -> None:
+        """Take the parameters of replicate ``row`` from a fit made by :func:`fit_t`."""
+        self.theta[row] = (fit.loc, np.log(fit.scale), np.log(fit.df))
+        self.ok[row] = True
+
     def logpdf(self, scores: np.ndarray, rows=slice(None)) -> np.ndarray:
         """Log density of each replicate's fit (rows) at ``scores`` (columns)."""
-        theta = np.atleast_2d(self.theta[rows])
-        nu = np.exp(theta[:, 2:]) if self.df is None else float(self.df)
-        return student_t_logpdf(scores, nu, theta[:, :1], np.exp(theta[:, 1:2]))
+        return _replicate_logpdf(self.theta, self.df, scores, rows)
+
+
+def _replicate_logpdf(theta: np.ndarray, df, scores: np.ndarray, rows) -> np.ndarray:
+    """Student-t log density of the replicates ``rows`` (rows of ``(mu, log sigma, log nu)``;
+    ``nu = df`` when the degrees of freedom are fixed) at ``scores`` (columns)."""
+    theta = np.atleast_2d(theta[rows])
+    nu = np.exp(theta[:, 2:]) if df is None else float(df)
+    return student_t_logpdf(scores, nu, theta[:, :1], np.exp(theta[:, 1:2]))

@@ -26,7 +26,7 @@ def _calibrator(name, rng):
     return make_calibrator(name, **extra)
 
 
-@pytest.mark.parametrize("name", ["gaussian", "bayes", "logistic", "suspect_map",
+@pytest.mark.parametrize("name", ["gaussian", "bayes", "logistic", "student_t", "suspect_map",
                                   "unsupervised"])
 def test_fits_evaluated_anywhere_equal_looped_refits(name):
     rng = np.random.default_rng(5)
