@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -17,3 +19,18 @@ def make_background():
     """The background generator (:func:`gaussian_background`): ``make_background(seed, n_ss,
     n_ds, shift=3.0)`` gives ``(ss, ds)`` raw scores."""
     return gaussian_background
+
+
+def _no_children_left() -> bool:
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:  # this process has no child, running or finished
+        return True
+    return False
+
+
+@pytest.fixture(scope="session")
+def no_children_left():
+    """``no_children_left()`` is True when this process has no child process, running or
+    finished and not yet waited for (forked jobs leave none behind)."""
+    return _no_children_left

@@ -13,22 +13,14 @@ from forensic_lr import parallel
 from forensic_lr.parallel import call_forked
 
 
-def _no_children_left() -> bool:
-    try:
-        os.waitpid(-1, os.WNOHANG)
-    except ChildProcessError:  # this process has no child, running or finished
-        return True
-    return False
-
-
-def test_call_forked_returns_every_value_in_order():
+def test_call_forked_returns_every_value_in_order(no_children_left):
     jobs = {f"job{i}": (lambda i=i: [i] * i) for i in range(7)}
     expected = {name: job() for name, job in jobs.items()}
     for workers in (1, 2, 4, 20):
         got = call_forked(jobs, workers)
         assert got == expected and list(got) == list(expected)
     assert call_forked({}, 2) == {}
-    assert _no_children_left()
+    assert no_children_left()
 
 
 @pytest.mark.parametrize(("cores", "load", "idle"), [
@@ -45,15 +37,15 @@ def _fails_in_any_process():
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="forking needs a POSIX system")
-def test_a_failing_job_raises_its_own_error_here_and_leaves_no_process():
+def test_a_failing_job_raises_its_own_error_here_and_leaves_no_process(no_children_left):
     # job 2 of 2 runs in the child: it fails there and is run again here to raise
     with pytest.raises(ValueError, match="no such figure"):
         call_forked({"a": lambda: 1, "b": _fails_in_any_process}, 2)
-    assert _no_children_left()
+    assert no_children_left()
     # this process's own job fails: the child is ended and waited for
     with pytest.raises(ValueError, match="no such figure"):
         call_forked({"a": _fails_in_any_process, "b": lambda: 1}, 2)
-    assert _no_children_left()
+    assert no_children_left()
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="forking needs a POSIX system")

@@ -41,7 +41,8 @@ def _run(spec, monkeypatch, workers: int):
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="stages fork on Linux only")
-def test_sensitivity_in_a_forked_process_gives_the_serial_result(tmp_path, monkeypatch):
+def test_stages_in_forked_processes_give_the_serial_result(tmp_path, monkeypatch,
+                                                          no_children_left):
     import shutil
 
     shutil.copytree(examples_dir() / "voice", tmp_path / "voice")
@@ -56,3 +57,4 @@ def test_sensitivity_in_a_forked_process_gives_the_serial_result(tmp_path, monke
         assert dumps(forked.result) == dumps(serial.result)
         assert forked.result.sensitivity is not None and forked.result.sensitivity.bootstrap
         assert forked.ss_llr_cv.tobytes() == serial.ss_llr_cv.tobytes()
+    assert no_children_left()

@@ -29,22 +29,14 @@ def voice_run(tmp_path_factory):
     return run_case_full(load_case(folder / "case.toml"))
 
 
-def _no_children_left() -> bool:
-    try:
-        os.waitpid(-1, os.WNOHANG)
-    except ChildProcessError:  # this process has no child, running or finished
-        return True
-    return False
-
-
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="forking needs a POSIX system")
-def test_figures_drawn_in_forked_processes_equal_the_serial_ones(voice_run):
+def test_figures_drawn_in_forked_processes_equal_the_serial_ones(voice_run, no_children_left):
     serial = case_figures(voice_run, workers=1)
     for workers in (2, 3):
         forked = case_figures(voice_run, workers=workers)
         assert list(forked) == list(serial)  # same figures, same order
         assert forked == serial  # byte for byte
-    assert _no_children_left()
+    assert no_children_left()
 
 
 def test_cached_environment_renders_as_a_fresh_one_and_follows_a_lab_folder(tmp_path):
