@@ -5,13 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
 
 from ..errors import InputError, excerpt
 from ..resampling import bootstrap_index_chunks
 from .base import BaseCalibrator, number_option
 from .bootstrap_fits import BootstrapFits, RefitsOnce
-from .densities import student_t_logpdf
+from .densities import normal_logpdf, student_t_logpdf
 from .gaussian import _row_moments
 
 
@@ -167,7 +166,7 @@ class BayesianCalibrator(RefitsOnce, BaseCalibrator):
     def _llr(post_ss: NIGPosterior, post_ds: NIGPosterior, s, mode: str):
         if mode == "predictive":
             return post_ss.predictive_logpdf(s) - post_ds.predictive_logpdf(s)
-        return norm.logpdf(s, post_ss.mu, np.sqrt(post_ss.map_variance())) - norm.logpdf(
+        return normal_logpdf(s, post_ss.mu, np.sqrt(post_ss.map_variance())) - normal_logpdf(
             s, post_ds.mu, np.sqrt(post_ds.map_variance())
         )
 
@@ -184,8 +183,10 @@ class BayesianCalibrator(RefitsOnce, BaseCalibrator):
                 np.exp(self.posterior_ds_.predictive_logpdf(s)),
             )
         return (
-            norm.pdf(s, self.posterior_ss_.mu, np.sqrt(self.posterior_ss_.map_variance())),
-            norm.pdf(s, self.posterior_ds_.mu, np.sqrt(self.posterior_ds_.map_variance())),
+            np.exp(normal_logpdf(s, self.posterior_ss_.mu,
+                                 np.sqrt(self.posterior_ss_.map_variance()))),
+            np.exp(normal_logpdf(s, self.posterior_ds_.mu,
+                                 np.sqrt(self.posterior_ds_.map_variance()))),
         )
 
     def params(self) -> dict:
@@ -215,7 +216,7 @@ class BayesianCalibrator(RefitsOnce, BaseCalibrator):
             mu = rng.normal(post.mu, np.sqrt(var / post.kappa))
             draws.append((mu[:, None], np.sqrt(var)[:, None]))
         (mu1, sd1), (mu0, sd0) = draws
-        return norm.logpdf(s, mu1, sd1) - norm.logpdf(s, mu0, sd0)
+        return normal_logpdf(s, mu1, sd1) - normal_logpdf(s, mu0, sd0)
 
     def bootstrap_fits(self, ss, ds, *, n, rng, progress=None) -> BootstrapFits:
         """Vectorised bootstrap refits (prior recomputed per replicate, as ``fit`` does)."""

@@ -11,7 +11,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import poch
 
-__all__ = ["student_t_logpdf"]
+__all__ = ["normal_logpdf", "student_t_logpdf"]
+
+_HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
 
 
 def student_t_logpdf(s, nu, loc, scale) -> np.ndarray:
@@ -27,3 +29,13 @@ def student_t_logpdf(s, nu, loc, scale) -> np.ndarray:
     z = (s - loc) / scale
     const = np.log(poch(nu / 2, 0.5)) - 0.5 * np.log(nu * np.pi) - np.log(scale)
     return const - 0.5 * (nu + 1) * np.log1p(z * z / nu)
+
+
+def normal_logpdf(s, loc, scale) -> np.ndarray:
+    """Log density of the normal distribution at ``s`` (arrays broadcast).
+
+    ``log N(s; loc, scale^2) = -z^2 / 2 - log(scale) - log(2 pi) / 2`` with
+    ``z = (s - loc) / scale``.
+    """
+    z = (s - loc) / scale
+    return -0.5 * z * z - np.log(scale) - _HALF_LOG_2PI

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import norm
 
 from ..resampling import bootstrap_index_chunks
 from .base import BaseCalibrator, bool_option
 from .bootstrap_fits import BootstrapFits, RefitsOnce, normal_pair_fits
+from .densities import normal_logpdf
 
 
 def _row_moments(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -26,14 +26,15 @@ class TwoNormalsCalibrator(BaseCalibrator):
 
     def llr(self, scores) -> np.ndarray:
         s = self._scores(scores)
-        return norm.logpdf(s, self.mean_ss_, self.sd_ss_) - norm.logpdf(
+        return normal_logpdf(s, self.mean_ss_, self.sd_ss_) - normal_logpdf(
             s, self.mean_ds_, self.sd_ds_
         )
 
     def density(self, scores) -> tuple[np.ndarray, np.ndarray]:
         """Fitted SS and DS probability densities at ``scores``."""
         s = self._scores(scores)
-        return norm.pdf(s, self.mean_ss_, self.sd_ss_), norm.pdf(s, self.mean_ds_, self.sd_ds_)
+        return (np.exp(normal_logpdf(s, self.mean_ss_, self.sd_ss_)),
+                np.exp(normal_logpdf(s, self.mean_ds_, self.sd_ds_)))
 
 
 class GaussianCalibrator(RefitsOnce, TwoNormalsCalibrator):

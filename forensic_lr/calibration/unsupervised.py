@@ -9,7 +9,6 @@ import warnings
 
 import numpy as np
 from scipy.special import expit
-from scipy.stats import norm
 
 from .._checks import as_score_array
 from ..errors import (
@@ -23,6 +22,7 @@ from ..records import ParamRow
 from ..resampling import bootstrap_index_chunks
 from .base import ExtraInput, number_option, param_row
 from .bootstrap_fits import BootstrapFits, RefitsOnce, normal_pair_fits
+from .densities import normal_logpdf
 from .gaussian import TwoNormalsCalibrator, _row_moments
 
 #: Fewer unlabelled scores than this is an error: two Gaussians need more data.
@@ -47,14 +47,15 @@ def log_posterior(x, pi, means, variances, prior_means, prior_variances, tau) ->
     ``means``, ``variances`` etc. are ``(ss, ds)`` pairs; ``tau`` the prior weight.
     """
     mix = np.logaddexp(
-        np.log(pi) + norm.logpdf(x, means[0], np.sqrt(variances[0])),
-        np.log1p(-pi) + norm.logpdf(x, means[1], np.sqrt(variances[1])),
+        np.log(pi) + normal_logpdf(x, means[0], np.sqrt(variances[0])),
+        np.log1p(-pi) + normal_logpdf(x, means[1], np.sqrt(variances[1])),
     )
     total = float(np.sum(mix)) + np.log(pi) + np.log1p(-pi)
     alpha0 = (tau - 3) / 2
     for mu, var, m0, v0 in zip(means, variances, prior_means, prior_variances, strict=True):
         beta0 = tau * v0 / 2
-        total += norm.logpdf(mu, m0, np.sqrt(var / tau)) - (alpha0 + 1) * np.log(var) - beta0 / var
+        total += (normal_logpdf(mu, m0, np.sqrt(var / tau)) - (alpha0 + 1) * np.log(var)
+                  - beta0 / var)
     return total
 
 

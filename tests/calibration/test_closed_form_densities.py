@@ -1,5 +1,6 @@
-"""The densities written out for speed equal scipy's: the Student-t predictive of the
-Bayesian calibrator and the two-normal LLR of the Gaussian bootstrap hook."""
+"""The densities written out for speed equal scipy's: the normal and Student-t log densities,
+the Student-t predictive of the Bayesian calibrator and the two-normal LLR of the Gaussian
+refits (also far in the tails, where its quadratic form is put to the test)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from scipy.stats import norm, t
 
 from forensic_lr.calibration import make_calibrator
 from forensic_lr.calibration.bayesian import NIGPosterior
-from forensic_lr.calibration.densities import student_t_logpdf
+from forensic_lr.calibration.densities import normal_logpdf, student_t_logpdf
+from forensic_lr.resampling import bootstrap_index_chunks
 
 finite = st.floats(-50, 50)
 positive = st.floats(0.05, 50)
@@ -47,3 +49,23 @@ def test_gaussian_hook_equals_scipy_normal_llr_of_each_refit():
             slow.append(norm.logpdf(scores, a.mean(), a.std()) - norm.logpdf(scores, b.mean(),
                                                                              b.std()))
     np.testing.assert_allclose(fast, np.array(slow), rtol=1e-10, atol=1e-9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(finite, finite, st.floats(1e-3, 1e3))
+def test_normal_logpdf_equals_scipy(s, loc, scale):
+    want = norm.logpdf(s, loc, scale)
+    assert np.isclose(normal_logpdf(s, loc, scale), want, rtol=1e-13, atol=1e-13)
+
+
+def test_two_normal_refits_equal_scipy_at_far_scores():
+    # the quadratic form of the refits against scipy's densities, far out in both tails
+    rng = np.random.default_rng(2)
+    ss, ds = rng.normal(3, 0.7, 60), rng.normal(-1, 1.9, 150)
+    fits = make_calibrator("gaussian").bootstrap_fits(ss, ds, n=12, rng=np.random.default_rng(1))
+    s = np.array([-400.0, -30.0, 0.0, 1.0, 55.0, 900.0])
+    for row, (i, j) in enumerate(zip(*next(bootstrap_index_chunks(
+            np.random.default_rng(1), 12, ss.size, ds.size)), strict=True)):
+        a, b = ss[i], ds[j]
+        want = norm.logpdf(s, a.mean(), a.std()) - norm.logpdf(s, b.mean(), b.std())
+        np.testing.assert_allclose(fits.llr(s, [row])[0], want, rtol=1e-11)
