@@ -1,0 +1,71 @@
+"""Weighted scores pooled into groups of neighbours: a cheap stand-in for a warm start.
+
+The S-cal and Student-t fits solve their objective first on a few thousand groups of
+neighbouring (sorted) scores, each group replaced by its weighted mean and carrying its total
+weight, and then finish with exact Newton steps on every score from that start. The grouped
+objective is not the exact one; it only has to put the start within the region where Newton's
+method on the exact objective converges quadratically.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Most groups per class by count for the warm starts of ``fit`` (S-cal, Student-t) ...
+FIT_GROUPS = 256
+#: ... and widest group (in the standardised score) within :data:`SPAN` of 0.
+WIDTH = 0.005
+SPAN = 8.0
+
+
+def distinct_weights(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct ``values`` and how many times each occurs (as float64)."""
+    distinct, counts = np.unique(values, return_counts=True)
+    return distinct, counts.astype(np.float64)
+
+
+def group_starts(values: np.ndarray, groups: int = FIT_GROUPS, width: float = WIDTH,
+                 span: float = SPAN) -> np.ndarray:
+    """First index of each group of neighbours among the sorted ``values``.
+
+    A new group starts where the rank crosses a multiple of ``n / groups`` (so no group holds
+    more than about ``n / groups`` values) or where ``values`` crosses a multiple of ``width``
+    within ``[-span, span]`` (so no group there is wider than ``width``). At most
+    ``groups + 2 span / width + 1`` groups, however many values.
+    """
+    n = values.size
+    by_rank = (np.arange(n) * min(groups, n)) // n
+    by_value = np.floor(np.clip(values, -span, span) / width)
+    change = (np.diff(by_rank) != 0) | (np.diff(by_value) != 0)
+    return np.r_[0, np.flatnonzero(change) + 1]
+
+
+def pool(values: np.ndarray, weights: np.ndarray, starts: np.ndarray):
+    """Weighted mean and total weight of each run of sorted ``values`` starting at ``starts``.
+
+    Parameters
+    ----------
+    values : ndarray, shape (n,)
+        Sorted scores.
+    weights : ndarray, shape (n,) or (k, n)
+        Non-negative weights (one row per weighting).
+    starts : ndarray of int
+        From :func:`group_starts`.
+
+    Returns
+    -------
+    means, totals : ndarray, shape (G,) or (k, G)
+        ``totals_g = sum_{i in g} w_i`` and ``means_g = sum_{i in g} w_i x_i / totals_g``
+        (the plain mean of the group where its weight is 0, so that it stays finite). The
+        pooled data keep the weighted total and mean of every group, so a smooth objective
+        ``sum_i w_i f(x_i)`` changes by about ``f''/2`` times the within-group weighted
+        variance.
+    """
+    totals = np.add.reduceat(weights, starts, axis=-1)
+    sums = np.add.reduceat(weights * values, starts, axis=-1)
+    plain = np.add.reduceat(values, starts) / np.diff(np.r_[starts, values.size])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(totals > 0, sums / totals, plain)
+    # a mean rounded just outside its group would move it past a neighbour: keep it inside
+    ends = np.r_[starts[1:], values.size] - 1
+    return np.clip(means, values[starts], values[ends]), totals
