@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import numpy as np
 
+#: Number of scores from which ``fit`` (S-cal: both classes; Student-t: one class) starts
+#: from a grouped solution. Below it the groups would be nearly the scores themselves, and
+#: the direct path is cheap.
+GROUPED_FROM = 2000
 #: Most groups per class by count for the warm starts of ``fit`` (S-cal, Student-t) ...
 FIT_GROUPS = 256
-#: ... and widest group (in the standardised score) within :data:`SPAN` of 0.
+#: ... and widest group in ``arcsinh`` of the standardised score.
 WIDTH = 0.005
-SPAN = 8.0
 
 
 def distinct_weights(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -24,18 +27,18 @@ def distinct_weights(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return distinct, counts.astype(np.float64)
 
 
-def group_starts(values: np.ndarray, groups: int = FIT_GROUPS, width: float = WIDTH,
-                 span: float = SPAN) -> np.ndarray:
-    """First index of each group of neighbours among the sorted ``values``.
+def group_starts(values: np.ndarray, groups: int = FIT_GROUPS, width: float = WIDTH) -> np.ndarray:
+    """First index of each group of neighbours among the sorted standardised ``values``.
 
     A new group starts where the rank crosses a multiple of ``n / groups`` (so no group holds
-    more than about ``n / groups`` values) or where ``values`` crosses a multiple of ``width``
-    within ``[-span, span]`` (so no group there is wider than ``width``). At most
-    ``groups + 2 span / width + 1`` groups, however many values.
+    more than about ``n / groups`` values) or where ``arcsinh(values)`` crosses a multiple of
+    ``width`` (so no group is wider than ``width`` near 0, nor wider than a share ``width``
+    of its distance from 0 far out: far outliers are not pooled with the bulk). At most
+    ``groups + 2 arcsinh(max |v|) / width`` groups (about 6000 for ``|v| <= 10^6``).
     """
     n = values.size
     by_rank = (np.arange(n) * min(groups, n)) // n
-    by_value = np.floor(np.clip(values, -span, span) / width)
+    by_value = np.floor(np.arcsinh(values) / width)
     change = (np.diff(by_rank) != 0) | (np.diff(by_value) != 0)
     return np.r_[0, np.flatnonzero(change) + 1]
 

@@ -14,7 +14,7 @@ from ..records import ParamRow
 from ..resampling import bootstrap_index_chunks
 from .base import BaseCalibrator, number_option, param_row
 from .batched_newton import BATCH_FROM, projected_newton
-from .grouping import distinct_weights, group_starts, pool
+from .grouping import GROUPED_FROM, distinct_weights, group_starts, pool
 from .logistic import LogisticCalibrator
 
 
@@ -128,9 +128,6 @@ def _polish(theta, u, sign, w, limit, skip=None):
 
 
 _LBFGSB = {"maxiter": 2000, "ftol": 1e-15, "gtol": 1e-10}
-#: Number of scores from which :meth:`SCalCalibrator.fit` starts from a grouped solution.
-#: Below it the grouped scores would be the scores themselves, and the direct path is cheap.
-GROUPED_FROM = 2000
 
 
 def _direct_fit(theta0, u, is_ss, w, limit):
@@ -270,7 +267,7 @@ class SCalCalibrator(BaseCalibrator):
         theta = None
         # separated classes have no strict minimum (the best fit is a step): the direct path
         separated = ss.min() > ds.max() or ss.max() < ds.min()
-        if raw_u.size > GROUPED_FROM and not separated:
+        if raw_u.size >= GROUPED_FROM and not separated:
             theta = _grouped_fit(theta0, ss, ds, self.centre_, self.scale_, limit)
         if theta is None:
             theta = _direct_fit(theta0, raw_u, raw_ss, raw_w, limit)
