@@ -13,7 +13,7 @@ from ..errors import ConvergenceError, ForensicLRError, ForensicLRWarning
 from ..records import ParamRow
 from ..resampling import bootstrap_index_chunks
 from .base import BaseCalibrator, number_option, param_row
-from .batched_newton import BATCH_FROM, projected_newton
+from .batched_newton import BATCH_FROM, in_row_blocks, projected_newton
 from .grouping import GROUPED_FROM, distinct_weights, group_starts, pool
 from .logistic import LogisticCalibrator
 
@@ -124,9 +124,16 @@ def _polish(theta, u, sign, w, limit, skip=None):
     """Projected Newton on S-cal objectives from ``theta`` (rows); see :func:`projected_newton`."""
     objective = _Objective(u, sign, w)
     lower = np.array([-limit, -limit, -np.inf, -np.inf])
-    return projected_newton(objective.value, objective.derivatives, theta, lower, -lower, skip)
+    width = u.shape[-1]
+    return projected_newton(
+        lambda th, rows: in_row_blocks(objective.value, th, rows, width),
+        lambda th, rows: in_row_blocks(objective.derivatives, th, rows, width),
+        theta, lower, -lower, skip,
+    )
 
 
+#: Groups per class by count, and widest group, of the bootstrap hook's warm start.
+BOOT_GROUPS, BOOT_WIDTH = 16, 0.1
 _LBFGSB = {"maxiter": 2000, "ftol": 1e-15, "gtol": 1e-10}
 
 
@@ -356,14 +363,23 @@ class SCalCalibrator(BaseCalibrator):
         u = (np.concatenate([v_ss, v_ds]) - full.centre_) / full.scale_
         sign = np.concatenate([np.full(v_ss.size, -1.0), np.full(v_ds.size, 1.0)])
         u_eval = (s_eval - full.centre_) / full.scale_
+        groups = [group_starts(u[sign == s], BOOT_GROUPS, BOOT_WIDTH) for s in (-1.0, 1.0)]
+        sign_g = np.r_[np.full(2 * groups[0].size, -1.0), np.full(2 * groups[1].size, 1.0)]
         start = np.array([full.lo_, full.hi_, full.a_, full.b_])
         rows = []
         for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
             c_ss, c_ds = _counts(inv_ss[idx_ss], v_ss.size), _counts(inv_ds[idx_ds], v_ds.size)
             bad = (np.count_nonzero(c_ss, axis=1) < 2) | (np.count_nonzero(c_ds, axis=1) < 2)
             w = np.hstack([c_ss * (0.5 / ss.size), c_ds * (0.5 / ds.size)])
-            small = np.full(bad.size, min(ss.size, ds.size) < BATCH_FROM)
-            theta, done = _polish(np.tile(start, (bad.size, 1)), u, sign, w, limit, small | bad)
+            skip = bad | (min(ss.size, ds.size) < BATCH_FROM)
+            # warm start: each replicate solved on groups of neighbouring scores first
+            pooled = [pool(u[sign == s], w[:, sign == s], groups[i])
+                      for i, s in enumerate((-1.0, 1.0))]
+            theta, near = _polish(np.tile(start, (bad.size, 1)),
+                                  np.hstack([pooled[0][0], pooled[1][0]]), sign_g,
+                                  np.hstack([pooled[0][1], pooled[1][1]]), limit, skip)
+            theta[~near] = start
+            theta, done = _polish(theta, u, sign, w, limit, skip)
             lo, hi, a, b = (theta[:, j : j + 1] for j in range(4))
             out = lo + (hi - lo) * expit(a + b * u_eval)
             out = np.clip(out, np.minimum(lo, hi), np.maximum(lo, hi))
