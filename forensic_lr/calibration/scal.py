@@ -135,6 +135,8 @@ def _polish(theta, u, sign, w, limit, skip=None):
 #: Groups per class by count, and widest group, of the bootstrap hook's warm start.
 BOOT_GROUPS, BOOT_WIDTH = 16, 0.1
 _LBFGSB = {"maxiter": 2000, "ftol": 1e-15, "gtol": 1e-10}
+#: The grouped start's L-BFGS-B run stops earlier: projected Newton finishes it.
+_LBFGSB_START = {"maxiter": 2000, "ftol": 1e-10, "gtol": 1e-6}
 
 
 def _direct_fit(theta0, u, is_ss, w, limit):
@@ -179,7 +181,7 @@ def _grouped_fit(theta0, ss, ds, centre, scale, limit):
     sign_g = np.r_[np.full(parts[0][0].size, -1.0), np.full(parts[1][0].size, 1.0)]
     bounds = [(-limit, limit), (-limit, limit), (None, None), (None, None)]
     res = minimize(_loss_and_grad, theta0, args=(u_g, sign_g < 0, w_g), jac=True,
-                   method="L-BFGS-B", bounds=bounds, options=_LBFGSB)
+                   method="L-BFGS-B", bounds=bounds, options=_LBFGSB_START)
     theta, converged = _polish(res.x[None, :], u_g, sign_g, w_g[None, :], limit)
     if not converged[0]:
         return None
