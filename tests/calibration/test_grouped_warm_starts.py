@@ -126,9 +126,10 @@ def test_student_t_llr_is_scipys_t_density_ratio():
     np.testing.assert_allclose(cal.llr(GRID), expected, rtol=1e-12, atol=1e-12)
 
 
-def test_scal_hook_equals_loop_on_the_grouped_path():
+@pytest.mark.parametrize("kind", ["normal", "ties", "heavy", "noise"])
+def test_scal_hook_equals_loop_on_the_grouped_path(kind):
     """Replicates of 3300 scores: the looped fits take the grouped path, the hook its own."""
-    ss, ds = _data("normal", 300, 3000, 6)
+    ss, ds = _data(kind, 300, 3000, 6)
     scores = np.array([-3.0, 0.0, 1.5, 4.0])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
