@@ -15,7 +15,8 @@ from ..resampling import bootstrap_index_chunks
 from .base import BaseCalibrator, number_option, param_row
 from .batched_newton import BATCH_FROM, in_row_blocks, projected_newton
 from .grouping import GROUPED_FROM, distinct_weights, group_starts, pool
-from .logistic import LogisticCalibrator
+from .logistic import LogisticCalibrator, _standardisation
+from .logistic import _newton as _logistic_newton
 
 
 class SaturationWarning(ForensicLRWarning):
@@ -162,14 +163,27 @@ def _direct_fit(theta0, u, is_ss, w, limit):
     return polished[0] if converged[0] else res.x
 
 
-def _grouped_fit(theta0, ss, ds, centre, scale, limit):
+def _start(line, u_min, u_max, limit):
+    """S-cal start from the logistic line ``llr = c + d u`` (``line = (c, d)``).
+
+    Limits ``-+half`` just beyond the line's largest ``|llr|`` over the scores
+    ``[u_min, u_max]`` (at most ``limit``), and the same slope and zero at the centre.
+    """
+    c, d = line
+    half = min(limit, 1.0 + np.max(np.abs(c + d * np.array([u_min, u_max]))))
+    b = 4 * d / (2 * half)
+    return np.array([-half, half, b * c / d, b])
+
+
+def _grouped_fit(ss, ds, centre, scale, limit):
     """The S-cal optimum from a grouped warm start, or None where Newton does not converge.
 
-    The L-BFGS-B run of :func:`_direct_fit` from ``theta0`` and projected Newton are done on
-    :data:`~forensic_lr.calibration.grouping.FIT_GROUPS` groups of neighbouring scores per
-    class (:func:`~forensic_lr.calibration.grouping.pool`); from that optimum, projected
-    Newton on the distinct scores (weighted by their counts, the same objective as on every
-    score) ends at the exact optimum in a few steps.
+    The steps of :func:`_direct_fit` (the logistic line of the logistic method, l2 = 1e-6,
+    for the start; L-BFGS-B from there; projected Newton) are done on two-point groups of
+    neighbouring scores per class (:func:`~forensic_lr.calibration.grouping.pool`), the
+    L-BFGS-B run stopped early; from that optimum, projected Newton on the distinct scores
+    (weighted by their counts, the same objective as on every score) ends at the exact
+    optimum in a few steps.
     """
     (v_ss, c_ss), (v_ds, c_ds) = distinct_weights(ss), distinct_weights(ds)
     u = (np.concatenate([v_ss, v_ds]) - centre) / scale
@@ -179,6 +193,12 @@ def _grouped_fit(theta0, ss, ds, centre, scale, limit):
     u_g = np.concatenate([parts[0][0], parts[1][0]])
     w_g = np.concatenate([parts[0][1], parts[1][1]])
     sign_g = np.r_[np.full(parts[0][0].size, -1.0), np.full(parts[1][0].size, 1.0)]
+    try:
+        line, _ = _logistic_newton(np.column_stack([np.ones(u_g.size), u_g]),
+                                   (sign_g < 0).astype(np.float64), w_g, 1e-6, np.zeros(2))
+    except ConvergenceError:
+        return None
+    theta0 = _start(line, u.min(), u.max(), limit)
     bounds = [(-limit, limit), (-limit, limit), (None, None), (None, None)]
     res = minimize(_loss_and_grad, theta0, args=(u_g, sign_g < 0, w_g), jac=True,
                    method="L-BFGS-B", bounds=bounds, options=_LBFGSB_START)
@@ -271,22 +291,20 @@ class SCalCalibrator(BaseCalibrator):
     def fit(self, ss, ds) -> SCalCalibrator:
         ss, ds = self._validate(ss, ds)
         limit = float(self.max_abs_llr)
-        start = LogisticCalibrator(l2=1e-6).fit(ss, ds)
-        self.centre_, self.scale_ = start.centre_, start.scale_
+        # the standardisation of the logistic method (the start of the direct path)
+        centre, scale = _standardisation(ss.mean(), ss.var(), ds.mean(), ds.var())
+        self.centre_, self.scale_ = float(centre), float(scale)
         raw_u = (np.concatenate([ss, ds]) - self.centre_) / self.scale_
         raw_ss = np.r_[np.ones(ss.size, bool), np.zeros(ds.size, bool)]
         raw_w = np.where(raw_ss, 0.5 / ss.size, 0.5 / ds.size)
-        c, d = start.theta_  # linear start: llr = c + d u
-        z_data = c + d * np.array([raw_u.min(), raw_u.max()])  # |c + d u| is largest at an end
-        half = min(limit, 1.0 + np.max(np.abs(z_data)))
-        b = 4 * d / (2 * half)
-        theta0 = np.array([-half, half, b * c / d, b])
         theta = None
         # separated classes have no strict minimum (the best fit is a step): the direct path
         separated = ss.min() > ds.max() or ss.max() < ds.min()
         if raw_u.size >= GROUPED_FROM and not separated:
-            theta = _grouped_fit(theta0, ss, ds, self.centre_, self.scale_, limit)
+            theta = _grouped_fit(ss, ds, self.centre_, self.scale_, limit)
         if theta is None:
+            line = LogisticCalibrator(l2=1e-6).fit(ss, ds).theta_
+            theta0 = _start(line, raw_u.min(), raw_u.max(), limit)
             theta = _direct_fit(theta0, raw_u, raw_ss, raw_w, limit)
         lo, hi, a, b = (float(v) for v in theta)
         if hi < lo:
