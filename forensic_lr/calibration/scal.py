@@ -382,10 +382,10 @@ class SCalCalibrator(BaseCalibrator):
         for 3,300 scores), where the 10 to 35 damped steps from the full-data fit are cheap;
         from that start the exact steps on every distinct score take two to four derivative
         evaluations (3.1 per replicate on average at 300 SS / 3,000 normal DS scores; the
-        last finds the projected gradient below 1e-10 and takes the last step). A replicate whose grouped solve does not converge starts its exact
-        steps from the full-data fit. A replicate where Newton's
-        method does not converge (no strict minimum) is refitted by :meth:`fit`, and so is
-        every replicate when a class has fewer than
+        last finds the projected gradient below 1e-10 and takes the last step). A replicate
+        whose grouped solve does not converge starts its exact steps from the full-data fit.
+        A replicate where Newton's method does not converge (no strict minimum) is refitted
+        by :meth:`fit`, and so is every replicate when a class has fewer than
         :data:`~forensic_lr.calibration.batched_newton.BATCH_FROM` scores (the objective of
         a small resample can have several minima).
         """
