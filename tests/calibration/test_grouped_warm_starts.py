@@ -201,3 +201,15 @@ def test_row_blocks_equal_one_call():
     np.testing.assert_allclose(hess, h1, rtol=1e-13, atol=1e-18)
     np.testing.assert_allclose(in_row_blocks(obj.value, theta, rows, u.size),
                                obj.value(theta, rows), rtol=1e-14)
+
+
+@pytest.mark.parametrize("df", [None, 4.0])
+def test_student_t_hook_equals_loop_on_the_grouped_path(df):
+    """Classes of 2,500 scores: the looped fits take the grouped path (heavy tails)."""
+    ss, ds = _data("heavy", 2500, 2500, 9)
+    scores = np.array([-3.0, 0.0, 1.5, 4.0])
+    hook = StudentTCalibrator(df=df).bootstrap_llr(ss, ds, scores, n=6,
+                                                   rng=np.random.default_rng(4))
+    loop = _bootstrap_llr_loop(StudentTCalibrator(df=df), ss, ds, scores, n=6,
+                               rng=np.random.default_rng(4))
+    np.testing.assert_allclose(hook, loop, rtol=0, atol=1e-8)
