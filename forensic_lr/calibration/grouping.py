@@ -1,10 +1,14 @@
 """Weighted scores pooled into groups of neighbours: a cheap stand-in for a warm start.
 
 The S-cal and Student-t fits solve their objective first on a few thousand groups of
-neighbouring (sorted) scores, each group replaced by its weighted mean and carrying its total
-weight, and then finish with exact Newton steps on every score from that start. The grouped
+neighbouring (sorted) scores, and the S-cal bootstrap hook each replicate on a few hundred;
+each group is replaced by two points that keep its weight, mean and variance (:func:`pool`).
+They then finish with exact Newton steps on every distinct score from that start. The grouped
 objective is not the exact one; it only has to put the start within the region where Newton's
-method on the exact objective converges quadratically.
+method on the exact objective converges quadratically, so the answer is the exact optimum
+whatever the grouping (by Taylor's theorem, ``sum_i w_i f(x_i)`` over a group equals
+``W f(m) + f''(m) W v / 2 + f^(3)(m) M_3 / 6 + ...`` with its weight ``W``, mean ``m``,
+variance ``v`` and third central moment ``M_3``: the two points keep the first two terms).
 """
 
 from __future__ import annotations
@@ -62,10 +66,11 @@ def pool(values: np.ndarray, weights: np.ndarray, starts: np.ndarray):
         ``m_g`` and weighted variance ``v_g``: the points ``m_g - sqrt(v_g)`` and
         ``m_g + sqrt(v_g)`` (first the G lower, then the G upper points), each weighing
         ``W_g / 2`` (a group of weight 0 gets its plain centre twice). They keep the
-        weight and the first three moments of every group (a two-point rule), so a smooth
-        objective ``sum_i w_i f(x_i)`` changes by about ``f^(4) h^4 W`` for groups of
-        width ``h``; pooling each group at its mean alone would change it by ``f''/2``
-        times the variance, ``O(h^2)``.
+        weight, mean and variance of every group, so a smooth objective
+        ``sum_i w_i f(x_i)`` changes by ``f^(3) / 6`` times the group's third central
+        moment plus ``O(f^(4) h^4)``: ``O(h^3)`` for groups of width ``h``, and much less
+        where a group is nearly symmetric (most groups of a smooth density); pooling each
+        group at its mean alone would change it by ``f''/2`` times the variance, ``O(h^2)``.
     """
     ends = np.r_[starts[1:], values.size]
     centre = (values[starts] + values[ends - 1]) / 2

@@ -391,14 +391,15 @@ def _grouped_fit_t(values, mu, sigma, df) -> TFit | None:
 
     ECME (:func:`_ecme`) from ``(mu, sigma)`` runs on groups of neighbouring scores
     (:func:`~forensic_lr.calibration.grouping.group_starts` on ``(x - mu) / sigma``, each
-    group its weighted mean and count, :func:`~forensic_lr.calibration.grouping.pool`);
+    group two points that keep its count, mean and variance,
+    :func:`~forensic_lr.calibration.grouping.pool`);
     projected Newton on the distinct scores weighted by their counts (the same objective as
     on every score) then ends at the exact maximum from there.
     """
     distinct, counts = distinct_weights(values)
-    means, totals = pool(distinct, counts, group_starts((distinct - mu) / sigma))
+    points, totals = pool(distinct, counts, group_starts((distinct - mu) / sigma))
     try:
-        g_mu, g_sigma, g_nu, iteration = _ecme(means, totals, mu, sigma, df)
+        g_mu, g_sigma, g_nu, iteration = _ecme(points, totals, mu, sigma, df)
     except ConvergenceError:
         return None
     start = np.array([[g_mu, np.log(g_sigma), np.log(g_nu)]])
