@@ -25,6 +25,10 @@ _MAX_ITER = 100
 BATCH_FROM = 100
 _MAX_HALVINGS = 40
 
+#: Elements (problems x scores) per block in :func:`in_row_blocks`: about 0.5 MB per
+#: temporary array, so that a chain of array operations stays in the processor's cache.
+BLOCK_ELEMENTS = 2**16
+
 #: ``value(theta, rows) -> (k,)`` and ``derivatives(theta, rows) -> (grad (k, m), hess (k, m, m))``
 #: for the problems ``rows`` at the parameters ``theta`` (one row per problem).
 Value = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -165,3 +169,21 @@ def projected_newton(
         current[rows[accepted]] = new_value[accepted]
         failed[rows[~accepted]] = True
     return theta, converged
+
+
+def in_row_blocks(fn: Callable, theta: np.ndarray, rows: np.ndarray, width: int):
+    """``fn(theta, rows)`` evaluated on blocks of rows of about :data:`BLOCK_ELEMENTS` values.
+
+    For objectives whose cost is a chain of array operations over (problem, score) pairs
+    (``width`` scores per problem): each row's result is the same as in one call (the rows
+    are independent), but the temporaries of a block stay in cache (measured 2x faster
+    for S-cal's derivatives at 1000 x 3300). Returns what ``fn`` returns, its arrays
+    concatenated along the first axis.
+    """
+    step = max(1, BLOCK_ELEMENTS // max(width, 1))
+    if rows.size <= step:
+        return fn(theta, rows)
+    parts = [fn(theta[i : i + step], rows[i : i + step]) for i in range(0, rows.size, step)]
+    if isinstance(parts[0], tuple):
+        return tuple(np.concatenate(p) for p in zip(*parts, strict=True))
+    return np.concatenate(parts)

@@ -17,6 +17,7 @@ from .base import BaseCalibrator, number_option
 from .batched_newton import BATCH_FROM, projected_newton
 from .bootstrap_fits import BootstrapFits, RefitsOnce
 from .densities import student_t_logpdf
+from .grouping import GROUPED_FROM, distinct_weights, group_starts, pool
 from .logistic import _MOMENT_ROWS
 
 #: Range of the estimated degrees of freedom (the upper end is practically Gaussian).
@@ -45,14 +46,18 @@ class TFit:
         }
 
 
-def _best_df(d2: np.ndarray) -> float:
-    """ML degrees of freedom for fixed standardised squared residuals ``d2`` (ECME step)."""
-    n = d2.size
+def _best_df(d2: np.ndarray, counts: np.ndarray | None = None) -> float:
+    """ML degrees of freedom for fixed standardised squared residuals ``d2`` (ECME step).
+
+    ``counts``: how many times each residual occurs (None: once each).
+    """
+    n = d2.size if counts is None else float(np.sum(counts))
 
     def neg_loglik(log_nu):
         nu = np.exp(log_nu)
         const = gammaln((nu + 1) / 2) - gammaln(nu / 2) - 0.5 * np.log(nu)
-        return -(n * const - (nu + 1) / 2 * np.sum(np.log1p(d2 / nu)))
+        logs = np.log1p(d2 / nu)
+        return -(n * const - (nu + 1) / 2 * (np.sum(logs) if counts is None else counts @ logs))
 
     res = minimize_scalar(
         neg_loglik,
@@ -310,7 +315,13 @@ def fit_t(values: np.ndarray, df: float | None = None) -> TFit:
     its range, :func:`~forensic_lr.calibration.batched_newton.projected_newton`), until
     the projected gradient is below 1e-10, plus one last Newton step: the maximum is then
     defined to the rounding level. Where Newton does not converge the ECME answer is
-    kept. ``n_iter`` counts the ECME iterations.
+    kept. From :data:`~forensic_lr.calibration.grouping.GROUPED_FROM` scores on, ECME
+    runs on two-point groups of neighbouring scores (about 2,000 points that keep each
+    group's weight, mean and variance, :func:`~forensic_lr.calibration.grouping.pool`,
+    grouped on ``(x - median) / (1.4826 MAD)``) and Newton on the distinct scores weighted
+    by their counts (the same likelihood) ends from there at the same maximum in a few
+    steps; where it does not converge the fit is the direct one. ``n_iter`` counts the
+    ECME iterations (on the groups where they were used).
 
     References
     ----------
@@ -321,33 +332,83 @@ def fit_t(values: np.ndarray, df: float | None = None) -> TFit:
     sigma = 1.4826 * float(np.median(np.abs(values - mu)))
     if sigma == 0:
         sigma = float(values.std())
+    if values.size >= GROUPED_FROM:
+        fit = _grouped_fit_t(values, mu, sigma, df)
+        if fit is not None:
+            return fit
+    mu, sigma, nu, iteration = _ecme(values, None, mu, sigma, df)
+    start = np.array([[mu, np.log(sigma), np.log(nu)]])
+    weights = np.full((1, values.size), 1.0 / values.size)
+    theta, converged = _polish(start, values, weights, df)
+    if converged[0]:
+        mu, sigma, nu = float(theta[0, 0]), float(np.exp(theta[0, 1])), float(
+            np.exp(theta[0, 2])
+        )
+        if df is not None:
+            nu = float(df)
+    return TFit(mu, sigma, nu, _loglik(values, None, nu, mu, sigma), iteration)
+
+
+def _loglik(values, counts, nu, mu, sigma) -> float:
+    """Log-likelihood of the scores ``values``, each ``counts`` times (None: once)."""
+    if counts is None:
+        return float(np.sum(t.logpdf(values, nu, mu, sigma)))
+    return float(counts @ student_t_logpdf(values, nu, mu, sigma))
+
+
+def _ecme(values, counts, mu, sigma, df):
+    """ECME from ``(mu, sigma)`` (and ``nu = 10`` or ``df``) on ``values`` each ``counts`` times.
+
+    Returns ``(mu, sigma, nu, iterations)`` where the log-likelihood gains less than 1e-11
+    relative; see :func:`fit_t`.
+    """
+    n = values.size if counts is None else float(np.sum(counts))
+
+    def total(a):
+        return np.sum(a) if counts is None else counts @ a
+
     nu = 10.0 if df is None else float(df)
-    loglik = float(np.sum(t.logpdf(values, nu, mu, sigma)))
+    loglik = _loglik(values, counts, nu, mu, sigma)
     for iteration in range(1, _MAX_ITER + 1):
         d2 = ((values - mu) / sigma) ** 2
         w = (nu + 1) / (nu + d2)
-        mu = float(np.sum(w * values) / np.sum(w))
-        sigma = float(np.sqrt(np.mean(w * (values - mu) ** 2)))
+        mu = float(total(w * values) / total(w))
+        sigma = float(np.sqrt(total(w * (values - mu) ** 2) / n))
         if df is None:
-            nu = _best_df(((values - mu) / sigma) ** 2)
-        new = float(np.sum(t.logpdf(values, nu, mu, sigma)))
+            nu = _best_df(((values - mu) / sigma) ** 2, counts)
+        new = _loglik(values, counts, nu, mu, sigma)
         if abs(new - loglik) <= _TOL * (1.0 + abs(new)):
-            start = np.array([[mu, np.log(sigma), np.log(nu)]])
-            weights = np.full((1, values.size), 1.0 / values.size)
-            theta, converged = _polish(start, values, weights, df)
-            if converged[0]:
-                mu, sigma, nu = float(theta[0, 0]), float(np.exp(theta[0, 1])), float(
-                    np.exp(theta[0, 2])
-                )
-                if df is not None:
-                    nu = float(df)
-                new = float(np.sum(t.logpdf(values, nu, mu, sigma)))
-            return TFit(mu, sigma, nu, new, iteration)
+            return mu, sigma, nu, iteration
         loglik = new
     raise ConvergenceError(
         f"Student-t fit did not converge in {_MAX_ITER} iterations; fix the degrees of "
         "freedom (option df, e.g. df = 5) or use the 'gaussian' method"
     )
+
+
+def _grouped_fit_t(values, mu, sigma, df) -> TFit | None:
+    """The ML fit from a grouped warm start, or None where Newton does not converge.
+
+    ECME (:func:`_ecme`) from ``(mu, sigma)`` runs on groups of neighbouring scores
+    (:func:`~forensic_lr.calibration.grouping.group_starts` on ``(x - mu) / sigma``, each
+    group two points that keep its count, mean and variance,
+    :func:`~forensic_lr.calibration.grouping.pool`);
+    projected Newton on the distinct scores weighted by their counts (the same objective as
+    on every score) then ends at the exact maximum from there.
+    """
+    distinct, counts = distinct_weights(values)
+    points, totals = pool(distinct, counts, group_starts((distinct - mu) / sigma))
+    try:
+        g_mu, g_sigma, g_nu, iteration = _ecme(points, totals, mu, sigma, df)
+    except ConvergenceError:
+        return None
+    start = np.array([[g_mu, np.log(g_sigma), np.log(g_nu)]])
+    theta, converged = _polish(start, distinct, counts[None, :] / values.size, df)
+    if not converged[0]:
+        return None
+    mu, sigma = float(theta[0, 0]), float(np.exp(theta[0, 1]))
+    nu = float(np.exp(theta[0, 2])) if df is None else float(df)
+    return TFit(mu, sigma, nu, _loglik(distinct, counts, nu, mu, sigma), iteration)
 
 
 class StudentTCalibrator(RefitsOnce, BaseCalibrator):
@@ -408,7 +469,8 @@ class StudentTCalibrator(RefitsOnce, BaseCalibrator):
     def llr(self, scores) -> np.ndarray:
         s = self._scores(scores)
         a, b = self.fit_ss_, self.fit_ds_
-        return t.logpdf(s, a.df, a.loc, a.scale) - t.logpdf(s, b.df, b.loc, b.scale)
+        return (student_t_logpdf(s, a.df, a.loc, a.scale)
+                - student_t_logpdf(s, b.df, b.loc, b.scale))
 
     def density(self, scores) -> tuple[np.ndarray, np.ndarray]:
         """Fitted SS and DS probability densities at ``scores``."""
