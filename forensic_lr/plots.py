@@ -10,9 +10,11 @@ Nothing here selects a matplotlib backend or uses :mod:`matplotlib.pyplot`: impo
 package leaves a notebook's inline plotting as it was. Figures are built directly as
 ``Figure`` objects and rendered by :func:`to_svg` through matplotlib's SVG canvas. The
 ``*_svg`` functions (what the reports and the command line use) return that SVG text:
-deterministic bytes (fixed id salt, no date), text kept as text, coordinates rounded to
-0.01 pt and every style written as presentation attributes, so that a PDF renderer has
-few elements and no CSS to parse. Axes name their log base.
+deterministic bytes (fixed id salt, no date), text kept as text (one font family named),
+coordinates rounded to 0.01 pt, every style written as presentation attributes, the tick
+marks and the grid lines of an axis one path each, and long lines (a Tippett or DET
+staircase of 10^5 trials) without the vertices that lie within 0.3 pt of the line drawn,
+so that a PDF renderer has few elements and no CSS to parse. Axes name their log base.
 """
 
 from __future__ import annotations
