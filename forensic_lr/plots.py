@@ -304,8 +304,8 @@ def _merged_rules(svg: str) -> str:
     several segments, where the first of them stood; only tick labels (``<text>``) and
     ``<defs>`` may lie between them, so that nothing else changes the order in which
     they are painted. Tick marks are opaque strokes, and grid lines (clipped to the
-    axes, possibly translucent) merge only with lines of the same direction, which never
-    overlap: the picture is the same, with far fewer elements.
+    axes, possibly translucent) merge only with other lines of the same direction, which
+    do not overlap: the picture is the same, with far fewer elements.
     """
     markers = {m.group(1): (float(m.group(2)), float(m.group(3)), m.group(4))
                for m in _MARKER.finditer(svg)}
@@ -333,7 +333,9 @@ def _merged_rules(svg: str) -> str:
                 merged.clear()
             out.append(text)
             continue
-        if key in merged:
+        if key in merged and d in out[merged[key]][0]:
+            out.append(text)  # the same segment twice: a translucent one paints twice
+        elif key in merged:
             out[merged[key]][0].append(d)
         else:
             merged[key] = len(out)

@@ -106,6 +106,12 @@ def test_rules_merge_only_across_tick_labels_and_definitions():
     )
 
 
+def test_a_rule_drawn_twice_stays_two_elements():
+    rule = '<path d="M 1 0 L 1 9" clip-path="url(#c)" stroke="#000" stroke-opacity="0.3"/>'
+    svg = "<svg>" + rule + rule + "</svg>"
+    assert plots._merged_rules(svg) == svg
+
+
 def _longest_path(svg: str) -> np.ndarray:
     """Vertices of the path with the most vertices, as an (n, 2) array in points."""
     d = max(re.findall(r' d="([^"]*)"', svg), key=len)
