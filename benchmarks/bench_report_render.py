@@ -1,20 +1,23 @@
 """Rendering a case report: figures + HTML + PDF, before and after, and where the time goes.
 
 Usage: ``python benchmarks/bench_report_render.py [--calibrator kde] [--n-ss 10000]
-[--n-ds 100000] [--case case_examples/voice/case.toml] [--repeat 5] [--before-ref REF]
-[--rounds 3]``
+[--n-ds 100000] [--case synthetic] [--case case_examples/voice/case.toml] [--repeat 5]
+[--before-ref REF] [--rounds 3] [--no-parts]``
 
 First the whole rendering, ``build_report(run, ("pdf", "html"))``, of this checkout
 ("after") against the version at ``--before-ref`` (default: where this branch left
-``main``; its source is taken from git into a temporary folder): ``--rounds`` rounds, each
-starting one process per version in turn (before, after, before, ...). A process runs the
-case once (a synthetic one of the given size with ``[uncertainty] method = "none"``, or
-``--case``), renders it once to warm up (fonts, weasyprint's first use) and then
-``--repeat`` times; the table gives the median and minimum over all rounds of the wall
-clock, and of the processor time of the process and the children it forked (figures may
-be drawn in forked processes: their processor time adds up, their wall clock does not).
+``main``; its source is taken from git into a temporary folder), for each ``--case``
+(default: the synthetic one): ``--rounds`` rounds, each starting one process per version
+in turn (before, after, before, ...). A process runs the case once (``synthetic``: one of
+the given size with ``[uncertainty] method = "none"``; else the case file), renders it
+once to warm up (fonts, weasyprint's first use) and then ``--repeat`` times; the table
+gives the median and minimum over all rounds of the wall clock, and of the processor time
+of the process and the children it forked (figures may be drawn in forked processes:
+their processor time adds up, their wall clock does not), and the ratio after / before
+of the medians.
 
-Then, for this checkout only, ``--repeat`` interleaved runs (median and minimum) of each
+Then (unless ``--no-parts``), for this checkout and the first case only, ``--repeat``
+interleaved runs (median and minimum) of each
 part: building the figures (on the idle cores as shipped, on one core, on two), rendering
 the HTML, the PDF as ``build_report`` makes it (figures handed to weasyprint as SVG
 images), next to the PDF of the HTML file itself (figures inline as ``<svg>``) and of the
@@ -51,8 +54,9 @@ def _case_run(args, folder: Path):
     """The case run to render: ``--case``, or the synthetic case written to ``folder``."""
     from forensic_lr.casework import load_case, run_case_full
 
-    if args.case:
-        return run_case_full(load_case(args.case)), args.case
+    case = args.case[0] if args.case else "synthetic"
+    if case != "synthetic":
+        return run_case_full(load_case(case)), case
     rng = np.random.default_rng(0)
     np.save(folder / "ss.npy", rng.normal(2.0, 1.0, args.n_ss))
     np.save(folder / "ds.npy", rng.normal(-1.0, 1.2, args.n_ds))
@@ -93,8 +97,9 @@ def _source_at(ref: str, folder: Path) -> Path:
     return folder
 
 
-def before_after(args) -> None:
-    """Whole ``build_report`` of the version at ``--before-ref`` and of this checkout."""
+def before_after(args, case: str) -> None:
+    """Whole ``build_report`` of ``case``, by the version at ``--before-ref`` and by this
+    checkout."""
     ref = args.before_ref or subprocess.run(
         ["git", "merge-base", "HEAD", "main"], check=True, capture_output=True, text=True
     ).stdout.strip()
@@ -102,8 +107,8 @@ def before_after(args) -> None:
         roots = {"before": _source_at(ref, Path(tmp)), "after": HERE.parent}
         options = ["--calibrator", args.calibrator, "--n-ss", str(args.n_ss),
                    "--n-ds", str(args.n_ds), "--repeat", str(args.repeat)]
-        if args.case:
-            options += ["--case", str(Path(args.case).resolve())]
+        if case != "synthetic":
+            options += ["--case", str(Path(case).resolve())]
         times = {name: {"wall": [], "cpu": []} for name in roots}
         for _ in range(args.rounds):
             for name, root in roots.items():
@@ -115,7 +120,10 @@ def before_after(args) -> None:
                 got = json.loads(out.strip().splitlines()[-1])
                 for key in ("wall", "cpu"):
                     times[name][key] += got[key]
-    print(f"build_report (figures + HTML + PDF); before = {ref[:10]}; {args.rounds} rounds x "
+    label = (f"synthetic, {args.n_ss:,} SS / {args.n_ds:,} DS, {args.calibrator}"
+             if case == "synthetic" else case)
+    print(f"\n{label}: build_report (figures + HTML + PDF); before = {ref[:10]}; "
+          f"{args.rounds} rounds x "
           f"{args.repeat} renders per version, load average {os.getloadavg()[0]:.2f}: "
           "median (minimum) s")
     print(f"{'':<34}{'before':>16}{'after':>16}{'ratio':>8}")
@@ -185,19 +193,25 @@ def main() -> None:
     parser.add_argument("--calibrator", default="kde")
     parser.add_argument("--n-ss", type=int, default=10_000)
     parser.add_argument("--n-ds", type=int, default=100_000)
-    parser.add_argument("--case", help="a case file to use instead of the synthetic case")
+    parser.add_argument("--case", action="append",
+                        help="'synthetic' or a case file; repeat for several (default: "
+                        "synthetic)")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=3,
                         help="processes per version in the before/after table (default 3)")
     parser.add_argument("--before-ref", help="git revision to compare with "
                         "(default: git merge-base HEAD main)")
+    parser.add_argument("--no-parts", action="store_true",
+                        help="only the before/after table")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         worker(args)
         return
-    before_after(args)
-    parts(args)
+    for case in args.case or ["synthetic"]:
+        before_after(args, case)
+    if not args.no_parts:
+        parts(args)
 
 
 if __name__ == "__main__":

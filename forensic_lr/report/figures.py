@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import partial
 
 from .. import plots
-from ..parallel import call_forked
+from ..parallel import call_forked, collector_paused
 
 
 def case_figures(run, *, workers: int | None = None) -> dict[str, str]:
@@ -42,4 +42,5 @@ def case_figures(run, *, workers: int | None = None) -> dict[str, str]:
     sensitivity = getattr(run.result, "sensitivity", None)  # None for records without one
     if sensitivity is not None:
         jobs["sensitivity"] = partial(plots.sensitivity_svg, sensitivity, elub_log10=elub)
-    return call_forked(jobs, workers)
+    with collector_paused():
+        return call_forked(jobs, workers)

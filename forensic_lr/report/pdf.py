@@ -13,6 +13,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from ..errors import ForensicLRError, InputError, excerpt
+from ..parallel import collector_paused
 
 
 class FetchRefused(ForensicLRError):
@@ -103,7 +104,8 @@ def html_to_pdf(html: str, *, roots, fetcher: SafeFetcher | None = None) -> byte
     """Render ``html`` to PDF bytes; relative URLs resolve against the first root.
 
     The PDF carries no creation date and pinned font timestamps, so identical HTML gives
-    identical bytes.
+    identical bytes. The garbage collector is paused meanwhile
+    (:func:`~forensic_lr.parallel.collector_paused`).
 
     Raises
     ------
@@ -115,7 +117,6 @@ def html_to_pdf(html: str, *, roots, fetcher: SafeFetcher | None = None) -> byte
 
     fetcher = fetcher or SafeFetcher(roots)
     base = Path(next(iter(roots))).resolve().as_uri() + "/"
-    document = weasyprint.HTML(string=html, base_url=base, url_fetcher=fetcher)
     # Embedded font subsets carry a "modified" timestamp (fontTools); SOURCE_DATE_EPOCH
     # pins it so that the PDF bytes do not depend on the clock.
     saved = os.environ.get("SOURCE_DATE_EPOCH")
@@ -124,7 +125,9 @@ def html_to_pdf(html: str, *, roots, fetcher: SafeFetcher | None = None) -> byte
     failures = _Failures(None if logger.hasHandlers() else logging.lastResort)
     logger.addHandler(failures)
     try:
-        pdf = document.write_pdf()
+        with collector_paused():
+            document = weasyprint.HTML(string=html, base_url=base, url_fetcher=fetcher)
+            pdf = document.write_pdf()
     finally:
         logger.removeHandler(failures)
         if saved is None:
