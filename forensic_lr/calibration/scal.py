@@ -8,12 +8,12 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit
 
-from .._checks import as_score_array
 from ..errors import ConvergenceError, ForensicLRError, ForensicLRWarning
 from ..records import ParamRow
 from ..resampling import bootstrap_index_chunks
 from .base import BaseCalibrator, number_option, param_row
 from .batched_newton import BATCH_FROM, in_row_blocks, projected_newton
+from .bootstrap_fits import BootstrapFits, RefitsOnce
 from .grouping import GROUPED_FROM, distinct_weights, group_starts, pool
 from .logistic import LogisticCalibrator, _standardisation
 from .logistic import _newton as _logistic_newton
@@ -209,7 +209,7 @@ def _grouped_fit(ss, ds, centre, scale, limit):
     return theta[0] if converged[0] else None
 
 
-class SCalCalibrator(BaseCalibrator):
+class SCalCalibrator(RefitsOnce, BaseCalibrator):
     """LLR = lo + (hi - lo) sigmoid(a + b s): a logistic calibration with finite limits.
 
     Parameters
@@ -345,15 +345,13 @@ class SCalCalibrator(BaseCalibrator):
             "warnings": list(self.warnings_),
         }
 
-    def bootstrap_llr(self, ss, ds, scores, *, n, rng, progress=None) -> np.ndarray:
-        """LLRs at ``scores`` from ``n`` bootstrap refits, solved together by Newton's method.
+    def bootstrap_fits(self, ss, ds, *, n, rng, progress=None) -> BootstrapFits:
+        """``n`` bootstrap refits, solved together by Newton's method.
 
         Parameters
         ----------
         ss, ds : array_like
             Background scores.
-        scores : array_like
-            Where to evaluate each refit.
         n : int
             Number of replicates.
         rng : numpy.random.Generator
@@ -363,8 +361,8 @@ class SCalCalibrator(BaseCalibrator):
 
         Returns
         -------
-        ndarray, shape (n, len(scores))
-            Row ``b`` equals ``fit(ss[idx_ss[b]], ds[idx_ds[b]]).llr(scores)`` to about
+        BootstrapFits
+            Replicate ``b`` evaluates as ``fit(ss[idx_ss[b]], ds[idx_ds[b]]).llr`` to about
             1e-9; NaN where that fit is refused or fails (a constant resample).
 
         Notes
@@ -390,7 +388,6 @@ class SCalCalibrator(BaseCalibrator):
         a small resample can have several minima).
         """
         ss, ds = self._validate(ss, ds)
-        s_eval = as_score_array(scores, "scores")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             full = SCalCalibrator(max_abs_llr=self.max_abs_llr).fit(ss, ds)
@@ -398,11 +395,10 @@ class SCalCalibrator(BaseCalibrator):
         (v_ss, inv_ss), (v_ds, inv_ds) = (np.unique(v, return_inverse=True) for v in (ss, ds))
         u = (np.concatenate([v_ss, v_ds]) - full.centre_) / full.scale_
         sign = np.concatenate([np.full(v_ss.size, -1.0), np.full(v_ds.size, 1.0)])
-        u_eval = (s_eval - full.centre_) / full.scale_
         groups = [group_starts(u[sign == s], BOOT_GROUPS, BOOT_WIDTH) for s in (-1.0, 1.0)]
         sign_g = np.r_[np.full(2 * groups[0].size, -1.0), np.full(2 * groups[1].size, 1.0)]
         start = np.array([full.lo_, full.hi_, full.a_, full.b_])
-        rows = []
+        thetas, failed = [], []
         for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
             c_ss, c_ds = _counts(inv_ss[idx_ss], v_ss.size), _counts(inv_ds[idx_ds], v_ds.size)
             bad = (np.count_nonzero(c_ss, axis=1) < 2) | (np.count_nonzero(c_ds, axis=1) < 2)
@@ -416,22 +412,36 @@ class SCalCalibrator(BaseCalibrator):
                                   np.hstack([pooled[0][1], pooled[1][1]]), limit, skip)
             theta[~near] = start
             theta, done = _polish(theta, u, sign, w, limit, skip)
-            lo, hi, a, b = (theta[:, j : j + 1] for j in range(4))
-            out = lo + (hi - lo) * expit(a + b * u_eval)
-            out = np.clip(out, np.minimum(lo, hi), np.maximum(lo, hi))
-            out[bad] = np.nan
             model = SCalCalibrator(max_abs_llr=self.max_abs_llr)
             for r in np.flatnonzero(~done & ~bad):
                 try:
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
-                        out[r] = model.fit(ss[idx_ss[r]], ds[idx_ds[r]]).llr(s_eval)
+                        model.fit(ss[idx_ss[r]], ds[idx_ds[r]])
                 except ForensicLRError:
-                    out[r] = np.nan
-            rows.append(out)
+                    bad[r] = True
+                    continue
+                # the refit's own standardisation, carried to the full-data one:
+                # a + b (s - c') / s' = [a + b (c - c') / s'] + [b s / s'] (s - c) / s
+                theta[r] = (model.lo_, model.hi_,
+                            model.a_ + model.b_ * (full.centre_ - model.centre_) / model.scale_,
+                            model.b_ * full.scale_ / model.scale_)
+            thetas.append(theta)
+            failed.append(bad)
             if progress is not None:
-                progress(sum(r.shape[0] for r in rows), n)
-        return np.vstack(rows)
+                progress(sum(th.shape[0] for th in thetas), n)
+        lo, hi, a, b = (column[:, None] for column in np.vstack(thetas).T)
+        failed = np.concatenate(failed)
+        centre, scale = full.centre_, full.scale_
+
+        def evaluate(s: np.ndarray, rows: np.ndarray) -> np.ndarray:
+            low, high = lo[rows], hi[rows]
+            out = low + (high - low) * expit(a[rows] + b[rows] * ((s - centre) / scale))
+            out = np.clip(out, np.minimum(low, high), np.maximum(low, high))
+            out[failed[rows]] = np.nan
+            return out
+
+        return BootstrapFits(n, evaluate)
 
 
 def _counts(codes: np.ndarray, size: int) -> np.ndarray:

@@ -181,8 +181,8 @@ def test_background_bootstrap_by_trial_loops_a_method_without_hook(make_backgrou
 
 
 @pytest.mark.parametrize("name, elub", [("logistic", False), ("logistic", True),
-                                        ("gaussian", True), ("bayes", True), ("kde", True),
-                                        ("student_t", True)])
+                                        ("gaussian", True), ("bayes", True), ("scal", True),
+                                        ("kde", True), ("student_t", True)])
 @pytest.mark.parametrize("chunk", [None, 1_000])
 def test_background_bootstrap_by_trial_equals_looped_refits_on_the_same_draws(
         make_background, monkeypatch, name, elub, chunk):
