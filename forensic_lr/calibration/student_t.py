@@ -9,7 +9,6 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.special import betaln, digamma, gammaln, polygamma
-from scipy.stats import t
 
 from ..errors import ConvergenceError, ForensicLRError
 from ..resampling import CHUNK_DRAWS, bootstrap_index_chunks
@@ -352,7 +351,7 @@ def fit_t(values: np.ndarray, df: float | None = None) -> TFit:
 def _loglik(values, counts, nu, mu, sigma) -> float:
     """Log-likelihood of the scores ``values``, each ``counts`` times (None: once)."""
     if counts is None:
-        return float(np.sum(t.logpdf(values, nu, mu, sigma)))
+        return float(np.sum(student_t_logpdf(values, nu, mu, sigma)))
     return float(counts @ student_t_logpdf(values, nu, mu, sigma))
 
 
@@ -476,7 +475,8 @@ class StudentTCalibrator(RefitsOnce, BaseCalibrator):
         """Fitted SS and DS probability densities at ``scores``."""
         s = self._scores(scores)
         a, b = self.fit_ss_, self.fit_ds_
-        return t.pdf(s, a.df, a.loc, a.scale), t.pdf(s, b.df, b.loc, b.scale)
+        return (np.exp(student_t_logpdf(s, a.df, a.loc, a.scale)),
+                np.exp(student_t_logpdf(s, b.df, b.loc, b.scale)))
 
     def params(self) -> dict:
         self._scores([0.0])
