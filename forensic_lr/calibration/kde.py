@@ -53,51 +53,75 @@ def _bandwidths(rows: np.ndarray, rule: str | float, quartiles=None, sd=None) ->
 def _log_kde_exact(s: np.ndarray, data: np.ndarray, h: float) -> np.ndarray:
     """``log((1/n) sum_i N(s; x_i, h^2))`` from the kernels that matter (exact to 1e-13).
 
-    For a score at distance ``d`` from its nearest data point, a point farther than
-    ``d + R h`` contributes less than ``exp(-R^2 / 2)`` times the nearest kernel; with
+    With ``x*`` the data point nearest to a score ``s`` and ``d = |s - x*|``, a point
+    farther than ``D = sqrt(d^2 + R^2 h^2)`` from ``s`` has ``(s - x)^2 > d^2 + R^2 h^2``,
+    so its kernel is less than ``exp(-R^2 / 2)`` times the nearest one; with
     ``R = sqrt(2 (ln n + 30))`` all of them together change the density by less than
-    ``e^-30`` (relative). The windows are found by ``searchsorted`` in the sorted data
-    and summed as one flat, ragged array per block (``reduceat``), never an n x m matrix.
+    ``e^-30`` (relative). Far from the data this window is much narrower than
+    ``d + R h``. In units of ``h sqrt(2)`` (``y = x / (h sqrt 2)``, ``w`` the score) each
+    kernel is taken relative to the nearest one, ``exp((y - y*) (2 w - y* - y))`` (the
+    difference of squares factored, so no large squares cancel), and the log density is
+    ``-(w - y*)^2 + log(sum)`` minus the normalisation. The windows are found by
+    ``searchsorted`` in the sorted data; scores whose windows have similar sizes are
+    summed together as one dense (scores x window) block, never an n x m matrix.
     """
     if np.any(data[1:] < data[:-1]):  # the calibrator stores its data sorted already
         data = np.sort(data)
     n = data.size
     pos = np.searchsorted(data, s)
-    below = np.abs(s - data[np.clip(pos - 1, 0, n - 1)])
-    above = np.abs(data[np.clip(pos, 0, n - 1)] - s)
-    half = np.minimum(below, above) + np.sqrt(2.0 * (np.log(n) + 30.0)) * h
+    below = data[np.clip(pos - 1, 0, n - 1)]
+    above = data[np.clip(pos, 0, n - 1)]
+    near = np.where(np.abs(s - below) <= np.abs(above - s), below, above)
+    d = np.abs(s - near)
+    half = np.sqrt(d * d + 2.0 * (np.log(n) + 30.0) * h * h)
     lo = np.searchsorted(data, s - half, side="left")
     counts = np.searchsorted(data, s + half, side="right") - lo
-    const = np.log(n) + np.log(h) + 0.5 * np.log(2 * np.pi)
-    out = np.empty(s.size)
-    ends = np.cumsum(counts)
+    unit = 1.0 / (h * np.sqrt(2.0))
+    y = np.append(data * unit, np.inf)  # index n: a kernel that adds exp(-inf) = 0
+    y_near = near * unit
+    twice = 2.0 * s * unit - y_near  # 2 w - y*
+    total = np.empty(s.size)
+    by_size = np.argsort(counts, kind="stable")
+    sizes = counts[by_size]
     start = 0
-    while start < s.size:
-        stop = max(start + 1, int(np.searchsorted(ends, ends[start] - counts[start] + _BLOCK)))
-        c = counts[start:stop]
-        offsets = np.concatenate([[0], np.cumsum(c)[:-1]])
-        flat = np.repeat(lo[start:stop] - offsets, c) + np.arange(c.sum())
-        z = (np.repeat(s[start:stop], c) - data[flat]) / h
-        e = -0.5 * z * z
-        peak = np.maximum.reduceat(e, offsets)
-        total = np.add.reduceat(np.exp(e - np.repeat(peak, c)), offsets)
-        out[start:stop] = peak + np.log(total) - const
+    while start < s.size:  # blocks of scores whose windows are within 25 % in size
+        width = max(int(sizes[start] * 1.25), int(sizes[start]) + 8)
+        stop = int(np.searchsorted(sizes, width, side="right"))
+        width = int(sizes[stop - 1])
+        stop = min(stop, start + max(1, _BLOCK // width))
+        rows = by_size[start:stop]
+        cols = np.arange(width)
+        idx = np.where(cols < counts[rows, None], lo[rows, None] + cols, n)
+        x = y[idx]
+        e = np.subtract(twice[rows, None], x)
+        x -= y_near[rows, None]
+        e *= x
+        total[rows] = np.exp(e, out=e).sum(axis=1)
         start = stop
-    return out
+    dist = (s - near) * unit
+    return np.log(total) - dist * dist - (np.log(n) + np.log(h) + 0.5 * np.log(2 * np.pi))
 
 
 def _log_kde_binned(s: np.ndarray, data: np.ndarray, h: float) -> np.ndarray:
     """The same density from linear binning on a fine grid and an FFT convolution.
 
-    The data are spread linearly onto ``_GRID`` points covering the data +- 6 h, convolved
-    with the Gaussian kernel (``scipy.signal.fftconvolve``) and the density is
-    interpolated linearly. The grid step is far below ``h`` (checked by the caller), so
-    the relative error is O((step / h)^2) where the density is high. In the tails the
-    binning error grows with the squared distance to the data (in units of h) and the
-    FFT's rounding (about 1e-16 of the peak) is no longer negligible, so where the
-    binned density is below 1e-3 of its peak, and off the grid, the exact windowed sum
-    is used instead: measured error below 1e-5 in log density.
+    The data are spread linearly onto ``_GRID`` points covering the data +- 6 h,
+    convolved with the Gaussian kernel (``scipy.signal.fftconvolve``) and the density is
+    interpolated linearly at the scores taken in ascending order (sorted here unless
+    they already are), the grid cell of each computed from its position (the grid is
+    uniform, so no search).
+    The grid step is far below ``h`` (checked by the caller), so the relative error is
+    O((step / h)^2) where the density is high. In the tails the binning error grows with
+    the squared distance to the data (in units of h) and the FFT's rounding (about 1e-16
+    of the peak) is no longer negligible, so where the binned density is below 1e-3 of
+    its peak, and off the grid, the exact windowed sum is used instead: measured error
+    below 1e-5 in log density.
     """
+    if np.any(s[1:] < s[:-1]):
+        order = np.argsort(s, kind="stable")
+        out = np.empty(s.size)
+        out[order] = _log_kde_binned(s[order], data, h)
+        return out
     lo, hi = data.min() - 6 * h, data.max() + 6 * h
     step = (hi - lo) / (_GRID - 1)
     position = (data - lo) / step
@@ -108,15 +132,15 @@ def _log_kde_binned(s: np.ndarray, data: np.ndarray, h: float) -> np.ndarray:
     offsets = np.arange(-int(np.ceil(6 * h / step)), int(np.ceil(6 * h / step)) + 1) * step
     kernel = np.exp(-0.5 * (offsets / h) ** 2) / (h * np.sqrt(2 * np.pi))
     density = fftconvolve(counts[:_GRID], kernel, mode="same") / data.size
-    grid = lo + step * np.arange(_GRID)
+    first, last = np.searchsorted(s, lo, side="left"), np.searchsorted(s, hi, side="right")
+    position = (s[first:last] - lo) / step
+    cell = np.minimum(position.astype(np.int64), _GRID - 2)  # floor: position >= 0
+    values = density[cell] + (position - cell) * (density[cell + 1] - density[cell])
     out = np.full(s.size, np.nan)
-    inside = (s >= lo) & (s <= hi)
-    values = np.interp(s[inside], grid, density)
     good = values > 1e-3 * density.max()
-    idx = np.flatnonzero(inside)[good]
-    out[idx] = np.log(values[good])
-    rest = np.isnan(out)
-    if rest.any():
+    out[first:last][good] = np.log(values[good])
+    rest = np.flatnonzero(np.isnan(out))
+    if rest.size:
         out[rest] = _log_kde_exact(s[rest], data, h)
     return out
 
@@ -234,28 +258,34 @@ class KDECalibrator(BaseCalibrator):
         Notes
         -----
         A refit only needs each resample's bandwidth (the same row-wise moments and
-        percentiles as :func:`bandwidth`) and its kernel sum at the few evidence scores,
-        so nothing is sorted: :func:`_log_kde_rows` sums, per replicate, the kernels
+        percentiles as :func:`bandwidth`) and its kernel sum at the scores. For a few
+        scores nothing is sorted: :func:`_log_kde_rows` sums, per replicate, the kernels
         within reach of each score, as the exact windowed sum does. Beyond 2e7 kernel
-        evaluations per refit ``fit`` would switch to the binned estimate, and then each
-        replicate is refitted as ``fit`` does.
+        evaluations per refit (e.g. the scores are the whole background, for ELUB bounds)
+        ``fit`` switches to the binned estimate; then the scores are sorted once for all
+        replicates, each resample is put in order from its draw counts (a ``bincount``
+        of the draws' ranks, no sort) and evaluated as ``fit(...).llr`` does
+        (:func:`_log_kde`).
         """
         ss, ds = self._validate(ss, ds)
         s = as_score_array(scores, "scores")
         ss_q, ds_q = _ResampleQuartiles(ss), _ResampleQuartiles(ds)
+        binned = s.size * max(ss.size, ds.size) > _EXACT
+        order = np.argsort(s, kind="stable") if binned else None
         rows = []
         for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
-            r_ss, r_ds = ss[idx_ss], ds[idx_ds]
-            if s.size * max(ss.size, ds.size) > _EXACT:
-                bad = (np.ptp(r_ss, axis=1) == 0) | (np.ptp(r_ds, axis=1) == 0)
-                out = np.full((bad.size, s.size), np.nan)
-                for b in np.flatnonzero(~bad):
-                    model = KDECalibrator(bandwidth=self.bandwidth).fit(r_ss[b], r_ds[b])
-                    out[b] = model.llr(s)
+            classes = ((ss_q, idx_ss, ss[idx_ss]), (ds_q, idx_ds, ds[idx_ds]))
+            keep, (h_ss, h_ds) = _resample_bandwidths(self.bandwidth, classes)
+            out = np.full((idx_ss.shape[0], s.size), np.nan)
+            if binned:
+                for b, hb_ss, hb_ds in zip(keep, h_ss, h_ds, strict=True):
+                    out[b, order] = (
+                        _log_kde(s[order], ss_q.sorted_resample(idx_ss[b]), hb_ss)
+                        - _log_kde(s[order], ds_q.sorted_resample(idx_ds[b]), hb_ds)
+                    )
             else:
-                out = _kde_llr_rows(
-                    s, self.bandwidth, ((ss_q, idx_ss, r_ss), (ds_q, idx_ds, r_ds))
-                )
+                out[keep] = (_log_kde_rows(s, classes[0][2][keep], h_ss)
+                             - _log_kde_rows(s, classes[1][2][keep], h_ds))
             rows.append(out)
             if progress is not None:
                 progress(sum(r.shape[0] for r in rows), n)
@@ -295,6 +325,13 @@ class _ResampleQuartiles:
         self.bin_of_point[order] = bin_of_rank
         self.rank_of_bin = np.full(self.n_bins + 1, -1)  # -1: a wide bin (or past the end)
         self.rank_of_bin[bin_of_rank[special]] = np.flatnonzero(special)
+        self.rank = np.empty(n, dtype=np.intp)
+        self.rank[order] = np.arange(n)
+
+    def sorted_resample(self, idx: np.ndarray) -> np.ndarray:
+        """The resample ``values[idx]`` in ascending order: each sorted value repeated as
+        often as it was drawn (equal to ``np.sort(values[idx])``, in O(n))."""
+        return np.repeat(self.sorted, np.bincount(self.rank[idx], minlength=self.sorted.size))
 
     def __call__(self, idx: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         k, n = idx.shape
@@ -317,13 +354,13 @@ class _ResampleQuartiles:
         return out[0], out[1]
 
 
-def _kde_llr_rows(s, rule, classes) -> np.ndarray:
-    """LLRs at ``s`` of the KDE pairs of the resamples (NaN where a class is constant).
+def _resample_bandwidths(rule, classes) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Replicates where neither class is constant, and each class's bandwidths there.
 
     ``classes`` holds, for SS then DS, the quartile finder, the draws and the resampled
-    scores. A constant row has a computed SD of at most about ``n eps |value|``
-    (rounding of its mean), far below ``1e-6 |value|``; only rows that small are
-    checked exactly (min == max), so no full pass is spent on the check.
+    scores (one replicate a row). A constant row has a computed SD of at most about
+    ``n eps |value|`` (rounding of its mean), far below ``1e-6 |value|``; only rows that
+    small are checked exactly (min == max), so no full pass is spent on the check.
     """
     sds = [rows.std(axis=1, ddof=1) for _, _, rows in classes]
     bad = np.zeros(sds[0].size, dtype=bool)
@@ -331,15 +368,14 @@ def _kde_llr_rows(s, rule, classes) -> np.ndarray:
         for b in np.flatnonzero(~(sd > 1e-6 * np.abs(rows[:, 0]))):
             bad[b] |= rows[b].min() == rows[b].max()
     keep = np.flatnonzero(~bad)
-    out = np.full((bad.size, s.size), np.nan)
-    logs = []
+    bandwidths = []
     for sd, (quartiles, idx, rows) in zip(sds, classes, strict=True):
         if keep.size < bad.size:
             sd, idx, rows = sd[keep], idx[keep], rows[keep]
-        h = _bandwidths(rows, rule, lambda q=quartiles, i=idx, r=rows: q(i, r), sd=sd)
-        logs.append(_log_kde_rows(s, rows, h))
-    out[keep] = logs[0] - logs[1]
-    return out
+        bandwidths.append(
+            _bandwidths(rows, rule, lambda q=quartiles, i=idx, r=rows: q(i, r), sd=sd)
+        )
+    return keep, bandwidths
 
 
 def _log_kde_rows(s: np.ndarray, rows: np.ndarray, h: np.ndarray) -> np.ndarray:
