@@ -58,7 +58,8 @@ def _log_kde_exact(s: np.ndarray, data: np.ndarray, h: float) -> np.ndarray:
     so its kernel is less than ``exp(-R^2 / 2)`` times the nearest one; with
     ``R = sqrt(2 (ln n + 30))`` all of them together change the density by less than
     ``e^-30`` (relative). Far from the data this window is much narrower than
-    ``d + R h``. In units of ``h sqrt(2)`` (``y = x / (h sqrt 2)``, ``w`` the score) each
+    ``d + R h``; summing more kernels than the window holds only makes the sum more
+    complete. In units of ``h sqrt(2)`` (``y = x / (h sqrt 2)``, ``w`` the score) each
     kernel is taken relative to the nearest one, ``exp((y - y*) (2 w - y* - y))`` (the
     difference of squares factored, so no large squares cancel), and the log density is
     ``-(w - y*)^2 + log(sum)`` minus the normalisation. The windows are found by
@@ -77,7 +78,7 @@ def _log_kde_exact(s: np.ndarray, data: np.ndarray, h: float) -> np.ndarray:
     lo = np.searchsorted(data, s - half, side="left")
     counts = np.searchsorted(data, s + half, side="right") - lo
     unit = 1.0 / (h * np.sqrt(2.0))
-    y = np.append(data * unit, np.inf)  # index n: a kernel that adds exp(-inf) = 0
+    y = data * unit
     y_near = near * unit
     twice = 2.0 * s * unit - y_near  # 2 w - y*
     total = np.empty(s.size)
@@ -90,13 +91,16 @@ def _log_kde_exact(s: np.ndarray, data: np.ndarray, h: float) -> np.ndarray:
         width = int(sizes[stop - 1])
         stop = min(stop, start + max(1, _BLOCK // width))
         rows = by_size[start:stop]
-        cols = np.arange(width)
-        idx = np.where(cols < counts[rows, None], lo[rows, None] + cols, n)
-        x = y[idx]
-        e = np.subtract(twice[rows, None], x)
-        x -= y_near[rows, None]
-        e *= x
-        total[rows] = np.exp(e, out=e).sum(axis=1)
+        # every window widened to the block's width (the extra kernels are terms of the
+        # sum too, each below the nearest one), kept inside the data
+        # (one column per score: the sum runs down the columns, row after row)
+        first = np.minimum(lo[rows], n - width)
+        if first[0] == first[-1] and np.all(first == first[0]):  # e.g. scores below the data
+            x = y[first[0] : first[0] + width, None]
+        else:
+            x = y[np.arange(width)[:, None] + first]
+        e = (x - y_near[rows]) * (twice[rows] - x)
+        total[rows] = np.exp(e, out=e).sum(axis=0)
         start = stop
     dist = (s - near) * unit
     return np.log(total) - dist * dist - (np.log(n) + np.log(h) + 0.5 * np.log(2 * np.pi))
@@ -108,8 +112,7 @@ def _log_kde_binned(s: np.ndarray, data: np.ndarray, h: float) -> np.ndarray:
     The data are spread linearly onto ``_GRID`` points covering the data +- 6 h,
     convolved with the Gaussian kernel (``scipy.signal.fftconvolve``) and the density is
     interpolated linearly at the scores taken in ascending order (sorted here unless
-    they already are), the grid cell of each computed from its position (the grid is
-    uniform, so no search).
+    they already are: ``numpy.interp`` then finds each grid cell next to the last one).
     The grid step is far below ``h`` (checked by the caller), so the relative error is
     O((step / h)^2) where the density is high. In the tails the binning error grows with
     the squared distance to the data (in units of h) and the FFT's rounding (about 1e-16
@@ -133,9 +136,7 @@ def _log_kde_binned(s: np.ndarray, data: np.ndarray, h: float) -> np.ndarray:
     kernel = np.exp(-0.5 * (offsets / h) ** 2) / (h * np.sqrt(2 * np.pi))
     density = fftconvolve(counts[:_GRID], kernel, mode="same") / data.size
     first, last = np.searchsorted(s, lo, side="left"), np.searchsorted(s, hi, side="right")
-    position = (s[first:last] - lo) / step
-    cell = np.minimum(position.astype(np.int64), _GRID - 2)  # floor: position >= 0
-    values = density[cell] + (position - cell) * (density[cell + 1] - density[cell])
+    values = np.interp(s[first:last], lo + step * np.arange(_GRID), density)
     out = np.full(s.size, np.nan)
     good = values > 1e-3 * density.max()
     out[first:last][good] = np.log(values[good])
