@@ -270,27 +270,55 @@ class KDECalibrator(BaseCalibrator):
         """
         ss, ds = self._validate(ss, ds)
         s = as_score_array(scores, "scores")
+        if s.size * max(ss.size, ds.size) > _EXACT:
+            return _binned_refits(s, self.bandwidth, ss, ds, n, rng, progress)
         ss_q, ds_q = _ResampleQuartiles(ss), _ResampleQuartiles(ds)
-        binned = s.size * max(ss.size, ds.size) > _EXACT
-        order = np.argsort(s, kind="stable") if binned else None
         rows = []
         for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
             classes = ((ss_q, idx_ss, ss[idx_ss]), (ds_q, idx_ds, ds[idx_ds]))
             keep, (h_ss, h_ds) = _resample_bandwidths(self.bandwidth, classes)
             out = np.full((idx_ss.shape[0], s.size), np.nan)
-            if binned:
-                for b, hb_ss, hb_ds in zip(keep, h_ss, h_ds, strict=True):
-                    out[b, order] = (
-                        _log_kde(s[order], ss_q.sorted_resample(idx_ss[b]), hb_ss)
-                        - _log_kde(s[order], ds_q.sorted_resample(idx_ds[b]), hb_ds)
-                    )
-            else:
-                out[keep] = (_log_kde_rows(s, classes[0][2][keep], h_ss)
-                             - _log_kde_rows(s, classes[1][2][keep], h_ds))
+            out[keep] = (_log_kde_rows(s, classes[0][2][keep], h_ss)
+                         - _log_kde_rows(s, classes[1][2][keep], h_ds))
             rows.append(out)
             if progress is not None:
                 progress(sum(r.shape[0] for r in rows), n)
         return np.vstack(rows)
+
+
+def _binned_refits(s, rule, ss, ds, n, rng, progress) -> np.ndarray:
+    """:meth:`KDECalibrator.bootstrap_llr` at many scores: each replicate as ``fit`` does.
+
+    The scores are sorted once for all replicates. Each resample is put in ascending
+    order from its draw counts (the sorted data, each value repeated as often as it was
+    drawn: equal to sorting the resample, in O(n)); its bandwidth is :func:`bandwidth`
+    of it, its log densities :func:`_log_kde`, exactly as ``fit(...).llr`` computes them
+    on its own sorted copy of the resample.
+    """
+    order = np.argsort(s, kind="stable")
+    in_order = s[order]
+    (sorted_ss, rank_ss), (sorted_ds, rank_ds) = _sorted_and_ranks(ss), _sorted_and_ranks(ds)
+    out = np.full((n, s.size), np.nan)
+    done = 0
+    for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
+        for i_ss, i_ds in zip(idx_ss, idx_ds, strict=True):
+            r_ss = np.repeat(sorted_ss, np.bincount(rank_ss[i_ss], minlength=ss.size))
+            r_ds = np.repeat(sorted_ds, np.bincount(rank_ds[i_ds], minlength=ds.size))
+            if r_ss[0] < r_ss[-1] and r_ds[0] < r_ds[-1]:  # else constant: fit refuses it
+                out[done, order] = (_log_kde(in_order, r_ss, bandwidth(r_ss, rule))
+                                    - _log_kde(in_order, r_ds, bandwidth(r_ds, rule)))
+            done += 1
+        if progress is not None:
+            progress(done, n)
+    return out
+
+
+def _sorted_and_ranks(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``values`` sorted, and the position of each value in that order."""
+    order = np.argsort(values, kind="stable")
+    rank = np.empty(values.size, dtype=np.intp)
+    rank[order] = np.arange(values.size)
+    return values[order], rank
 
 
 class _ResampleQuartiles:
@@ -326,13 +354,6 @@ class _ResampleQuartiles:
         self.bin_of_point[order] = bin_of_rank
         self.rank_of_bin = np.full(self.n_bins + 1, -1)  # -1: a wide bin (or past the end)
         self.rank_of_bin[bin_of_rank[special]] = np.flatnonzero(special)
-        self.rank = np.empty(n, dtype=np.intp)
-        self.rank[order] = np.arange(n)
-
-    def sorted_resample(self, idx: np.ndarray) -> np.ndarray:
-        """The resample ``values[idx]`` in ascending order: each sorted value repeated as
-        often as it was drawn (equal to ``np.sort(values[idx])``, in O(n))."""
-        return np.repeat(self.sorted, np.bincount(self.rank[idx], minlength=self.sorted.size))
 
     def __call__(self, idx: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         k, n = idx.shape
