@@ -13,6 +13,7 @@ from .base import BaseCalibrator, number_option
 _BLOCK = 2_000_000  # kernel evaluations per block
 _EXACT = 20_000_000  # above this many kernel evaluations, use the binned estimate
 _GRID = 2**14  # grid points of the binned estimate
+_NEAR = 64  # ranks searched on either side of a score for a resample's nearest point
 
 
 def bandwidth(values: np.ndarray, rule: str | float) -> float:
@@ -24,29 +25,32 @@ def bandwidth(values: np.ndarray, rule: str | float) -> float:
     return float(_bandwidths(values[None, :], rule)[0])
 
 
-def _bandwidths(rows: np.ndarray, rule: str | float, quartiles=None, sd=None) -> np.ndarray:
-    """:func:`bandwidth` of each row of ``rows`` (e.g. bootstrap resamples of one class).
+def _bandwidths(rows: np.ndarray, rule: str | float) -> np.ndarray:
+    """:func:`bandwidth` of each row of ``rows``."""
+    return _rule_bandwidths(rule, rows.shape, lambda: rows.std(axis=1, ddof=1),
+                            lambda: np.percentile(rows, [75, 25], axis=1))
 
-    ``quartiles``, if given, is a function returning the rows' 75th and 25th percentiles
-    (:func:`numpy.percentile` by default); ``sd`` the rows' SDs (``ddof=1``) if known.
+
+def _rule_bandwidths(rule: str | float, shape: tuple[int, int], sd, quartiles) -> np.ndarray:
+    """:func:`bandwidth` of ``k`` samples of size ``n`` (``shape = (k, n)``).
+
+    ``sd`` and ``quartiles`` are functions returning the samples' SDs (``ddof=1``) and
+    their 75th and 25th percentiles (linear interpolation, as :func:`numpy.percentile`),
+    called only when the rule needs them.
     """
     if isinstance(rule, (int, float)) and not isinstance(rule, bool):
         if not rule > 0:
             raise InputError(f"bandwidth must be positive, got {rule!r}")
-        return np.full(rows.shape[0], float(rule))
-    n = rows.shape[1]
-    if sd is None:
-        sd = rows.std(axis=1, ddof=1)
+        return np.full(shape[0], float(rule))
+    n = shape[1]
     if rule == "silverman":
-        if quartiles is None:
-            q75, q25 = np.percentile(rows, [75, 25], axis=1)
-        else:
-            q75, q25 = quartiles()
+        sd = sd()
+        q75, q25 = quartiles()
         spread = np.minimum(sd, (q75 - q25) / 1.34)
         spread = np.where(spread == 0, sd, spread)
         return 0.9 * spread * n ** (-0.2)
     if rule == "scott":
-        return 1.06 * sd * n ** (-0.2)
+        return 1.06 * sd() * n ** (-0.2)
     raise InputError(f"bandwidth must be 'silverman', 'scott' or a number, got {rule!r}")
 
 
@@ -258,10 +262,11 @@ class KDECalibrator(BaseCalibrator):
 
         Notes
         -----
-        A refit only needs each resample's bandwidth (the same row-wise moments and
-        percentiles as :func:`bandwidth`) and its kernel sum at the scores. For a few
-        scores nothing is sorted: :func:`_log_kde_rows` sums, per replicate, the kernels
-        within reach of each score, as the exact windowed sum does. Beyond 2e7 kernel
+        A refit only needs each resample's bandwidth (the same moments and percentiles
+        as :func:`bandwidth`) and its kernel sum at the scores. For a few scores each
+        resample is its vector of draw counts over the sorted data (one ``bincount`` per
+        block of replicates, nothing sorted or gathered): :func:`_log_kde_counts` sums the
+        kernels within reach of each score, as the exact windowed sum does. Beyond 2e7 kernel
         evaluations per refit (e.g. the scores are the whole background, for ELUB bounds)
         ``fit`` switches to the binned estimate; then the scores are sorted once for all
         replicates, each resample is put in order from its draw counts (a ``bincount``
@@ -272,14 +277,18 @@ class KDECalibrator(BaseCalibrator):
         s = as_score_array(scores, "scores")
         if s.size * max(ss.size, ds.size) > _EXACT:
             return _binned_refits(s, self.bandwidth, ss, ds, n, rng, progress)
-        ss_q, ds_q = _ResampleQuartiles(ss), _ResampleQuartiles(ds)
+        classes = (_ResampleQuartiles(ss), _ResampleQuartiles(ds))
         rows = []
-        for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
-            classes = ((ss_q, idx_ss, ss[idx_ss]), (ds_q, idx_ds, ds[idx_ds]))
-            keep, (h_ss, h_ds) = _resample_bandwidths(self.bandwidth, classes)
-            out = np.full((idx_ss.shape[0], s.size), np.nan)
-            out[keep] = (_log_kde_rows(s, classes[0][2][keep], h_ss)
-                         - _log_kde_rows(s, classes[1][2][keep], h_ds))
+        for draws in bootstrap_index_chunks(rng, n, ss.size, ds.size):
+            counts = [q.counts(idx) for q, idx in zip(classes, draws, strict=True)]
+            sds = [q.sd(c) for q, c in zip(classes, counts, strict=True)]
+            keep = np.flatnonzero(~(sds[0][1] | sds[1][1]))  # neither class constant
+            out = np.full((draws[0].shape[0], s.size), np.nan)
+            logs = [
+                _log_kde_counts(s, self.bandwidth, q, c[keep], sd[keep])
+                for q, c, (sd, _) in zip(classes, counts, sds, strict=True)
+            ]
+            out[keep] = logs[0] - logs[1]
             rows.append(out)
             if progress is not None:
                 progress(sum(r.shape[0] for r in rows), n)
@@ -334,7 +343,9 @@ class _ResampleQuartiles:
     its own and each gap between them one wide bin, so one ``bincount`` of the draws per
     replicate and a cumulative sum locate all four order statistics; a replicate whose
     order statistic falls outside its bracket is handed to :func:`numpy.percentile`.
-    This avoids a selection pass over every resample.
+    This avoids a selection pass over every resample. The bins are sums of the
+    resample's draw counts over the sorted data (:meth:`counts`), so the resamples
+    themselves are never formed.
     """
 
     def __init__(self, values: np.ndarray) -> None:
@@ -354,12 +365,42 @@ class _ResampleQuartiles:
         self.bin_of_point[order] = bin_of_rank
         self.rank_of_bin = np.full(self.n_bins + 1, -1)  # -1: a wide bin (or past the end)
         self.rank_of_bin[bin_of_rank[special]] = np.flatnonzero(special)
+        self.bin_starts = np.flatnonzero(starts)
+        self.rank = np.empty(n, dtype=np.intp)
+        self.rank[order] = np.arange(n)
+        self.centred = self.sorted - self.sorted.mean()
 
-    def __call__(self, idx: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        k, n = idx.shape
-        keys = self.bin_of_point[idx] + (self.n_bins * np.arange(k))[:, None]
-        hist = np.bincount(keys.ravel(), minlength=k * self.n_bins).reshape(k, self.n_bins)
-        cum = np.cumsum(hist, axis=1)
+    def counts(self, idx: np.ndarray) -> np.ndarray:
+        """Draw counts of each sorted value per replicate (rows of ``idx``), shape (k, n),
+        as floating-point numbers (exact: integers far below 2^53)."""
+        out = np.empty(idx.shape)
+        for b, row in enumerate(self.rank[idx]):  # one bincount per replicate, in cache
+            out[b] = np.bincount(row, minlength=idx.shape[1])
+        return out
+
+    def sd(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """SD (``ddof=1``) of each resample from its draw counts, and which are constant.
+
+        ``S1 = sum c_i v_i`` and ``S2 = sum c_i v_i^2`` with ``v`` the data centred on
+        the full-data mean (so ``S1^2 / n`` is small against ``S2``: no cancellation),
+        ``var = (S2 - S1^2 / n) / (n - 1)``. A constant resample has a computed SD of at
+        most about ``sqrt(2 n eps) max |v|`` (rounding of the two sums); only resamples
+        below ``1e-4 max |v|`` are checked exactly (smallest drawn value equal to the
+        largest).
+        """
+        n = counts.shape[1]
+        sums = counts @ np.stack([self.centred, self.centred * self.centred], axis=1)
+        sd = np.sqrt(np.maximum(sums[:, 1] - sums[:, 0] ** 2 / n, 0.0) / (n - 1))
+        constant = np.zeros(sd.size, dtype=bool)
+        for b in np.flatnonzero(~(sd > 1e-4 * np.abs(self.centred).max())):
+            drawn = np.flatnonzero(counts[b])
+            constant[b] = self.sorted[drawn[0]] == self.sorted[drawn[-1]]
+        return sd, constant
+
+    def __call__(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """75th and 25th percentiles of each resample from its draw counts."""
+        n = counts.shape[1]
+        cum = np.cumsum(np.add.reduceat(counts, self.bin_starts, axis=1), axis=1)
         out = []
         for q, pos in zip((0.75, 0.25), self.positions, strict=True):
             j = int(np.floor(pos))
@@ -369,54 +410,66 @@ class _ResampleQuartiles:
                 stats.append((self.sorted[rank], rank >= 0))
             (low, ok_low), (high, ok_high) = stats
             value = low + (high - low) * (pos - j)
-            missed = np.flatnonzero(~(ok_low & ok_high))
-            if missed.size:
-                value[missed] = np.percentile(rows[missed], 100 * q, axis=1)
+            for b in np.flatnonzero(~(ok_low & ok_high)):
+                value[b] = np.percentile(np.repeat(self.sorted, counts[b].astype(np.intp)),
+                                         100 * q)
             out.append(value)
         return out[0], out[1]
 
 
-def _resample_bandwidths(rule, classes) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Replicates where neither class is constant, and each class's bandwidths there.
+def _log_kde_counts(s: np.ndarray, rule, quartiles: _ResampleQuartiles,
+                    counts: np.ndarray, sd: np.ndarray) -> np.ndarray:
+    """``log KDE`` at each score of each resample given by its draw counts: shape (k, s).
 
-    ``classes`` holds, for SS then DS, the quartile finder, the draws and the resampled
-    scores (one replicate a row). A constant row has a computed SD of at most about
-    ``n eps |value|`` (rounding of its mean), far below ``1e-6 |value|``; only rows that
-    small are checked exactly (min == max), so no full pass is spent on the check.
+    The bandwidth of each resample is :func:`bandwidth`'s, from its SD ``sd`` and its
+    quartiles (from the counts, :class:`_ResampleQuartiles`). As in
+    :func:`_log_kde_exact`, with ``d`` the distance from a score to the resample's
+    nearest point, points farther than
+    ``sqrt(d^2 + R^2 h^2)``, ``R^2 = 2 (ln n + 30)``, together change the density by less
+    than ``e^-30``; all replicates share one window of the sorted data, wide enough for
+    the largest ``d`` and ``h``, and each kernel is weighted by its draw count:
+    ``log KDE = -d^2 / (2 h^2) + log sum_i c_i exp(-((x_i - s)^2 - d^2) / (2 h^2))``
+    minus the normalisation. A resample's nearest point is searched among the
+    ``_NEAR`` ranks on either side of the score (missing them all has probability
+    about ``exp(-_NEAR)``); if it is not settled there, that replicate's density at that
+    score is the exact windowed sum over its resample.
     """
-    sds = [rows.std(axis=1, ddof=1) for _, _, rows in classes]
-    bad = np.zeros(sds[0].size, dtype=bool)
-    for sd, (_, _, rows) in zip(sds, classes, strict=True):
-        for b in np.flatnonzero(~(sd > 1e-6 * np.abs(rows[:, 0]))):
-            bad[b] |= rows[b].min() == rows[b].max()
-    keep = np.flatnonzero(~bad)
-    bandwidths = []
-    for sd, (quartiles, idx, rows) in zip(sds, classes, strict=True):
-        if keep.size < bad.size:
-            sd, idx, rows = sd[keep], idx[keep], rows[keep]
-        bandwidths.append(
-            _bandwidths(rows, rule, lambda q=quartiles, i=idx, r=rows: q(i, r), sd=sd)
-        )
-    return keep, bandwidths
-
-
-def _log_kde_rows(s: np.ndarray, rows: np.ndarray, h: np.ndarray) -> np.ndarray:
-    """``log KDE`` of each row of ``rows`` (bandwidth ``h[b]``) at each score: shape (rows, s).
-
-    As in :func:`_log_kde_exact`, only kernels that can matter are summed: with ``d`` the
-    distance to the nearest point of the row, points farther than
-    ``sqrt(d^2 + 2 h^2 (ln n + 30))`` each weigh less than ``e^-30 / n`` times the
-    nearest kernel, so all of them together change the density by less than ``e^-30``.
-    """
-    k, n = rows.shape
+    k, n = counts.shape
+    xs = quartiles.sorted
+    h = _rule_bandwidths(rule, (k, n), lambda: sd, lambda: quartiles(counts))
+    reach = 2.0 * (np.log(n) + 30.0)
     const = np.log(n) + np.log(h) + 0.5 * np.log(2 * np.pi)
     out = np.empty((k, s.size))
-    reach = 2.0 * (np.log(n) + 30.0) * h * h
     for j, score in enumerate(s):
-        dist2 = (rows - score) ** 2
-        nearest = dist2.min(axis=1)
-        r_idx, c_idx = np.nonzero(dist2 <= (nearest + reach)[:, None])
-        e = -0.5 * (dist2[r_idx, c_idx] - nearest[r_idx]) / (h[r_idx] * h[r_idx])
-        total = np.bincount(r_idx, weights=np.exp(e), minlength=k)
-        out[:, j] = -0.5 * nearest / (h * h) + np.log(total) - const
+        pos = int(np.searchsorted(xs, score))
+        lo, hi = max(0, pos - _NEAR), min(n, pos + _NEAR)
+        drawn = counts[:, lo:hi] > 0
+        below, above = drawn[:, : pos - lo], drawn[:, pos - lo :]
+        # distance to the nearest drawn point on each side; beyond the band, a lower bound
+        d_below = np.full(k, np.inf if lo == 0 else score - xs[lo - 1])
+        d_above = np.full(k, np.inf if hi == n else xs[hi] - score)
+        found_below, found_above = below.any(axis=1), above.any(axis=1)
+        if below.shape[1]:
+            last = pos - 1 - np.argmax(below[:, ::-1], axis=1)
+            d_below = np.where(found_below, score - xs[last], d_below)
+        if above.shape[1]:
+            first = pos + np.argmax(above, axis=1)
+            d_above = np.where(found_above, xs[np.minimum(first, n - 1)] - score, d_above)
+        d = np.minimum(d_below, d_above)
+        settled = np.where(d_below <= d_above, found_below, found_above)
+        ok = np.flatnonzero(settled)
+        if ok.size:
+            radius = np.sqrt(np.max(d[ok]) ** 2 + reach * np.max(h[ok]) ** 2)
+            w_lo = int(np.searchsorted(xs, score - radius, side="left"))
+            w_hi = int(np.searchsorted(xs, score + radius, side="right"))
+            z2 = (xs[w_lo:w_hi] - score) ** 2
+            d2 = d[ok] ** 2
+            e = (d2[:, None] - z2) * (0.5 / h[ok] ** 2)[:, None]
+            np.minimum(e, 0.0, out=e)  # undrawn points nearer than d (weight 0) stay finite
+            np.exp(e, out=e)
+            e *= counts[ok, w_lo:w_hi]
+            out[ok, j] = np.log(e.sum(axis=1)) - 0.5 * d2 / h[ok] ** 2 - const[ok]
+        for b in np.flatnonzero(~settled):
+            resample = np.repeat(xs, counts[b].astype(np.intp))
+            out[b, j] = _log_kde_exact(np.array([score]), resample, h[b])[0]
     return out

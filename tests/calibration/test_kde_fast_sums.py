@@ -114,3 +114,45 @@ def test_hook_at_many_scores_marks_constant_resamples(monkeypatch):
     assert constant.any() and not constant.all()
     np.testing.assert_array_equal(np.isnan(hook).all(axis=1), constant)
     np.testing.assert_allclose(hook[~constant], loop[~constant], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("near", [1, 3, 64])
+def test_hook_at_few_scores_equals_looped_fits(monkeypatch, near):
+    """Draw counts over the sorted data; with the nearest-point search cut short, the
+    replicates it does not settle take the exact windowed sum over their resample."""
+    monkeypatch.setattr(kde, "_NEAR", near)
+    rng = np.random.default_rng(11)
+    ss, ds = np.round(rng.normal(2.0, 1.0, 300), 2), rng.normal(-1.0, 1.2, 900)
+    scores = np.array([-40.0, -3.0, -1.0, 0.37, 1.5, 2.0, 4.2, 30.0])
+    cal = make_calibrator("kde")
+    hook = cal.bootstrap_llr(ss, ds, scores, n=25, rng=np.random.default_rng(4))
+    loop = _bootstrap_llr_loop(cal, ss, ds, scores, n=25, rng=np.random.default_rng(4))
+    np.testing.assert_allclose(hook, loop, rtol=1e-11, atol=1e-11)
+
+
+def test_hook_at_few_scores_marks_constant_resamples_of_tied_values():
+    ss = np.array([1.0, 1.0, 1.0, 2.0])  # resamples of the three tied 1.0s are constant
+    ds = np.linspace(-2.0, 0.5, 30)
+    cal = make_calibrator("kde")
+    hook = cal.bootstrap_llr(ss, ds, [0.0, 1.5], n=60, rng=np.random.default_rng(0))
+    loop = _bootstrap_llr_loop(cal, ss, ds, np.array([0.0, 1.5]), n=60,
+                               rng=np.random.default_rng(0))
+    constant = np.isnan(loop).all(axis=1)
+    assert constant.any() and not constant.all()
+    np.testing.assert_array_equal(np.isnan(hook).all(axis=1), constant)
+    np.testing.assert_allclose(hook[~constant], loop[~constant], rtol=1e-11, atol=1e-11)
+
+
+def test_resample_sd_and_quartiles_from_counts():
+    rng = np.random.default_rng(12)
+    values = np.concatenate([np.round(rng.normal(50.0, 3.0, 2000), 1), [1e3]])
+    quartiles = kde._ResampleQuartiles(values)
+    idx = rng.integers(0, values.size, (30, values.size))
+    counts = quartiles.counts(idx)
+    sd, constant = quartiles.sd(counts)
+    rows = values[idx]
+    np.testing.assert_allclose(sd, rows.std(axis=1, ddof=1), rtol=1e-13)
+    assert not constant.any()
+    q75, q25 = quartiles(counts)
+    np.testing.assert_array_equal(q75, np.percentile(rows, 75, axis=1))
+    np.testing.assert_array_equal(q25, np.percentile(rows, 25, axis=1))
