@@ -54,8 +54,11 @@ def _rule_bandwidths(rule: str | float, shape: tuple[int, int], sd, quartiles) -
     raise InputError(f"bandwidth must be 'silverman', 'scott' or a number, got {rule!r}")
 
 
-def _log_kde_exact(s: np.ndarray, data: np.ndarray, h: float) -> np.ndarray:
+def _log_kde_exact(s: np.ndarray, data: np.ndarray, h: float, weights=None) -> np.ndarray:
     """``log((1/n) sum_i N(s; x_i, h^2))`` from the kernels that matter (exact to 1e-13).
+
+    ``weights``, if given, are how often each data value occurs (a resample's draw
+    counts over distinct values): ``n`` is their sum and each kernel counts that often.
 
     With ``x*`` the data point nearest to a score ``s`` and ``d = |s - x*|``, a point
     farther than ``D = sqrt(d^2 + R^2 h^2)`` from ``s`` has ``(s - x)^2 > d^2 + R^2 h^2``,
@@ -71,11 +74,13 @@ def _log_kde_exact(s: np.ndarray, data: np.ndarray, h: float) -> np.ndarray:
     summed together as one dense (scores x window) block, never an n x m matrix.
     """
     if np.any(data[1:] < data[:-1]):  # the calibrator stores its data sorted already
-        data = np.sort(data)
-    n = data.size
+        order = np.argsort(data, kind="stable")
+        data, weights = data[order], None if weights is None else weights[order]
+    size = data.size
+    n = size if weights is None else weights.sum()
     pos = np.searchsorted(data, s)
-    below = data[np.clip(pos - 1, 0, n - 1)]
-    above = data[np.clip(pos, 0, n - 1)]
+    below = data[np.clip(pos - 1, 0, size - 1)]
+    above = data[np.clip(pos, 0, size - 1)]
     near = np.where(np.abs(s - below) <= np.abs(above - s), below, above)
     d = np.abs(s - near)
     half = np.sqrt(d * d + 2.0 * (np.log(n) + 30.0) * h * h)
@@ -98,19 +103,24 @@ def _log_kde_exact(s: np.ndarray, data: np.ndarray, h: float) -> np.ndarray:
         # every window widened to the block's width (the extra kernels are terms of the
         # sum too, each below the nearest one), kept inside the data
         # (one column per score: the sum runs down the columns, row after row)
-        first = np.minimum(lo[rows], n - width)
+        first = np.minimum(lo[rows], size - width)
         if first[0] == first[-1] and np.all(first == first[0]):  # e.g. scores below the data
-            x = y[first[0] : first[0] + width, None]
+            take = slice(first[0], first[0] + width)
+            x = y[take, None]
         else:
-            x = y[np.arange(width)[:, None] + first]
+            take = np.arange(width)[:, None] + first
+            x = y[take]
         e = (x - y_near[rows]) * (twice[rows] - x)
-        total[rows] = np.exp(e, out=e).sum(axis=0)
+        np.exp(e, out=e)
+        if weights is not None:
+            e *= weights[take].reshape(width, -1)
+        total[rows] = e.sum(axis=0)
         start = stop
     dist = (s - near) * unit
     return np.log(total) - dist * dist - (np.log(n) + np.log(h) + 0.5 * np.log(2 * np.pi))
 
 
-def _log_kde_binned(s: np.ndarray, data: np.ndarray, h: float) -> np.ndarray:
+def _log_kde_binned(s: np.ndarray, data: np.ndarray, h: float, weights=None) -> np.ndarray:
     """The same density from linear binning on a fine grid and an FFT convolution.
 
     The data are spread linearly onto ``_GRID`` points covering the data +- 6 h,
@@ -127,18 +137,23 @@ def _log_kde_binned(s: np.ndarray, data: np.ndarray, h: float) -> np.ndarray:
     if np.any(s[1:] < s[:-1]):
         order = np.argsort(s, kind="stable")
         out = np.empty(s.size)
-        out[order] = _log_kde_binned(s[order], data, h)
+        out[order] = _log_kde_binned(s[order], data, h, weights)
         return out
     lo, hi = data.min() - 6 * h, data.max() + 6 * h
     step = (hi - lo) / (_GRID - 1)
     position = (data - lo) / step
     left = np.floor(position).astype(np.int64)
     frac = position - left
-    counts = np.bincount(left, weights=1 - frac, minlength=_GRID + 1)
+    if weights is not None:  # (as `_log_kde_exact`: each value counted that often)
+        frac = frac * weights
+        counts = np.bincount(left, weights=weights - frac, minlength=_GRID + 1)
+    else:
+        counts = np.bincount(left, weights=1 - frac, minlength=_GRID + 1)
     counts += np.bincount(left + 1, weights=frac, minlength=_GRID + 1)
     offsets = np.arange(-int(np.ceil(6 * h / step)), int(np.ceil(6 * h / step)) + 1) * step
     kernel = np.exp(-0.5 * (offsets / h) ** 2) / (h * np.sqrt(2 * np.pi))
-    density = fftconvolve(counts[:_GRID], kernel, mode="same") / data.size
+    n = data.size if weights is None else weights.sum()
+    density = fftconvolve(counts[:_GRID], kernel, mode="same") / n
     first, last = np.searchsorted(s, lo, side="left"), np.searchsorted(s, hi, side="right")
     values = np.interp(s[first:last], lo + step * np.arange(_GRID), density)
     out = np.full(s.size, np.nan)
@@ -146,15 +161,19 @@ def _log_kde_binned(s: np.ndarray, data: np.ndarray, h: float) -> np.ndarray:
     out[first:last][good] = np.log(values[good])
     rest = np.flatnonzero(np.isnan(out))
     if rest.size:
-        out[rest] = _log_kde_exact(s[rest], data, h)
+        out[rest] = _log_kde_exact(s[rest], data, h, weights)
     return out
 
 
-def _log_kde(s: np.ndarray, data: np.ndarray, h: float) -> np.ndarray:
-    """Exact for small problems; binned (FFT) when scores x data exceed ``_EXACT``."""
-    if s.size * data.size <= _EXACT or h < 50 * (np.ptp(data) + 12 * h) / _GRID:
-        return _log_kde_exact(s, data, h)
-    return _log_kde_binned(s, data, h)
+def _log_kde(s: np.ndarray, data: np.ndarray, h: float, weights=None) -> np.ndarray:
+    """Exact for small problems; binned (FFT) when scores x data exceed ``_EXACT``.
+
+    ``weights``: as in :func:`_log_kde_exact` (the data then count as ``sum(weights)``).
+    """
+    n = data.size if weights is None else weights.sum()
+    if s.size * n <= _EXACT or h < 50 * (np.ptp(data) + 12 * h) / _GRID:
+        return _log_kde_exact(s, data, h, weights)
+    return _log_kde_binned(s, data, h, weights)
 
 
 class KDECalibrator(BaseCalibrator):
@@ -298,36 +317,38 @@ class KDECalibrator(BaseCalibrator):
 def _binned_refits(s, rule, ss, ds, n, rng, progress) -> np.ndarray:
     """:meth:`KDECalibrator.bootstrap_llr` at many scores: each replicate as ``fit`` does.
 
-    The scores are sorted once for all replicates. Each resample is put in ascending
-    order from its draw counts (the sorted data, each value repeated as often as it was
-    drawn: equal to sorting the resample, in O(n)); its bandwidth is :func:`bandwidth`
-    of it, its log densities :func:`_log_kde`, exactly as ``fit(...).llr`` computes them
-    on its own sorted copy of the resample.
+    The scores are sorted once for all replicates. Each resample is its draw counts over
+    the sorted data (:class:`_ResampleQuartiles`, which also gives every replicate's SD
+    and quartiles, hence its bandwidth, at once); its log densities are :func:`_log_kde`
+    over the values it drew, each weighted by its count: the same sums ``fit(...).llr``
+    computes on its own sorted copy of the resample, where a value drawn ``c`` times
+    appears ``c`` times.
     """
     order = np.argsort(s, kind="stable")
     in_order = s[order]
-    (sorted_ss, rank_ss), (sorted_ds, rank_ds) = _sorted_and_ranks(ss), _sorted_and_ranks(ds)
+    classes = (_ResampleQuartiles(ss), _ResampleQuartiles(ds))
     out = np.full((n, s.size), np.nan)
     done = 0
-    for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
-        for i_ss, i_ds in zip(idx_ss, idx_ds, strict=True):
-            r_ss = np.repeat(sorted_ss, np.bincount(rank_ss[i_ss], minlength=ss.size))
-            r_ds = np.repeat(sorted_ds, np.bincount(rank_ds[i_ds], minlength=ds.size))
-            if r_ss[0] < r_ss[-1] and r_ds[0] < r_ds[-1]:  # else constant: fit refuses it
-                out[done, order] = (_log_kde(in_order, r_ss, bandwidth(r_ss, rule))
-                                    - _log_kde(in_order, r_ds, bandwidth(r_ds, rule)))
-            done += 1
+    for draws in bootstrap_index_chunks(rng, n, ss.size, ds.size):
+        counts = [q.counts(idx) for q, idx in zip(classes, draws, strict=True)]
+        sds = [q.sd(c) for q, c in zip(classes, counts, strict=True)]
+        keep = np.flatnonzero(~(sds[0][1] | sds[1][1]))  # neither class constant
+        if keep.size < draws[0].shape[0]:
+            counts = [c[keep] for c in counts]
+        bandwidths = [
+            _rule_bandwidths(rule, c.shape, lambda sd=sd[keep]: sd, lambda q=q, c=c: q(c))
+            for q, c, (sd, _) in zip(classes, counts, sds, strict=True)
+        ]
+        for row, b in enumerate(keep):
+            logs = []
+            for q, c, h in zip(classes, counts, bandwidths, strict=True):
+                drawn = np.flatnonzero(c[row])
+                logs.append(_log_kde(in_order, q.sorted[drawn], h[row], c[row, drawn]))
+            out[done + b, order] = logs[0] - logs[1]
+        done += draws[0].shape[0]
         if progress is not None:
             progress(done, n)
     return out
-
-
-def _sorted_and_ranks(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``values`` sorted, and the position of each value in that order."""
-    order = np.argsort(values, kind="stable")
-    rank = np.empty(values.size, dtype=np.intp)
-    rank[order] = np.arange(values.size)
-    return values[order], rank
 
 
 class _ResampleQuartiles:
@@ -366,16 +387,15 @@ class _ResampleQuartiles:
         self.rank_of_bin = np.full(self.n_bins + 1, -1)  # -1: a wide bin (or past the end)
         self.rank_of_bin[bin_of_rank[special]] = np.flatnonzero(special)
         self.bin_starts = np.flatnonzero(starts)
-        self.rank = np.empty(n, dtype=np.intp)
-        self.rank[order] = np.arange(n)
+        self.order = order
         self.centred = self.sorted - self.sorted.mean()
 
     def counts(self, idx: np.ndarray) -> np.ndarray:
         """Draw counts of each sorted value per replicate (rows of ``idx``), shape (k, n),
         as floating-point numbers (exact: integers far below 2^53)."""
         out = np.empty(idx.shape)
-        for b, row in enumerate(self.rank[idx]):  # one bincount per replicate, in cache
-            out[b] = np.bincount(row, minlength=idx.shape[1])
+        for b, row in enumerate(idx):  # one bincount per replicate, in cache
+            out[b] = np.bincount(row, minlength=idx.shape[1])[self.order]
         return out
 
     def sd(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

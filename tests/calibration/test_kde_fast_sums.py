@@ -81,8 +81,9 @@ def test_binned_estimate_does_not_depend_on_score_order():
 def test_sorted_resample_from_counts_is_the_sorted_resample(values, seed):
     values = np.array(values, dtype=float)
     idx = np.random.default_rng(seed).integers(0, values.size, values.size)
-    ordered, rank = kde._sorted_and_ranks(values)
-    rebuilt = np.repeat(ordered, np.bincount(rank[idx], minlength=values.size))
+    quartiles = kde._ResampleQuartiles(values)
+    counts = quartiles.counts(idx[None, :])[0]
+    rebuilt = np.repeat(quartiles.sorted, counts.astype(int))
     np.testing.assert_array_equal(rebuilt, np.sort(values[idx]))
 
 
