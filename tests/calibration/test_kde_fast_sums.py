@@ -157,3 +157,20 @@ def test_resample_sd_and_quartiles_from_counts():
     q75, q25 = quartiles(counts)
     np.testing.assert_array_equal(q75, np.percentile(rows, 75, axis=1))
     np.testing.assert_array_equal(q25, np.percentile(rows, 25, axis=1))
+
+
+@pytest.mark.parametrize("binned", [False, True])
+def test_weighted_sums_equal_the_repeated_data(binned):
+    """Distinct values weighted by how often they occur = the data with the repeats."""
+    rng = np.random.default_rng(13)
+    values = np.sort(rng.normal(0.0, 1.0, 3000))
+    weights = rng.poisson(1.0, values.size).astype(float)
+    drawn = weights > 0
+    repeated = np.repeat(values, weights.astype(int))
+    h = kde.bandwidth(repeated, "silverman")
+    s = np.sort(np.concatenate([rng.normal(0.0, 2.0, 3000), [-25.0, 25.0]]))
+    func = kde._log_kde_binned if binned else kde._log_kde_exact
+    got = func(s, values[drawn], h, weights[drawn])
+    np.testing.assert_allclose(got, func(s, repeated, h), rtol=1e-12, atol=1e-12)
+    if not binned:
+        np.testing.assert_allclose(got, _brute_log_kde(s, repeated, h), rtol=1e-13, atol=1e-12)
