@@ -443,15 +443,16 @@ def _log_kde_counts(s: np.ndarray, rule, quartiles: _ResampleQuartiles,
 
     The bandwidth of each resample is :func:`bandwidth`'s, from its SD ``sd`` and its
     quartiles (from the counts, :class:`_ResampleQuartiles`). As in
-    :func:`_log_kde_exact`, with ``d`` the distance from a score to the resample's
-    nearest point, points farther than
-    ``sqrt(d^2 + R^2 h^2)``, ``R^2 = 2 (ln n + 30)``, together change the density by less
-    than ``e^-30``; all replicates share one window of the sorted data, wide enough for
-    the largest ``d`` and ``h``, and each kernel is weighted by its draw count:
-    ``log KDE = -d^2 / (2 h^2) + log sum_i c_i exp(-((x_i - s)^2 - d^2) / (2 h^2))``
-    minus the normalisation. A resample's nearest point is searched among the
-    ``_NEAR`` ranks on either side of the score (missing them all has probability
-    about ``exp(-_NEAR)``); if it is not settled there, that replicate's density at that
+    :func:`_log_kde_exact`, with ``x*`` the resample's point nearest to a score ``s`` and
+    ``d = |s - x*|``, points farther than ``sqrt(d^2 + R^2 h^2)``,
+    ``R^2 = 2 (ln n + 30)``, together change the density by less than ``e^-30``; all
+    replicates share one window of the sorted data, wide enough for the largest ``d``
+    and ``h``, and each kernel is weighted by its draw count:
+    ``log KDE = -d^2 / (2 h^2) + log sum_i c_i exp((x_i - x*) (2 s - x_i - x*) / (2 h^2))``
+    minus the normalisation (the difference of squares factored, so no large squares
+    cancel). A resample's nearest point is searched among the ``_NEAR`` ranks on either
+    side of the score (missing them all has probability about ``exp(-_NEAR)``); if it is
+    not settled there, that replicate's density at that
     score is the exact windowed sum over its resample.
     """
     k, n = counts.shape
@@ -468,13 +469,14 @@ def _log_kde_counts(s: np.ndarray, rule, quartiles: _ResampleQuartiles,
         # distance to the nearest drawn point on each side; beyond the band, a lower bound
         d_below = np.full(k, np.inf if lo == 0 else score - xs[lo - 1])
         d_above = np.full(k, np.inf if hi == n else xs[hi] - score)
+        near_below = near_above = np.zeros(k)
         found_below, found_above = below.any(axis=1), above.any(axis=1)
         if below.shape[1]:
-            last = pos - 1 - np.argmax(below[:, ::-1], axis=1)
-            d_below = np.where(found_below, score - xs[last], d_below)
+            near_below = xs[pos - 1 - np.argmax(below[:, ::-1], axis=1)]
+            d_below = np.where(found_below, score - near_below, d_below)
         if above.shape[1]:
-            first = pos + np.argmax(above, axis=1)
-            d_above = np.where(found_above, xs[np.minimum(first, n - 1)] - score, d_above)
+            near_above = xs[pos + np.argmax(above, axis=1)]
+            d_above = np.where(found_above, near_above - score, d_above)
         d = np.minimum(d_below, d_above)
         settled = np.where(d_below <= d_above, found_below, found_above)
         ok = np.flatnonzero(settled)
@@ -482,13 +484,15 @@ def _log_kde_counts(s: np.ndarray, rule, quartiles: _ResampleQuartiles,
             radius = np.sqrt(np.max(d[ok]) ** 2 + reach * np.max(h[ok]) ** 2)
             w_lo = int(np.searchsorted(xs, score - radius, side="left"))
             w_hi = int(np.searchsorted(xs, score + radius, side="right"))
-            z2 = (xs[w_lo:w_hi] - score) ** 2
-            d2 = d[ok] ** 2
-            e = (d2[:, None] - z2) * (0.5 / h[ok] ** 2)[:, None]
+            x = xs[w_lo:w_hi]
+            near = np.where(d_below <= d_above, near_below, near_above)[ok, None]
+            # -((x - s)^2 - d^2) / (2 h^2), the difference of squares factored
+            e = (x - near) * (2.0 * score - near - x)
+            e *= (0.5 / h[ok] ** 2)[:, None]
             np.minimum(e, 0.0, out=e)  # undrawn points nearer than d (weight 0) stay finite
             np.exp(e, out=e)
             e *= counts[ok, w_lo:w_hi]
-            out[ok, j] = np.log(e.sum(axis=1)) - 0.5 * d2 / h[ok] ** 2 - const[ok]
+            out[ok, j] = np.log(e.sum(axis=1)) - 0.5 * (d[ok] / h[ok]) ** 2 - const[ok]
         for b in np.flatnonzero(~settled):
             resample = np.repeat(xs, counts[b].astype(np.intp))
             out[b, j] = _log_kde_exact(np.array([score]), resample, h[b])[0]

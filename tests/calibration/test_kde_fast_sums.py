@@ -124,7 +124,7 @@ def test_hook_at_few_scores_equals_looped_fits(monkeypatch, near):
     monkeypatch.setattr(kde, "_NEAR", near)
     rng = np.random.default_rng(11)
     ss, ds = np.round(rng.normal(2.0, 1.0, 300), 2), rng.normal(-1.0, 1.2, 900)
-    scores = np.array([-40.0, -3.0, -1.0, 0.37, 1.5, 2.0, 4.2, 30.0])
+    scores = np.array([-1e4, -40.0, -3.0, -1.0, 0.37, 1.5, 2.0, 4.2, 30.0, 1e5])
     cal = make_calibrator("kde")
     hook = cal.bootstrap_llr(ss, ds, scores, n=25, rng=np.random.default_rng(4))
     loop = _bootstrap_llr_loop(cal, ss, ds, scores, n=25, rng=np.random.default_rng(4))
