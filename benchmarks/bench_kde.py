@@ -8,7 +8,8 @@ On 10^4 SS ~ N(2, 1) and 10^5 DS ~ N(-1, 1.2) scores (evidence score 1.5), times
 
 * the sensitivity analysis's background refits: ``bootstrap_llr`` at the evidence score
   and every background score (what ``casework/sensitivity.py`` asks of the hook for the
-  ELUB bounds of each replicate), ``--refits`` replicates;
+  ELUB bounds of each replicate), ``--refits`` replicates (the analysis asks for them
+  in blocks of about 36);
 * the LR bootstrap: ``bootstrap_llr`` at the evidence score, 1000 replicates;
 * 5-fold cross-validation (``cross_validated_llr``);
 * one fit and its LLRs at every background score (what ELUB's fit asks).
@@ -16,8 +17,9 @@ On 10^4 SS ~ N(2, 1) and 10^5 DS ~ N(-1, 1.2) scores (evidence score 1.5), times
 With ``--baseline``, the same calls are made with ``forensic_lr/calibration/kde.py`` as it
 was at that git revision (read with ``git show``, the rest of the package as it is now),
 alternating the two versions, and the script prints the median of ``--repeats`` runs of
-each, the ratio new / baseline, and the largest difference of their results. Other programs
-may share the machine: compare the ratios, taken within one run.
+each (wall clock and processor time of this process), the ratios new / baseline, and the
+largest difference of their results. Other programs may share the machine: compare the
+ratios, taken within one run (processor time is the less disturbed by other jobs).
 """
 
 from __future__ import annotations
@@ -65,10 +67,11 @@ def stages(cls, ss, ds, refits: int) -> dict:
     }
 
 
-def timed(func) -> tuple[float, np.ndarray]:
-    start = time.perf_counter()
+def timed(func) -> tuple[float, float, np.ndarray]:
+    """Wall-clock and processor seconds of ``func()``, and its value."""
+    wall, cpu = time.perf_counter(), time.process_time()
     value = func()
-    return time.perf_counter() - start, np.asarray(value)
+    return time.perf_counter() - wall, time.process_time() - cpu, np.asarray(value)
 
 
 def main() -> None:
@@ -82,24 +85,27 @@ def main() -> None:
     versions = {"new": KDECalibrator}
     if args.baseline:
         versions = {"baseline": load_baseline(args.baseline).KDECalibrator, **versions}
-    print(f"10^4 SS / 10^5 DS scores; median of {args.repeats} runs (seconds, wall clock)")
-    header = f"{'step':<48}" + "".join(f"{v:>10}" for v in versions)
+    print(f"10^4 SS / 10^5 DS scores; median of {args.repeats} runs, seconds: wall clock "
+          "(processor time)")
+    header = f"{'step':<44}" + "".join(f"{v:>18}" for v in versions)
     if args.baseline:
-        header += f"{'new/base':>10}{'max |diff|':>12}"
+        header += f"{'new/base':>16}{'max |diff|':>12}"
     print(header)
     names = list(stages(KDECalibrator, ss, ds, args.refits))
     for name in names:
-        times = {v: [] for v in versions}
+        times = {v: ([], []) for v in versions}
         values = {}
         for _ in range(args.repeats):
             for v, cls in versions.items():
-                seconds, values[v] = timed(stages(cls, ss, ds, args.refits)[name])
-                times[v].append(seconds)
-        med = {v: float(np.median(t)) for v, t in times.items()}
-        line = f"{name:<48}" + "".join(f"{med[v]:>10.3f}" for v in versions)
+                wall, cpu, values[v] = timed(stages(cls, ss, ds, args.refits)[name])
+                times[v][0].append(wall)
+                times[v][1].append(cpu)
+        med = {v: (float(np.median(w)), float(np.median(c))) for v, (w, c) in times.items()}
+        line = f"{name:<44}" + "".join(f"{w:>9.3f} ({c:>6.3f})" for w, c in med.values())
         if args.baseline:
+            new, base = med["new"], med["baseline"]
             diff = np.nanmax(np.abs(values["new"] - values["baseline"]))
-            line += f"{med['new'] / med['baseline']:>10.3f}{diff:>12.1e}"
+            line += f"{new[0] / base[0]:>7.3f} ({new[1] / base[1]:.3f}){diff:>12.1e}"
         print(line, flush=True)
 
 
