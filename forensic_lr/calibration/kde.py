@@ -303,8 +303,10 @@ class KDECalibrator(BaseCalibrator):
             sds = [q.sd(c) for q, c in zip(classes, counts, strict=True)]
             keep = np.flatnonzero(~(sds[0][1] | sds[1][1]))  # neither class constant
             out = np.full((draws[0].shape[0], s.size), np.nan)
+            if keep.size < out.shape[0]:
+                counts = [c[keep] for c in counts]
             logs = [
-                _log_kde_counts(s, self.bandwidth, q, c[keep], sd[keep])
+                _log_kde_counts(s, self.bandwidth, q, c, sd[keep])
                 for q, c, (sd, _) in zip(classes, counts, sds, strict=True)
             ]
             out[keep] = logs[0] - logs[1]
