@@ -277,20 +277,22 @@ class KDECalibrator(BaseCalibrator):
         -------
         ndarray, shape (n, len(scores))
             Row ``b`` equals ``fit(ss[idx_ss[b]], ds[idx_ds[b]]).llr(scores)`` to about
-            1e-13; NaN for a constant resample (which ``fit`` refuses).
+            1e-12 (rounding: the same sums in another order); NaN for a constant resample
+            (which ``fit`` refuses).
 
         Notes
         -----
         A refit only needs each resample's bandwidth (the same moments and percentiles
-        as :func:`bandwidth`) and its kernel sum at the scores. For a few scores each
-        resample is its vector of draw counts over the sorted data (one ``bincount`` per
-        block of replicates, nothing sorted or gathered): :func:`_log_kde_counts` sums the
-        kernels within reach of each score, as the exact windowed sum does. Beyond 2e7 kernel
-        evaluations per refit (e.g. the scores are the whole background, for ELUB bounds)
-        ``fit`` switches to the binned estimate; then the scores are sorted once for all
-        replicates, each resample is put in order from its draw counts (a ``bincount``
-        of the draws' ranks, no sort) and evaluated as ``fit(...).llr`` does
-        (:func:`_log_kde`).
+        as :func:`bandwidth`) and its kernel sums at the scores. Each resample is its
+        vector of draw counts over the sorted data (one ``bincount`` per replicate; no
+        resample is formed or sorted), from which :class:`_ResampleQuartiles` gives every
+        replicate's SD and quartiles at once. For a few scores :func:`_log_kde_counts`
+        sums the kernels within reach of each score, weighted by their counts, as the
+        exact windowed sum does. Beyond 2e7 kernel evaluations per refit (e.g. the scores
+        are the whole background, for ELUB bounds) ``fit`` switches to the binned
+        estimate; then :func:`_binned_refits` sorts the scores once for all replicates and
+        evaluates each as ``fit(...).llr`` does (:func:`_log_kde`), over the values it
+        drew weighted by their counts.
         """
         ss, ds = self._validate(ss, ds)
         s = as_score_array(scores, "scores")
@@ -363,12 +365,12 @@ class _ResampleQuartiles:
     ``j``. The number of draws of rank below ``j`` is binomial with standard deviation
     ``sqrt(n p (1 - p))``, ``p = j / n``, so ``t`` lies within 10 such deviations of
     ``j`` except with probability below 1e-20. Each rank in these brackets gets a bin of
-    its own and each gap between them one wide bin, so one ``bincount`` of the draws per
-    replicate and a cumulative sum locate all four order statistics; a replicate whose
-    order statistic falls outside its bracket is handed to :func:`numpy.percentile`.
-    This avoids a selection pass over every resample. The bins are sums of the
-    resample's draw counts over the sorted data (:meth:`counts`), so the resamples
-    themselves are never formed.
+    its own and each gap between them one wide bin, so the resample's draw counts over
+    the sorted data (:meth:`counts`) summed per bin and a cumulative sum locate all four
+    order statistics; a replicate whose order statistic falls outside its bracket is
+    handed to :func:`numpy.percentile`. This avoids a selection pass over every
+    resample, which is never formed. The same counts give each resample's SD
+    (:meth:`sd`).
     """
 
     def __init__(self, values: np.ndarray) -> None:
