@@ -13,6 +13,7 @@ from .base import BaseCalibrator, number_option
 _BLOCK = 2_000_000  # kernel evaluations per block
 _EXACT = 20_000_000  # above this many kernel evaluations, use the binned estimate
 _GRID = 2**14  # grid points of the binned estimate
+_NEAR = 64  # ranks searched on either side of a score for a resample's nearest point
 
 
 def bandwidth(values: np.ndarray, rule: str | float) -> float:
@@ -24,108 +25,155 @@ def bandwidth(values: np.ndarray, rule: str | float) -> float:
     return float(_bandwidths(values[None, :], rule)[0])
 
 
-def _bandwidths(rows: np.ndarray, rule: str | float, quartiles=None, sd=None) -> np.ndarray:
-    """:func:`bandwidth` of each row of ``rows`` (e.g. bootstrap resamples of one class).
+def _bandwidths(rows: np.ndarray, rule: str | float) -> np.ndarray:
+    """:func:`bandwidth` of each row of ``rows``."""
+    return _rule_bandwidths(rule, rows.shape, lambda: rows.std(axis=1, ddof=1),
+                            lambda: np.percentile(rows, [75, 25], axis=1))
 
-    ``quartiles``, if given, is a function returning the rows' 75th and 25th percentiles
-    (:func:`numpy.percentile` by default); ``sd`` the rows' SDs (``ddof=1``) if known.
+
+def _rule_bandwidths(rule: str | float, shape: tuple[int, int], sd, quartiles) -> np.ndarray:
+    """:func:`bandwidth` of ``k`` samples of size ``n`` (``shape = (k, n)``).
+
+    ``sd`` and ``quartiles`` are functions returning the samples' SDs (``ddof=1``) and
+    their 75th and 25th percentiles (linear interpolation, as :func:`numpy.percentile`),
+    called only when the rule needs them.
     """
     if isinstance(rule, (int, float)) and not isinstance(rule, bool):
         if not rule > 0:
             raise InputError(f"bandwidth must be positive, got {rule!r}")
-        return np.full(rows.shape[0], float(rule))
-    n = rows.shape[1]
-    if sd is None:
-        sd = rows.std(axis=1, ddof=1)
+        return np.full(shape[0], float(rule))
+    n = shape[1]
     if rule == "silverman":
-        if quartiles is None:
-            q75, q25 = np.percentile(rows, [75, 25], axis=1)
-        else:
-            q75, q25 = quartiles()
+        sd = sd()
+        q75, q25 = quartiles()
         spread = np.minimum(sd, (q75 - q25) / 1.34)
         spread = np.where(spread == 0, sd, spread)
         return 0.9 * spread * n ** (-0.2)
     if rule == "scott":
-        return 1.06 * sd * n ** (-0.2)
+        return 1.06 * sd() * n ** (-0.2)
     raise InputError(f"bandwidth must be 'silverman', 'scott' or a number, got {rule!r}")
 
 
-def _log_kde_exact(s: np.ndarray, data: np.ndarray, h: float) -> np.ndarray:
+def _log_kde_exact(s: np.ndarray, data: np.ndarray, h: float, weights=None) -> np.ndarray:
     """``log((1/n) sum_i N(s; x_i, h^2))`` from the kernels that matter (exact to 1e-13).
 
-    For a score at distance ``d`` from its nearest data point, a point farther than
-    ``d + R h`` contributes less than ``exp(-R^2 / 2)`` times the nearest kernel; with
+    ``weights``, if given, are how often each data value occurs (a resample's draw
+    counts over distinct values): ``n`` is their sum and each kernel counts that often.
+
+    With ``x*`` the data point nearest to a score ``s`` and ``d = |s - x*|``, a point
+    farther than ``D = sqrt(d^2 + R^2 h^2)`` from ``s`` has ``(s - x)^2 > d^2 + R^2 h^2``,
+    so its kernel is less than ``exp(-R^2 / 2)`` times the nearest one; with
     ``R = sqrt(2 (ln n + 30))`` all of them together change the density by less than
-    ``e^-30`` (relative). The windows are found by ``searchsorted`` in the sorted data
-    and summed as one flat, ragged array per block (``reduceat``), never an n x m matrix.
+    ``e^-30`` (relative). Far from the data this window is much narrower than
+    ``d + R h``; summing more kernels than the window holds only makes the sum more
+    complete. In units of ``h sqrt(2)`` (``y = x / (h sqrt 2)``, ``w`` the score) each
+    kernel is taken relative to the nearest one, ``exp((y - y*) (2 w - y* - y))`` (the
+    difference of squares factored, so no large squares cancel), and the log density is
+    ``-(w - y*)^2 + log(sum)`` minus the normalisation. The windows are found by
+    ``searchsorted`` in the sorted data; scores whose windows have similar sizes are
+    summed together as one dense (scores x window) block, never an n x m matrix.
     """
     if np.any(data[1:] < data[:-1]):  # the calibrator stores its data sorted already
-        data = np.sort(data)
-    n = data.size
+        order = np.argsort(data, kind="stable")
+        data, weights = data[order], None if weights is None else weights[order]
+    size = data.size
+    n = size if weights is None else weights.sum()
     pos = np.searchsorted(data, s)
-    below = np.abs(s - data[np.clip(pos - 1, 0, n - 1)])
-    above = np.abs(data[np.clip(pos, 0, n - 1)] - s)
-    half = np.minimum(below, above) + np.sqrt(2.0 * (np.log(n) + 30.0)) * h
+    below = data[np.clip(pos - 1, 0, size - 1)]
+    above = data[np.clip(pos, 0, size - 1)]
+    near = np.where(np.abs(s - below) <= np.abs(above - s), below, above)
+    d = np.abs(s - near)
+    half = np.sqrt(d * d + 2.0 * (np.log(n) + 30.0) * h * h)
     lo = np.searchsorted(data, s - half, side="left")
     counts = np.searchsorted(data, s + half, side="right") - lo
-    const = np.log(n) + np.log(h) + 0.5 * np.log(2 * np.pi)
-    out = np.empty(s.size)
-    ends = np.cumsum(counts)
+    unit = 1.0 / (h * np.sqrt(2.0))
+    y = data * unit
+    y_near = near * unit
+    twice = 2.0 * s * unit - y_near  # 2 w - y*
+    total = np.empty(s.size)
+    by_size = np.argsort(counts, kind="stable")
+    sizes = counts[by_size]
     start = 0
-    while start < s.size:
-        stop = max(start + 1, int(np.searchsorted(ends, ends[start] - counts[start] + _BLOCK)))
-        c = counts[start:stop]
-        offsets = np.concatenate([[0], np.cumsum(c)[:-1]])
-        flat = np.repeat(lo[start:stop] - offsets, c) + np.arange(c.sum())
-        z = (np.repeat(s[start:stop], c) - data[flat]) / h
-        e = -0.5 * z * z
-        peak = np.maximum.reduceat(e, offsets)
-        total = np.add.reduceat(np.exp(e - np.repeat(peak, c)), offsets)
-        out[start:stop] = peak + np.log(total) - const
+    while start < s.size:  # blocks of scores whose windows are within 25 % in size
+        width = max(int(sizes[start] * 1.25), int(sizes[start]) + 8)
+        stop = int(np.searchsorted(sizes, width, side="right"))
+        width = int(sizes[stop - 1])
+        stop = min(stop, start + max(1, _BLOCK // width))
+        rows = by_size[start:stop]
+        # every window widened to the block's width (the extra kernels are terms of the
+        # sum too, each below the nearest one), kept inside the data
+        # (one column per score: the sum runs down the columns, row after row)
+        first = np.minimum(lo[rows], size - width)
+        if first[0] == first[-1] and np.all(first == first[0]):  # e.g. scores below the data
+            take = slice(first[0], first[0] + width)
+            x = y[take, None]
+        else:
+            take = np.arange(width)[:, None] + first
+            x = y[take]
+        e = (x - y_near[rows]) * (twice[rows] - x)
+        np.exp(e, out=e)
+        if weights is not None:
+            e *= weights[take].reshape(width, -1)
+        total[rows] = e.sum(axis=0)
         start = stop
-    return out
+    dist = (s - near) * unit
+    return np.log(total) - dist * dist - (np.log(n) + np.log(h) + 0.5 * np.log(2 * np.pi))
 
 
-def _log_kde_binned(s: np.ndarray, data: np.ndarray, h: float) -> np.ndarray:
+def _log_kde_binned(s: np.ndarray, data: np.ndarray, h: float, weights=None) -> np.ndarray:
     """The same density from linear binning on a fine grid and an FFT convolution.
 
-    The data are spread linearly onto ``_GRID`` points covering the data +- 6 h, convolved
-    with the Gaussian kernel (``scipy.signal.fftconvolve``) and the density is
-    interpolated linearly. The grid step is far below ``h`` (checked by the caller), so
-    the relative error is O((step / h)^2) where the density is high. In the tails the
-    binning error grows with the squared distance to the data (in units of h) and the
-    FFT's rounding (about 1e-16 of the peak) is no longer negligible, so where the
-    binned density is below 1e-3 of its peak, and off the grid, the exact windowed sum
-    is used instead: measured error below 1e-5 in log density.
+    The data are spread linearly onto ``_GRID`` points covering the data +- 6 h,
+    convolved with the Gaussian kernel (``scipy.signal.fftconvolve``) and the density is
+    interpolated linearly at the scores taken in ascending order (sorted here unless
+    they already are: ``numpy.interp`` then finds each grid cell next to the last one).
+    The grid step is far below ``h`` (checked by the caller), so the relative error is
+    O((step / h)^2) where the density is high. In the tails the binning error grows with
+    the squared distance to the data (in units of h) and the FFT's rounding (about 1e-16
+    of the peak) is no longer negligible, so where the binned density is below 1e-3 of
+    its peak, and off the grid, the exact windowed sum is used instead: measured error
+    below 1e-5 in log density.
     """
+    if np.any(s[1:] < s[:-1]):
+        order = np.argsort(s, kind="stable")
+        out = np.empty(s.size)
+        out[order] = _log_kde_binned(s[order], data, h, weights)
+        return out
     lo, hi = data.min() - 6 * h, data.max() + 6 * h
     step = (hi - lo) / (_GRID - 1)
     position = (data - lo) / step
     left = np.floor(position).astype(np.int64)
     frac = position - left
-    counts = np.bincount(left, weights=1 - frac, minlength=_GRID + 1)
+    if weights is not None:  # (as `_log_kde_exact`: each value counted that often)
+        frac = frac * weights
+        counts = np.bincount(left, weights=weights - frac, minlength=_GRID + 1)
+    else:
+        counts = np.bincount(left, weights=1 - frac, minlength=_GRID + 1)
     counts += np.bincount(left + 1, weights=frac, minlength=_GRID + 1)
     offsets = np.arange(-int(np.ceil(6 * h / step)), int(np.ceil(6 * h / step)) + 1) * step
     kernel = np.exp(-0.5 * (offsets / h) ** 2) / (h * np.sqrt(2 * np.pi))
-    density = fftconvolve(counts[:_GRID], kernel, mode="same") / data.size
-    grid = lo + step * np.arange(_GRID)
+    n = data.size if weights is None else weights.sum()
+    density = fftconvolve(counts[:_GRID], kernel, mode="same") / n
+    first, last = np.searchsorted(s, lo, side="left"), np.searchsorted(s, hi, side="right")
+    values = np.interp(s[first:last], lo + step * np.arange(_GRID), density)
     out = np.full(s.size, np.nan)
-    inside = (s >= lo) & (s <= hi)
-    values = np.interp(s[inside], grid, density)
     good = values > 1e-3 * density.max()
-    idx = np.flatnonzero(inside)[good]
-    out[idx] = np.log(values[good])
-    rest = np.isnan(out)
-    if rest.any():
-        out[rest] = _log_kde_exact(s[rest], data, h)
+    out[first:last][good] = np.log(values[good])
+    rest = np.flatnonzero(np.isnan(out))
+    if rest.size:
+        out[rest] = _log_kde_exact(s[rest], data, h, weights)
     return out
 
 
-def _log_kde(s: np.ndarray, data: np.ndarray, h: float) -> np.ndarray:
-    """Exact for small problems; binned (FFT) when scores x data exceed ``_EXACT``."""
-    if s.size * data.size <= _EXACT or h < 50 * (np.ptp(data) + 12 * h) / _GRID:
-        return _log_kde_exact(s, data, h)
-    return _log_kde_binned(s, data, h)
+def _log_kde(s: np.ndarray, data: np.ndarray, h: float, weights=None) -> np.ndarray:
+    """Exact for small problems; binned (FFT) when scores x data exceed ``_EXACT``.
+
+    ``weights``: as in :func:`_log_kde_exact` (the data then count as ``sum(weights)``).
+    """
+    n = data.size if weights is None else weights.sum()
+    if s.size * n <= _EXACT or h < 50 * (np.ptp(data) + 12 * h) / _GRID:
+        return _log_kde_exact(s, data, h, weights)
+    return _log_kde_binned(s, data, h, weights)
 
 
 class KDECalibrator(BaseCalibrator):
@@ -229,37 +277,82 @@ class KDECalibrator(BaseCalibrator):
         -------
         ndarray, shape (n, len(scores))
             Row ``b`` equals ``fit(ss[idx_ss[b]], ds[idx_ds[b]]).llr(scores)`` to about
-            1e-13; NaN for a constant resample (which ``fit`` refuses).
+            1e-12 (rounding: the same sums in another order); NaN for a constant resample
+            (which ``fit`` refuses).
 
         Notes
         -----
-        A refit only needs each resample's bandwidth (the same row-wise moments and
-        percentiles as :func:`bandwidth`) and its kernel sum at the few evidence scores,
-        so nothing is sorted: :func:`_log_kde_rows` sums, per replicate, the kernels
-        within reach of each score, as the exact windowed sum does. Beyond 2e7 kernel
-        evaluations per refit ``fit`` would switch to the binned estimate, and then each
-        replicate is refitted as ``fit`` does.
+        A refit only needs each resample's bandwidth (the same moments and percentiles
+        as :func:`bandwidth`) and its kernel sums at the scores. Each resample is its
+        vector of draw counts over the sorted data (one ``bincount`` per replicate; no
+        resample is formed or sorted), from which :class:`_ResampleQuartiles` gives every
+        replicate's SD and quartiles at once. For a few scores :func:`_log_kde_counts`
+        sums the kernels within reach of each score, weighted by their counts, as the
+        exact windowed sum does. Beyond 2e7 kernel evaluations per refit (e.g. the scores
+        are the whole background, for ELUB bounds) ``fit`` switches to the binned
+        estimate; then :func:`_binned_refits` sorts the scores once for all replicates and
+        evaluates each as ``fit(...).llr`` does (:func:`_log_kde`), over the values it
+        drew weighted by their counts.
         """
         ss, ds = self._validate(ss, ds)
         s = as_score_array(scores, "scores")
-        ss_q, ds_q = _ResampleQuartiles(ss), _ResampleQuartiles(ds)
+        if s.size * max(ss.size, ds.size) > _EXACT:
+            return _binned_refits(s, self.bandwidth, ss, ds, n, rng, progress)
+        classes = (_ResampleQuartiles(ss), _ResampleQuartiles(ds))
         rows = []
-        for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
-            r_ss, r_ds = ss[idx_ss], ds[idx_ds]
-            if s.size * max(ss.size, ds.size) > _EXACT:
-                bad = (np.ptp(r_ss, axis=1) == 0) | (np.ptp(r_ds, axis=1) == 0)
-                out = np.full((bad.size, s.size), np.nan)
-                for b in np.flatnonzero(~bad):
-                    model = KDECalibrator(bandwidth=self.bandwidth).fit(r_ss[b], r_ds[b])
-                    out[b] = model.llr(s)
-            else:
-                out = _kde_llr_rows(
-                    s, self.bandwidth, ((ss_q, idx_ss, r_ss), (ds_q, idx_ds, r_ds))
-                )
+        for draws in bootstrap_index_chunks(rng, n, ss.size, ds.size):
+            counts = [q.counts(idx) for q, idx in zip(classes, draws, strict=True)]
+            sds = [q.sd(c) for q, c in zip(classes, counts, strict=True)]
+            keep = np.flatnonzero(~(sds[0][1] | sds[1][1]))  # neither class constant
+            out = np.full((draws[0].shape[0], s.size), np.nan)
+            if keep.size < out.shape[0]:
+                counts = [c[keep] for c in counts]
+            logs = [
+                _log_kde_counts(s, self.bandwidth, q, c, sd[keep])
+                for q, c, (sd, _) in zip(classes, counts, sds, strict=True)
+            ]
+            out[keep] = logs[0] - logs[1]
             rows.append(out)
             if progress is not None:
                 progress(sum(r.shape[0] for r in rows), n)
         return np.vstack(rows)
+
+
+def _binned_refits(s, rule, ss, ds, n, rng, progress) -> np.ndarray:
+    """:meth:`KDECalibrator.bootstrap_llr` at many scores: each replicate as ``fit`` does.
+
+    The scores are sorted once for all replicates. Each resample is its draw counts over
+    the sorted data (:class:`_ResampleQuartiles`, which also gives every replicate's SD
+    and quartiles, hence its bandwidth, at once); its log densities are :func:`_log_kde`
+    over the values it drew, each weighted by its count: the same sums ``fit(...).llr``
+    computes on its own sorted copy of the resample, where a value drawn ``c`` times
+    appears ``c`` times.
+    """
+    order = np.argsort(s, kind="stable")
+    in_order = s[order]
+    classes = (_ResampleQuartiles(ss), _ResampleQuartiles(ds))
+    out = np.full((n, s.size), np.nan)
+    done = 0
+    for draws in bootstrap_index_chunks(rng, n, ss.size, ds.size):
+        counts = [q.counts(idx) for q, idx in zip(classes, draws, strict=True)]
+        sds = [q.sd(c) for q, c in zip(classes, counts, strict=True)]
+        keep = np.flatnonzero(~(sds[0][1] | sds[1][1]))  # neither class constant
+        if keep.size < draws[0].shape[0]:
+            counts = [c[keep] for c in counts]
+        bandwidths = [
+            _rule_bandwidths(rule, c.shape, lambda sd=sd[keep]: sd, lambda q=q, c=c: q(c))
+            for q, c, (sd, _) in zip(classes, counts, sds, strict=True)
+        ]
+        for row, b in enumerate(keep):
+            logs = []
+            for q, c, h in zip(classes, counts, bandwidths, strict=True):
+                drawn = np.flatnonzero(c[row])
+                logs.append(_log_kde(in_order, q.sorted[drawn], h[row], c[row, drawn]))
+            out[done + b, order] = logs[0] - logs[1]
+        done += draws[0].shape[0]
+        if progress is not None:
+            progress(done, n)
+    return out
 
 
 class _ResampleQuartiles:
@@ -272,10 +365,12 @@ class _ResampleQuartiles:
     ``j``. The number of draws of rank below ``j`` is binomial with standard deviation
     ``sqrt(n p (1 - p))``, ``p = j / n``, so ``t`` lies within 10 such deviations of
     ``j`` except with probability below 1e-20. Each rank in these brackets gets a bin of
-    its own and each gap between them one wide bin, so one ``bincount`` of the draws per
-    replicate and a cumulative sum locate all four order statistics; a replicate whose
-    order statistic falls outside its bracket is handed to :func:`numpy.percentile`.
-    This avoids a selection pass over every resample.
+    its own and each gap between them one wide bin, so the resample's draw counts over
+    the sorted data (:meth:`counts`) summed per bin and a cumulative sum locate all four
+    order statistics; a replicate whose order statistic falls outside its bracket is
+    handed to :func:`numpy.percentile`. This avoids a selection pass over every
+    resample, which is never formed. The same counts give each resample's SD
+    (:meth:`sd`).
     """
 
     def __init__(self, values: np.ndarray) -> None:
@@ -295,12 +390,41 @@ class _ResampleQuartiles:
         self.bin_of_point[order] = bin_of_rank
         self.rank_of_bin = np.full(self.n_bins + 1, -1)  # -1: a wide bin (or past the end)
         self.rank_of_bin[bin_of_rank[special]] = np.flatnonzero(special)
+        self.bin_starts = np.flatnonzero(starts)
+        self.order = order
+        self.centred = self.sorted - self.sorted.mean()
 
-    def __call__(self, idx: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        k, n = idx.shape
-        keys = self.bin_of_point[idx] + (self.n_bins * np.arange(k))[:, None]
-        hist = np.bincount(keys.ravel(), minlength=k * self.n_bins).reshape(k, self.n_bins)
-        cum = np.cumsum(hist, axis=1)
+    def counts(self, idx: np.ndarray) -> np.ndarray:
+        """Draw counts of each sorted value per replicate (rows of ``idx``), shape (k, n),
+        as floating-point numbers (exact: integers far below 2^53)."""
+        out = np.empty(idx.shape)
+        for b, row in enumerate(idx):  # one bincount per replicate, in cache
+            out[b] = np.bincount(row, minlength=idx.shape[1])[self.order]
+        return out
+
+    def sd(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """SD (``ddof=1``) of each resample from its draw counts, and which are constant.
+
+        ``S1 = sum c_i v_i`` and ``S2 = sum c_i v_i^2`` with ``v`` the data centred on
+        the full-data mean (so ``S1^2 / n`` is small against ``S2``: no cancellation),
+        ``var = (S2 - S1^2 / n) / (n - 1)``. A constant resample has a computed SD of at
+        most about ``sqrt(2 n eps) max |v|`` (rounding of the two sums); only resamples
+        below ``1e-4 max |v|`` are checked exactly (smallest drawn value equal to the
+        largest).
+        """
+        n = counts.shape[1]
+        sums = counts @ np.stack([self.centred, self.centred * self.centred], axis=1)
+        sd = np.sqrt(np.maximum(sums[:, 1] - sums[:, 0] ** 2 / n, 0.0) / (n - 1))
+        constant = np.zeros(sd.size, dtype=bool)
+        for b in np.flatnonzero(~(sd > 1e-4 * np.abs(self.centred).max())):
+            drawn = np.flatnonzero(counts[b])
+            constant[b] = self.sorted[drawn[0]] == self.sorted[drawn[-1]]
+        return sd, constant
+
+    def __call__(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """75th and 25th percentiles of each resample from its draw counts."""
+        n = counts.shape[1]
+        cum = np.cumsum(np.add.reduceat(counts, self.bin_starts, axis=1), axis=1)
         out = []
         for q, pos in zip((0.75, 0.25), self.positions, strict=True):
             j = int(np.floor(pos))
@@ -310,55 +434,70 @@ class _ResampleQuartiles:
                 stats.append((self.sorted[rank], rank >= 0))
             (low, ok_low), (high, ok_high) = stats
             value = low + (high - low) * (pos - j)
-            missed = np.flatnonzero(~(ok_low & ok_high))
-            if missed.size:
-                value[missed] = np.percentile(rows[missed], 100 * q, axis=1)
+            for b in np.flatnonzero(~(ok_low & ok_high)):
+                value[b] = np.percentile(np.repeat(self.sorted, counts[b].astype(np.intp)),
+                                         100 * q)
             out.append(value)
         return out[0], out[1]
 
 
-def _kde_llr_rows(s, rule, classes) -> np.ndarray:
-    """LLRs at ``s`` of the KDE pairs of the resamples (NaN where a class is constant).
+def _log_kde_counts(s: np.ndarray, rule, quartiles: _ResampleQuartiles,
+                    counts: np.ndarray, sd: np.ndarray) -> np.ndarray:
+    """``log KDE`` at each score of each resample given by its draw counts: shape (k, s).
 
-    ``classes`` holds, for SS then DS, the quartile finder, the draws and the resampled
-    scores. A constant row has a computed SD of at most about ``n eps |value|``
-    (rounding of its mean), far below ``1e-6 |value|``; only rows that small are
-    checked exactly (min == max), so no full pass is spent on the check.
+    The bandwidth of each resample is :func:`bandwidth`'s, from its SD ``sd`` and its
+    quartiles (from the counts, :class:`_ResampleQuartiles`). As in
+    :func:`_log_kde_exact`, with ``x*`` the resample's point nearest to a score ``s`` and
+    ``d = |s - x*|``, points farther than ``sqrt(d^2 + R^2 h^2)``,
+    ``R^2 = 2 (ln n + 30)``, together change the density by less than ``e^-30``; all
+    replicates share one window of the sorted data, wide enough for the largest ``d``
+    and ``h``, and each kernel is weighted by its draw count:
+    ``log KDE = -d^2 / (2 h^2) + log sum_i c_i exp((x_i - x*) (2 s - x_i - x*) / (2 h^2))``
+    minus the normalisation (the difference of squares factored, so no large squares
+    cancel). A resample's nearest point is searched among the ``_NEAR`` ranks on either
+    side of the score (missing them all has probability about ``exp(-_NEAR)``); if it is
+    not settled there, that replicate's density at that
+    score is the exact windowed sum over its resample.
     """
-    sds = [rows.std(axis=1, ddof=1) for _, _, rows in classes]
-    bad = np.zeros(sds[0].size, dtype=bool)
-    for sd, (_, _, rows) in zip(sds, classes, strict=True):
-        for b in np.flatnonzero(~(sd > 1e-6 * np.abs(rows[:, 0]))):
-            bad[b] |= rows[b].min() == rows[b].max()
-    keep = np.flatnonzero(~bad)
-    out = np.full((bad.size, s.size), np.nan)
-    logs = []
-    for sd, (quartiles, idx, rows) in zip(sds, classes, strict=True):
-        if keep.size < bad.size:
-            sd, idx, rows = sd[keep], idx[keep], rows[keep]
-        h = _bandwidths(rows, rule, lambda q=quartiles, i=idx, r=rows: q(i, r), sd=sd)
-        logs.append(_log_kde_rows(s, rows, h))
-    out[keep] = logs[0] - logs[1]
-    return out
-
-
-def _log_kde_rows(s: np.ndarray, rows: np.ndarray, h: np.ndarray) -> np.ndarray:
-    """``log KDE`` of each row of ``rows`` (bandwidth ``h[b]``) at each score: shape (rows, s).
-
-    As in :func:`_log_kde_exact`, only kernels that can matter are summed: with ``d`` the
-    distance to the nearest point of the row, points farther than
-    ``sqrt(d^2 + 2 h^2 (ln n + 30))`` each weigh less than ``e^-30 / n`` times the
-    nearest kernel, so all of them together change the density by less than ``e^-30``.
-    """
-    k, n = rows.shape
+    k, n = counts.shape
+    xs = quartiles.sorted
+    h = _rule_bandwidths(rule, (k, n), lambda: sd, lambda: quartiles(counts))
+    reach = 2.0 * (np.log(n) + 30.0)
     const = np.log(n) + np.log(h) + 0.5 * np.log(2 * np.pi)
     out = np.empty((k, s.size))
-    reach = 2.0 * (np.log(n) + 30.0) * h * h
     for j, score in enumerate(s):
-        dist2 = (rows - score) ** 2
-        nearest = dist2.min(axis=1)
-        r_idx, c_idx = np.nonzero(dist2 <= (nearest + reach)[:, None])
-        e = -0.5 * (dist2[r_idx, c_idx] - nearest[r_idx]) / (h[r_idx] * h[r_idx])
-        total = np.bincount(r_idx, weights=np.exp(e), minlength=k)
-        out[:, j] = -0.5 * nearest / (h * h) + np.log(total) - const
+        pos = int(np.searchsorted(xs, score))
+        lo, hi = max(0, pos - _NEAR), min(n, pos + _NEAR)
+        drawn = counts[:, lo:hi] > 0
+        below, above = drawn[:, : pos - lo], drawn[:, pos - lo :]
+        # distance to the nearest drawn point on each side; beyond the band, a lower bound
+        d_below = np.full(k, np.inf if lo == 0 else score - xs[lo - 1])
+        d_above = np.full(k, np.inf if hi == n else xs[hi] - score)
+        near_below = near_above = np.zeros(k)
+        found_below, found_above = below.any(axis=1), above.any(axis=1)
+        if below.shape[1]:
+            near_below = xs[pos - 1 - np.argmax(below[:, ::-1], axis=1)]
+            d_below = np.where(found_below, score - near_below, d_below)
+        if above.shape[1]:
+            near_above = xs[pos + np.argmax(above, axis=1)]
+            d_above = np.where(found_above, near_above - score, d_above)
+        d = np.minimum(d_below, d_above)
+        settled = np.where(d_below <= d_above, found_below, found_above)
+        ok = np.flatnonzero(settled)
+        if ok.size:
+            radius = np.sqrt(np.max(d[ok]) ** 2 + reach * np.max(h[ok]) ** 2)
+            w_lo = int(np.searchsorted(xs, score - radius, side="left"))
+            w_hi = int(np.searchsorted(xs, score + radius, side="right"))
+            x = xs[w_lo:w_hi]
+            near = np.where(d_below <= d_above, near_below, near_above)[ok, None]
+            # -((x - s)^2 - d^2) / (2 h^2), the difference of squares factored
+            e = (x - near) * (2.0 * score - near - x)
+            e *= (0.5 / h[ok] ** 2)[:, None]
+            np.minimum(e, 0.0, out=e)  # undrawn points nearer than d (weight 0) stay finite
+            np.exp(e, out=e)
+            e *= counts[ok, w_lo:w_hi]
+            out[ok, j] = np.log(e.sum(axis=1)) - 0.5 * (d[ok] / h[ok]) ** 2 - const[ok]
+        for b in np.flatnonzero(~settled):
+            resample = np.repeat(xs, counts[b].astype(np.intp))
+            out[b, j] = _log_kde_exact(np.array([score]), resample, h[b])[0]
     return out
