@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.signal import fftconvolve
+from scipy.fft import irfft, next_fast_len, rfft
 
 from .._checks import as_score_array
 from ..errors import InputError, excerpt
@@ -120,11 +120,26 @@ def _log_kde_exact(s: np.ndarray, data: np.ndarray, h: float, weights=None) -> n
     return np.log(total) - dist * dist - (np.log(n) + np.log(h) + 0.5 * np.log(2 * np.pi))
 
 
+def _convolve_same(values: np.ndarray, kernel: np.ndarray) -> np.ndarray:
+    """The linear convolution of ``values`` with ``kernel``, centred to ``values.size``.
+
+    The full convolution has ``n = values.size + kernel.size - 1`` terms; it is the inverse
+    real FFT of the product of both arrays' real FFTs, zero-padded to a fast length
+    (:func:`scipy.fft.next_fast_len`), and its middle ``values.size`` terms, from
+    ``(kernel.size - 1) // 2`` on, are kept (``numpy.convolve(..., mode="same")``).
+    """
+    n = values.size + kernel.size - 1
+    size = next_fast_len(n, real=True)
+    full = irfft(rfft(values, size) * rfft(kernel, size), size)[:n]
+    start = (kernel.size - 1) // 2
+    return full[start:start + values.size]
+
+
 def _log_kde_binned(s: np.ndarray, data: np.ndarray, h: float, weights=None) -> np.ndarray:
     """The same density from linear binning on a fine grid and an FFT convolution.
 
     The data are spread linearly onto ``_GRID`` points covering the data +- 6 h,
-    convolved with the Gaussian kernel (``scipy.signal.fftconvolve``) and the density is
+    convolved with the Gaussian kernel by real FFTs (:func:`_convolve_same`) and the density is
     interpolated linearly at the scores taken in ascending order (sorted here unless
     they already are: ``numpy.interp`` then finds each grid cell next to the last one).
     The grid step is far below ``h`` (checked by the caller), so the relative error is
@@ -153,7 +168,7 @@ def _log_kde_binned(s: np.ndarray, data: np.ndarray, h: float, weights=None) -> 
     offsets = np.arange(-int(np.ceil(6 * h / step)), int(np.ceil(6 * h / step)) + 1) * step
     kernel = np.exp(-0.5 * (offsets / h) ** 2) / (h * np.sqrt(2 * np.pi))
     n = data.size if weights is None else weights.sum()
-    density = fftconvolve(counts[:_GRID], kernel, mode="same") / n
+    density = _convolve_same(counts[:_GRID], kernel) / n
     first, last = np.searchsorted(s, lo, side="left"), np.searchsorted(s, hi, side="right")
     values = np.interp(s[first:last], lo + step * np.arange(_GRID), density)
     out = np.full(s.size, np.nan)

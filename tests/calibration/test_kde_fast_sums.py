@@ -174,3 +174,13 @@ def test_weighted_sums_equal_the_repeated_data(binned):
     np.testing.assert_allclose(got, func(s, repeated, h), rtol=1e-12, atol=1e-12)
     if not binned:
         np.testing.assert_allclose(got, _brute_log_kde(s, repeated, h), rtol=1e-13, atol=1e-12)
+
+
+@pytest.mark.parametrize(("n", "m"), [(16384, 301), (100, 7), (50, 50), (10, 3)])
+def test_fft_convolution_equals_the_direct_sum(n, m):
+    # the grid is always longer than the kernel, as numpy's "same" mode then assumes
+    rng = np.random.default_rng(n + m)
+    values, kernel = rng.random(n), rng.random(m)
+    want = np.convolve(values, kernel, mode="same")  # the direct O(n m) sum
+    np.testing.assert_allclose(kde._convolve_same(values, kernel), want, rtol=1e-12,
+                               atol=1e-12 * want.max())
