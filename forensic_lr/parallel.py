@@ -93,21 +93,29 @@ def _serial(jobs: Mapping[str, Callable[[], T]], names) -> dict[str, T]:
     return {name: jobs[name]() for name in names}
 
 
-def _child(jobs, names, write_fd: int) -> None:
-    """In the forked child: run ``names``, send ``(values, warnings)`` (or ``None`` if a
-    job failed) through ``write_fd``, and leave without running the parent's exit code."""
+def _claimed(tickets: int, names: list[str]):
+    """The names of the jobs this process claims, one ticket (byte) at a time, until none
+    is left: whichever process is free takes the next job."""
+    while ticket := os.read(tickets, 1):
+        yield names[ticket[0]]
+
+
+def _child(jobs, names, tickets: int, write_fd: int) -> None:
+    """In the forked child: run the jobs it claims, send ``(values, warnings)`` through
+    ``write_fd`` (the values of the jobs done before any that failed: the parent runs the
+    missing ones again) and leave without running the parent's exit code."""
     status = 1
+    values: dict = {}
     try:
-        try:
-            with warnings.catch_warnings(record=True) as caught:
-                values = _serial(jobs, names)
-            payload = pickle.dumps(
-                (values, [(str(w.message), w.category) for w in caught]),
-                protocol=pickle.HIGHEST_PROTOCOL,
-            )
-            status = 0
-        except BaseException:  # the parent runs the jobs again and raises the real error
-            payload = pickle.dumps(None)
+        with warnings.catch_warnings(record=True) as caught:
+            try:
+                for name in _claimed(tickets, names):
+                    values[name] = jobs[name]()
+                status = 0
+            except BaseException:  # the parent runs this job again and raises the real error
+                pass
+        payload = pickle.dumps((values, [(str(w.message), w.category) for w in caught]),
+                               protocol=pickle.HIGHEST_PROTOCOL)
         with os.fdopen(write_fd, "wb") as pipe:
             pipe.write(payload)
     finally:
@@ -124,9 +132,7 @@ def call_forked(jobs: Mapping[str, Callable[[], T]], workers: int | None = None
         Independent, deterministic jobs whose values can be pickled (SVG text, result
         records).
     workers : int, optional
-        Processes to use, this one included (default: :func:`idle_cores`). The jobs are
-        dealt out in turn: with two workers this process runs jobs 1, 3, 5, ... and one forked
-        child runs jobs 2, 4, 6, ...
+        Processes to use, this one included (default: :func:`idle_cores`).
 
     Returns
     -------
@@ -136,21 +142,28 @@ def call_forked(jobs: Mapping[str, Callable[[], T]], workers: int | None = None
 
     Notes
     -----
-    A job that fails in a child is run again in this process, so that its exception is
-    raised here with its own type and traceback. Warnings a child's jobs raise are raised
-    again here (same message and category). Each child is waited for, and ended if this
-    process's own jobs fail, so that none outlives the call.
+    The first job always runs in this process (it may report progress to a terminal,
+    which only this process draws on). The others are claimed in order by whichever
+    process is free: each job is one byte in a pipe the processes share, and reading a
+    byte from a pipe is atomic, so no job runs twice and a short job never waits behind
+    a long one dealt to the same process. A job that fails in a child is run again in
+    this process, so that its exception is raised here with its own type and traceback;
+    so is any job a child claimed but did not finish. Warnings a child's jobs raise are
+    raised again here (same message and category). Each child is waited for, and ended
+    if this process's own jobs fail, so that none outlives the call.
     """
     names = list(jobs)
     n = min(workers or idle_cores(), len(names))
-    if n <= 1 or not _can_fork():
+    if n <= 1 or not _can_fork() or len(names) > 256:
         return _serial(jobs, names)
-    groups = [names[i::n] for i in range(n)]
-    children: list[tuple[int, int, list[str]]] = []
+    tickets, tickets_in = os.pipe()
+    os.write(tickets_in, bytes(range(1, len(names))))  # job 0 is this process's own
+    os.close(tickets_in)  # all claimed: a read then finds the pipe empty and closed
+    children: list[tuple[int, int]] = []
     results: dict[str, T] = {}
     gc.freeze()  # the children's collector leaves the inherited objects (and their pages) alone
     try:
-        for group in groups[1:]:
+        for _ in range(n - 1):
             read_fd, write_fd = os.pipe()
             with warnings.catch_warnings():
                 # Python >= 3.12 warns about forking a process with threads of any kind (a
@@ -159,27 +172,29 @@ def call_forked(jobs: Mapping[str, Callable[[], T]], workers: int | None = None
                 pid = os.fork()
             if pid == 0:
                 os.close(read_fd)
-                _child(jobs, group, write_fd)
+                _child(jobs, names, tickets, write_fd)
             os.close(write_fd)
-            children.append((pid, read_fd, group))
+            children.append((pid, read_fd))
         gc.unfreeze()
-        results.update(_serial(jobs, groups[0]))
+        results[names[0]] = jobs[names[0]]()
+        for name in _claimed(tickets, names):
+            results[name] = jobs[name]()
         while children:
-            pid, read_fd, group = children.pop(0)
+            pid, read_fd = children.pop(0)
             with os.fdopen(read_fd, "rb") as pipe:
                 data = pipe.read()
             os.waitpid(pid, 0)
-            received = pickle.loads(data) if data else None
-            if received is None:
-                results.update(_serial(jobs, group))
-                continue
-            values, caught = received
-            for message, category in caught:
-                warnings.warn(message, category, stacklevel=2)
-            results.update(values)
+            if data:
+                values, caught = pickle.loads(data)
+                for message, category in caught:
+                    warnings.warn(message, category, stacklevel=2)
+                results.update(values)
+        # jobs a child failed or could not finish: here, where a failure raises its error
+        results.update(_serial(jobs, [name for name in names if name not in results]))
     finally:
         gc.unfreeze()
-        for pid, read_fd, _ in children:  # left only when this process's jobs failed
+        os.close(tickets)
+        for pid, read_fd in children:  # left only when this process's jobs failed
             os.close(read_fd)
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)

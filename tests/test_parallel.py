@@ -1,10 +1,13 @@
 """Independent jobs on several cores (:func:`forensic_lr.parallel.call_forked`): the same
-values, order, warnings and errors as calling them one after the other, and no process left.
+values, order, warnings and errors as calling them one after the other, no process left,
+each job taken by the next free process, and progress drawn only by the process that owns it.
 
 Independent values: the jobs called one by one in this process (the slow definition).
 """
 
+import io
 import os
+import time
 import warnings
 
 import pytest
@@ -56,3 +59,40 @@ def test_warnings_of_a_forked_job_are_raised_here():
 
     with pytest.warns(UserWarning, match="drawn in the child"):
         assert call_forked({"a": lambda: 1, "b": warns}, 2) == {"a": 1, "b": 2}
+
+
+def _pid_after(seconds: float) -> int:
+    time.sleep(seconds)
+    return os.getpid()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forking needs a POSIX system")
+def test_a_free_process_takes_the_next_job(no_children_left):
+    # job 0 runs here; the child takes job 1 (long) while job 0 still runs, so jobs 2 and
+    # 3 are taken here as soon as job 0 ends instead of waiting behind job 1 in the child
+    jobs = {"a": lambda: _pid_after(1.0), "b": lambda: _pid_after(2.0),
+            "c": lambda: _pid_after(0.0), "d": lambda: _pid_after(0.0)}
+    pids = call_forked(jobs, 2)
+    assert list(pids) == ["a", "b", "c", "d"]
+    here = os.getpid()
+    assert pids["a"] == here and pids["b"] != here
+    assert pids["c"] == here and pids["d"] == here
+    assert no_children_left()
+
+
+def test_progress_is_drawn_only_by_the_process_that_owns_the_terminal(monkeypatch):
+    from forensic_lr.cli.common import Stages
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream = Terminal()
+    callback = Stages(stream=stream).for_stage("sensitivity")
+    real = os.getpid()
+    monkeypatch.setattr(os, "getpid", lambda: real + 1)  # as seen from a forked child
+    callback(1, 2)
+    assert stream.getvalue() == ""
+    monkeypatch.setattr(os, "getpid", lambda: real)
+    callback(1, 2)
+    assert "sensitivity" in stream.getvalue()

@@ -359,8 +359,9 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
             sources=_sources(data), level=unc.level, seed=unc.seed,
         )
 
-    # independent stages, on the idle cores (dealt in turn: with two, this process
-    # evaluates the evidence, then validates, while the other runs the sensitivity analysis)
+    # independent stages on the idle cores: this process evaluates the evidence (and draws
+    # its progress bar); the next free process takes the sensitivity analysis, then the
+    # validation
     stages = call_forked(
         {"evidence": evidence, "sensitivity": sensitivity, "validation": validation}
     )

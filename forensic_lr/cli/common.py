@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -55,6 +56,7 @@ class Stages:
         self.verbose = bool(getattr(args, "verbose", False)) and not quiet
         self.clock = clock
         self.timings: dict[str, float] = {}
+        self.pid = os.getpid()  # a stage computed in a forked process draws nothing
 
     def _line(self, text: str, end: str = "") -> None:
         if self.show:
@@ -66,6 +68,8 @@ class Stages:
         start = self.clock()
 
         def callback(done: int, total: int) -> None:
+            if os.getpid() != self.pid:  # only the process that owns the terminal line draws
+                return
             elapsed = self.clock() - start
             self.timings[name] = elapsed
             filled = int(self.WIDTH * done / max(total, 1))

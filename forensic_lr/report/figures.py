@@ -35,7 +35,6 @@ def case_figures(run, *, workers: int | None = None) -> dict[str, str]:
         "det": partial(plots.det_svg, ss, ds, case_llr=first.llr),
         "llr_histogram": partial(plots.llr_histogram_svg, ss, ds, case_llr=first.llr,
                                  elub_log10=elub),
-        # the costliest figure last but one: dealt out in turn, both halves cost about alike
         "score_densities": partial(plots.score_density_svg, run.ss, run.ds,
                                    case_score=case_score, curves=curves, elub_log10=elub),
     }
