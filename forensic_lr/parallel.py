@@ -48,18 +48,33 @@ def usable_cores() -> int:
 
 
 def idle_cores() -> int:
-    """Usable cores not busy with other work: ``cores + 1 - floor(load)``, from 1 to ``cores``.
+    """Usable cores not busy with other work: ``cores + 1 - running``, from 1 to ``cores``.
 
-    ``load`` is the system's load average over the last minute (processes running or
-    waiting for a core, this one included, hence the + 1), as ``make --load-average``
-    reads it; where the system gives none, every usable core counts as idle.
+    ``running`` is the number of processes running or ready to run at this moment, this
+    one included (hence the + 1): on Linux the kernel's current count (the fourth field
+    of ``/proc/loadavg``), elsewhere the load average over the last minute, rounded down,
+    as ``make --load-average`` reads it. The current count is used where there is one
+    because the average remembers this program's own work: after a minute of cases run
+    one after the other on two cores it nears 2, and every core would look busy. Where the
+    system gives neither, every usable core counts as idle.
     """
     cores = usable_cores()
+    running = _running_now()
+    if running is None:
+        try:
+            running = math.floor(os.getloadavg()[0])
+        except (AttributeError, OSError):
+            return cores
+    return max(1, min(cores, cores + 1 - running))
+
+
+def _running_now() -> int | None:
+    """Processes running or ready to run now (``/proc/loadavg``), None where not known."""
     try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return cores
-    return max(1, min(cores, cores + 1 - math.floor(load)))
+        with open("/proc/loadavg", encoding="ascii") as status:
+            return int(status.read().split()[3].split("/")[0])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 @contextlib.contextmanager

@@ -29,10 +29,27 @@ def test_call_forked_returns_every_value_in_order(no_children_left):
 @pytest.mark.parametrize(("cores", "load", "idle"), [
     (2, 0.2, 2), (2, 1.0, 2), (2, 1.9, 2), (2, 2.0, 1), (2, 5.7, 1), (8, 3.5, 6), (1, 0.0, 1),
 ])
-def test_idle_cores_leave_out_the_cores_other_work_keeps_busy(monkeypatch, cores, load, idle):
+def test_idle_cores_by_the_load_average_where_no_current_count(monkeypatch, cores, load, idle):
     monkeypatch.setattr(parallel, "usable_cores", lambda: cores)
+    monkeypatch.setattr(parallel, "_running_now", lambda: None)
     monkeypatch.setattr(parallel.os, "getloadavg", lambda: (load, 0.0, 0.0))
     assert parallel.idle_cores() == idle
+
+
+@pytest.mark.parametrize(("cores", "running", "idle"), [
+    (2, 1, 2), (2, 2, 1), (2, 7, 1), (8, 3, 6), (1, 1, 1),
+])
+def test_idle_cores_by_the_processes_running_now(monkeypatch, cores, running, idle):
+    # a high load average left by this program's own earlier cases does not count
+    monkeypatch.setattr(parallel, "usable_cores", lambda: cores)
+    monkeypatch.setattr(parallel, "_running_now", lambda: running)
+    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (9.0, 9.0, 9.0))
+    assert parallel.idle_cores() == idle
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/loadavg"), reason="Linux only")
+def test_the_current_count_is_read_and_counts_this_process():
+    assert parallel._running_now() >= 1
 
 
 def _fails_in_any_process():
