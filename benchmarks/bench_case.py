@@ -149,7 +149,7 @@ def ratio_table(folder: Path, calibrators, repeats: int) -> None:
         med = {u: float(np.median(t)) for u, t in times.items()}
         cells = [f"{med[u]:.2f} ({min(times[u]):.2f}-{max(times[u]):.2f})" for u in times]
         print(f"{name:<14}{cells[0]:>22}{cells[1]:>22}{med['bootstrap'] / med['none']:>8.2f}"
-              f"{cells[2]:>17}{(med['none'] + med['interval']) / med['none']:>16.2f}",
+              f" {cells[2]:>16}{(med['none'] + med['interval']) / med['none']:>16.2f}",
               flush=True)
 
 
