@@ -596,9 +596,11 @@ def exact_sum_split(table: np.ndarray, total: int) -> np.ndarray:
     unit = 2.0 ** (52 - int(np.ceil(np.log2(total + 1))))  # scaling by it is exact
     out = np.empty((table.shape[0], 2 * table.shape[1]))
     first, second = out[:, : table.shape[1]], out[:, table.shape[1] :]
-    np.rint(table * unit, out=first)
-    np.subtract(table * unit, first, out=second)  # exact: the rounding error of each entry
-    np.rint(second * unit, out=second)
+    np.multiply(table, unit, out=second)  # the scaled table, in place (no temporary)
+    np.rint(second, out=first)
+    second -= first  # exact: the rounding error of each entry
+    second *= unit
+    np.rint(second, out=second)
     first /= unit
     second /= unit * unit
     return out
