@@ -30,6 +30,7 @@ import pickle
 import signal
 import sys
 import threading
+import time
 import warnings
 from collections.abc import Callable, Mapping
 from typing import TypeVar
@@ -52,11 +53,12 @@ def idle_cores() -> int:
 
     ``running`` is the number of processes running or ready to run at this moment, this
     one included (hence the + 1): on Linux the kernel's current count (the fourth field
-    of ``/proc/loadavg``), elsewhere the load average over the last minute, rounded down,
-    as ``make --load-average`` reads it. The current count is used where there is one
-    because the average remembers this program's own work: after a minute of cases run
-    one after the other on two cores it nears 2, and every core would look busy. Where the
-    system gives neither, every usable core counts as idle.
+    of ``/proc/loadavg``, the fewest of a few readings 2 ms apart), elsewhere the load
+    average over the last minute, rounded down, as ``make --load-average`` reads it. The
+    current count is used where there is one because the average remembers this program's
+    own work: after a minute of cases run one after the other on two cores it nears 2,
+    and every core would look busy. Where the system gives neither, every usable core
+    counts as idle.
     """
     cores = usable_cores()
     running = _running_now()
@@ -68,13 +70,22 @@ def idle_cores() -> int:
     return max(1, min(cores, cores + 1 - running))
 
 
-def _running_now() -> int | None:
-    """Processes running or ready to run now (``/proc/loadavg``), None where not known."""
-    try:
-        with open("/proc/loadavg", encoding="ascii") as status:
-            return int(status.read().split()[3].split("/")[0])
-    except (OSError, IndexError, ValueError):
-        return None
+def _running_now(samples: int = 5, pause: float = 0.002) -> int | None:
+    """Processes running or ready to run now (``/proc/loadavg``), None where not known.
+
+    The fewest of ``samples`` readings ``pause`` seconds apart: a process that runs for a
+    moment (a system task, a program starting) is not other work that keeps a core busy.
+    """
+    counts = []
+    for i in range(samples):
+        if i:
+            time.sleep(pause)
+        try:
+            with open("/proc/loadavg", encoding="ascii") as status:
+                counts.append(int(status.read().split()[3].split("/")[0]))
+        except (OSError, IndexError, ValueError):
+            return None
+    return min(counts)
 
 
 @contextlib.contextmanager
