@@ -318,9 +318,9 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
     Warnings are returned in ``result.warnings`` and raised once each as
     :class:`~forensic_lr.errors.ForensicLRWarning`. The evidence evaluation, the
     validation and the sensitivity analysis depend only on the inputs, so they run side by
-    side in forked processes on the idle cores (:func:`forensic_lr.parallel.call_forked`;
-    with two cores the sensitivity analysis runs beside the other two); the result is the
-    same, byte for byte, as one stage after the other.
+    side in forked processes on the idle cores (:func:`forensic_lr.parallel.call_forked`:
+    the evidence evaluation here, each other stage in the next free process); the result
+    is the same, byte for byte, as one stage after the other.
 
     References
     ----------
