@@ -612,8 +612,9 @@ class _Resamples:
     ``add`` takes the draws of a block of replicates; ``solve`` fits them all (from the
     power moments, :class:`_MomentLoglik`, where the series serves the class at its
     full-data fit; else on the scores block by block as they come); ``solve_on_scores``
-    fits given replicates on their scores. ``theta`` rows are ``(mu, log sigma, log nu)``
-    and ``ok`` says which converged.
+    fits given replicates on their scores; ``set_fit`` takes a replicate refitted by
+    :func:`fit_t`. ``theta`` rows are ``(mu, log sigma, log nu)`` (evaluated by
+    :func:`_replicate_logpdf`) and ``ok`` says which converged.
     """
 
     def __init__(self, values, fitted: TFit, n: int, small: bool, per_chunk: int, df) -> None:
@@ -701,10 +702,6 @@ class _Resamples:
         """Take the parameters of replicate ``row`` from a fit made by :func:`fit_t`."""
         self.theta[row] = (fit.loc, np.log(fit.scale), np.log(fit.df))
         self.ok[row] = True
-
-    def logpdf(self, scores: np.ndarray, rows=slice(None)) -> np.ndarray:
-        """Log density of each replicate's fit (rows) at ``scores`` (columns)."""
-        return _replicate_logpdf(self.theta, self.df, scores, rows)
 
 
 def _replicate_logpdf(theta: np.ndarray, df, scores: np.ndarray, rows) -> np.ndarray:
