@@ -179,8 +179,10 @@ def call_forked(jobs: Mapping[str, Callable[[], T]], workers: int | None = None
     if this process's own jobs fail, so that none outlives the call.
     """
     names = list(jobs)
+    if not 1 < len(names) <= 256 or not _can_fork():  # before the cores are read (10 ms)
+        return _serial(jobs, names)
     n = min(workers or idle_cores(), len(names))
-    if n <= 1 or not _can_fork() or len(names) > 256:
+    if n <= 1:
         return _serial(jobs, names)
     tickets, tickets_in = os.pipe()
     os.write(tickets_in, bytes(range(1, len(names))))  # job 0 is this process's own
