@@ -116,3 +116,18 @@ def test_the_tail_check_rejects_parameters_far_from_the_full_fit():
                             (ss.size, ds.size))
     steep = theta * np.array([1.0, 1.0, 40.0, 40.0])  # a step at the scale of the runs
     assert nodes.exact_at(np.vstack([theta, steep])).tolist() == [True, False]
+
+
+@pytest.mark.parametrize("nodes", [True, False])
+def test_separated_resamples_are_refitted_as_fit_does(monkeypatch, nodes):
+    """No optimum: fit's L-BFGS-B answer is the definition, and the hook must give it too."""
+    rng = np.random.default_rng(9)
+    ss, ds = rng.normal(6.0, 1.0, 300), rng.normal(-6.0, 1.0, 2000)
+    assert ss.min() > ds.max()
+    cal, _ = _full(ss, ds)
+    loop = _bootstrap_llr_loop(cal, ss, ds, SCORES, n=8, rng=np.random.default_rng(10))
+    if nodes:
+        hook = _quiet(cal.bootstrap_llr, ss, ds, SCORES, n=8, rng=np.random.default_rng(10))
+    else:
+        hook = _on_scores(monkeypatch, cal, ss, ds, 8, 10)
+    np.testing.assert_allclose(hook, loop, rtol=1e-12, atol=1e-12)
