@@ -360,7 +360,7 @@ class KDECalibrator(BaseCalibrator):
         Returns
         -------
         llr : ndarray, shape (n, len(scores))
-            :meth:`bootstrap_llr` at ``scores`` (before bounding).
+            :meth:`bootstrap_llr` at ``scores`` (before bounding; the same sums).
         bounds : ndarray, shape (n, 2)
             Row ``b``: ``ELUB(KDECalibrator(...)).fit(ss[idx_ss[b]], ds[idx_ds[b]])``'s
             ``bounds_log10_`` (:func:`~forensic_lr.calibration.elub.elub_bounds_log10` of
@@ -379,11 +379,17 @@ class KDECalibrator(BaseCalibrator):
         thresholds = elub_thresholds(ss.size, ds.size)
         llr = np.full((n, s.size), np.nan)
         bounds = np.full((n, 2), np.nan)
+        binned = s.size * max(ss.size, ds.size) > _EXACT  # as bootstrap_llr decides
+        order = np.argsort(s, kind="stable")
+        in_order = s[order]
         for start, k, keep, counts, hs in _resamples(classes, self.bandwidth, n, rng):
-            logs = [_log_kde_counts(s, h, q, c)
-                    for q, c, h in zip(classes, counts, hs, strict=True)]
-            llr[start + keep] = logs[0] - logs[1]
+            if not binned:
+                logs = [_log_kde_counts(s, h, q, c)
+                        for q, c, h in zip(classes, counts, hs, strict=True)]
+                llr[start + keep] = logs[0] - logs[1]
             for row, b in enumerate(keep):
+                if binned:
+                    llr[start + b, order] = _replicate_llr(in_order, classes, counts, hs, row)
                 bounds[start + b] = _refit_elub(
                     classes, [c[row] for c in counts], [h[row] for h in hs], thresholds)
             if progress is not None:
@@ -433,14 +439,21 @@ def _binned_refits(s, rule, ss, ds, n, rng, progress) -> np.ndarray:
     out = np.full((n, s.size), np.nan)
     for start, k, keep, counts, hs in _resamples(classes, rule, n, rng):
         for row, b in enumerate(keep):
-            logs = []
-            for q, c, h in zip(classes, counts, hs, strict=True):
-                drawn = np.flatnonzero(c[row])
-                logs.append(_log_kde(in_order, q.sorted[drawn], h[row], c[row, drawn]))
-            out[start + b, order] = logs[0] - logs[1]
+            out[start + b, order] = _replicate_llr(in_order, classes, counts, hs, row)
         if progress is not None:
             progress(start + k, n)
     return out
+
+
+def _replicate_llr(s: np.ndarray, classes, counts, hs, row: int) -> np.ndarray:
+    """LLRs at ascending scores ``s`` of the replicate in row ``row`` of ``counts`` and
+    ``hs`` (:func:`_resamples`): :func:`_log_kde` of each class over the values it drew,
+    each weighted by its count."""
+    logs = []
+    for q, c, h in zip(classes, counts, hs, strict=True):
+        drawn = np.flatnonzero(c[row])
+        logs.append(_log_kde(s, q.sorted[drawn], h[row], c[row, drawn]))
+    return logs[0] - logs[1]
 
 
 def _refit_elub(classes, counts, hs, thresholds: np.ndarray) -> tuple[float, float]:

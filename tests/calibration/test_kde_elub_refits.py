@@ -146,3 +146,21 @@ def test_bounds_from_weighted_counts_equal_the_sorted_definition(ss, ds):
         counts.append(np.cumsum(np.bincount(cell, weights=weight, minlength=t.size + 1))[:-1])
     got = elub_bounds_from_counts(t, counts[0], counts[1], ss10.size, ds10.size)
     assert got == elub_bounds_log10(copy.copy(ss10), ds10)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(st.floats(-5, 5).map(lambda v: round(v, 1)), min_size=1, max_size=40),
+    st.lists(st.floats(-8, 3).map(lambda v: round(v, 1)), min_size=1, max_size=60),
+    st.sampled_from([0, 200, 10**9]),
+    st.integers(0, 2**32 - 1),
+)
+def test_bounds_equal_looped_fits_property(ss, ds, limit, seed):
+    # exact sums everywhere (large limit), binned sums with exact tails (limit 0), or a mix
+    old = kde._EXACT
+    kde._EXACT = limit
+    try:
+        _assert_same(np.array([*ss, 1.0, 2.0]), np.array([*ds, -1.0, 0.5]),
+                     np.array([0.0, 1.5]), 4, seed)
+    finally:
+        kde._EXACT = old
