@@ -10,6 +10,11 @@ On 10^4 SS ~ N(2, 1) and 10^5 DS ~ N(-1, 1.2) scores (evidence score 1.5), times
   and every background score (what ``casework/sensitivity.py`` asks of the hook for the
   ELUB bounds of each replicate), ``--refits`` replicates (the analysis asks for them
   in blocks of about 36);
+* the sensitivity analysis's background bootstrap with ELUB as a case runs it
+  (``background_bootstrap``): a version with ``bootstrap_elub`` gives each replicate's
+  bounds itself, an older one goes through ``bootstrap_llr`` at every background score
+  in blocks of replicates (which drew their own resamples per block, so the quantiles
+  differ by the draws);
 * the LR bootstrap: ``bootstrap_llr`` at the evidence score, 1000 replicates;
 * 5-fold cross-validation (``cross_validated_llr``);
 * one fit and its LLRs at every background score (what ELUB's fit asks).
@@ -33,7 +38,9 @@ from pathlib import Path
 
 import numpy as np
 
+from forensic_lr.calibration import ELUB
 from forensic_lr.calibration.kde import KDECalibrator
+from forensic_lr.casework.sensitivity import background_bootstrap
 from forensic_lr.uncertainty import cross_validated_llr
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,12 +66,19 @@ def stages(cls, ss, ds, refits: int) -> dict:
     return {
         f"sensitivity refits ({refits}, at {at.size} scores)":
             lambda: cls().bootstrap_llr(ss, ds, at, n=refits, rng=np.random.default_rng(1)),
+        f"sensitivity bootstrap with ELUB ({refits})":
+            lambda: _quantiles(background_bootstrap(ELUB(cls()), ss, ds, np.array([1.5]),
+                                                    n=refits, seed=1)),
         "LR bootstrap (1000, at 1 score)":
             lambda: cls().bootstrap_llr(ss, ds, [1.5], n=1000, rng=np.random.default_rng(1)),
         "5-fold cross-validation":
             lambda: np.concatenate(cross_validated_llr(ss, ds, cls(), folds=5, seed=1)),
         "fit + LLR at every background score": lambda: cls().fit(ss, ds).llr(at),
     }
+
+
+def _quantiles(boot) -> list[float]:
+    return [boot.log10_lr_low[0], boot.log10_lr_median[0], boot.log10_lr_high[0]]
 
 
 def timed(func) -> tuple[float, float, np.ndarray]:

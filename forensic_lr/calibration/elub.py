@@ -64,13 +64,30 @@ def elub_bounds_log10(ss_llr, ds_llr) -> tuple[float, float]:
     """:func:`elub_bounds` in log10 units: exact multiples of 0.01 (rounded to 2 decimals)."""
     ss, ds = check_pair(ss_llr, ds_llr)
     hp, hd = np.sort(ss / _LN10), np.sort(ds / _LN10)
-    n_hp, n_hd = hp.size, hd.size
+    t = elub_thresholds(hp.size, hd.size)
+    return elub_bounds_from_counts(
+        t, np.searchsorted(hp, t, side="right"), np.searchsorted(hd, t, side="right"),
+        hp.size, hd.size,
+    )
+
+
+def elub_thresholds(n_hp: int, n_hd: int) -> np.ndarray:
+    """The thresholds (log10 LR) :func:`elub_bounds` tries: ``k * STEP_LOG10`` for every
+    integer ``k`` from one step below ``-log10(n_hp + 1)`` to one step above
+    ``log10(n_hd + 1)`` (``n_hp``, ``n_hd``: numbers of Hp and Hd trials)."""
     k_low = int(np.floor(-np.log10(n_hp + 1) / STEP_LOG10)) - 1
     k_high = int(np.ceil(np.log10(n_hd + 1) / STEP_LOG10)) + 1
-    k = np.arange(k_low, k_high + 1)
-    t = k * STEP_LOG10
-    p_miss = (np.searchsorted(hp, t, side="right") + 1) / (n_hp + 1)
-    p_fa = (n_hd - np.searchsorted(hd, t, side="right") + 1) / (n_hd + 1)
+    return np.arange(k_low, k_high + 1) * STEP_LOG10
+
+
+def elub_bounds_from_counts(t: np.ndarray, hp_at_most: np.ndarray, hd_at_most: np.ndarray,
+                            n_hp: int, n_hd: int) -> tuple[float, float]:
+    """:func:`elub_bounds_log10` from counts: ``hp_at_most[j]`` and ``hd_at_most[j]`` are
+    the numbers of Hp and Hd trials with ``log10 LR <= t[j]`` (``t`` from
+    :func:`elub_thresholds`), ``n_hp`` and ``n_hd`` the numbers of trials."""
+    k = np.rint(t / STEP_LOG10).astype(np.int64)
+    p_miss = (hp_at_most + 1) / (n_hp + 1)
+    p_fa = (n_hd - hd_at_most + 1) / (n_hd + 1)
     theta = 10.0**t
     worse = p_miss + theta * p_fa > np.minimum(1.0, theta)
     # the grid ends lie beyond the limits, so both searches always find a worse threshold

@@ -9,11 +9,14 @@ from .._checks import as_score_array
 from ..errors import InputError, excerpt
 from ..resampling import bootstrap_index_chunks
 from .base import BaseCalibrator, number_option
+from .elub import STEP_LOG10, elub_bounds_from_counts, elub_thresholds
 
 _BLOCK = 2_000_000  # kernel evaluations per block
 _EXACT = 20_000_000  # above this many kernel evaluations, use the binned estimate
 _GRID = 2**14  # grid points of the binned estimate
 _NEAR = 64  # ranks searched on either side of a score for a resample's nearest point
+_NODES_PER_H = 16  # bounding a refit's ELUB: exact sums at one score per 1/16 bandwidth
+_LN10 = float(np.log(10.0))
 
 
 def bandwidth(values: np.ndarray, rule: str | float) -> float:
@@ -154,6 +157,19 @@ def _log_kde_binned(s: np.ndarray, data: np.ndarray, h: float, weights=None) -> 
         out = np.empty(s.size)
         out[order] = _log_kde_binned(s[order], data, h, weights)
         return out
+    lo, hi, density = _binned_grid(data, h, weights)
+    first, last, good, logs = _binned_at(s, lo, hi, density)
+    out = np.full(s.size, np.nan)
+    out[first:last][good] = logs
+    rest = np.flatnonzero(np.isnan(out))
+    if rest.size:
+        out[rest] = _log_kde_exact(s[rest], data, h, weights)
+    return out
+
+
+def _binned_grid(data: np.ndarray, h: float, weights=None) -> tuple[float, float, np.ndarray]:
+    """``(lo, hi, density)``: the binned density of :func:`_log_kde_binned` on its grid of
+    ``_GRID`` points from ``lo`` to ``hi``."""
     lo, hi = data.min() - 6 * h, data.max() + 6 * h
     step = (hi - lo) / (_GRID - 1)
     position = (data - lo) / step
@@ -168,16 +184,19 @@ def _log_kde_binned(s: np.ndarray, data: np.ndarray, h: float, weights=None) -> 
     offsets = np.arange(-int(np.ceil(6 * h / step)), int(np.ceil(6 * h / step)) + 1) * step
     kernel = np.exp(-0.5 * (offsets / h) ** 2) / (h * np.sqrt(2 * np.pi))
     n = data.size if weights is None else weights.sum()
-    density = _convolve_same(counts[:_GRID], kernel) / n
+    return lo, hi, _convolve_same(counts[:_GRID], kernel) / n
+
+
+def _binned_at(s: np.ndarray, lo: float, hi: float, density: np.ndarray):
+    """The binned log density at ascending scores ``s`` where :func:`_log_kde_binned` keeps
+    it: ``(first, last, good, logs)``, ``s[first:last]`` on the grid, ``good`` those of
+    them above ``1e-3`` of the peak, ``logs`` their log densities. The other scores take
+    the exact windowed sum."""
     first, last = np.searchsorted(s, lo, side="left"), np.searchsorted(s, hi, side="right")
+    step = (hi - lo) / (_GRID - 1)
     values = np.interp(s[first:last], lo + step * np.arange(_GRID), density)
-    out = np.full(s.size, np.nan)
     good = values > 1e-3 * density.max()
-    out[first:last][good] = np.log(values[good])
-    rest = np.flatnonzero(np.isnan(out))
-    if rest.size:
-        out[rest] = _log_kde_exact(s[rest], data, h, weights)
-    return out
+    return first, last, good, np.log(values[good])
 
 
 def _log_kde(s: np.ndarray, data: np.ndarray, h: float, weights=None) -> np.ndarray:
@@ -185,10 +204,16 @@ def _log_kde(s: np.ndarray, data: np.ndarray, h: float, weights=None) -> np.ndar
 
     ``weights``: as in :func:`_log_kde_exact` (the data then count as ``sum(weights)``).
     """
-    n = data.size if weights is None else weights.sum()
-    if s.size * n <= _EXACT or h < 50 * (np.ptp(data) + 12 * h) / _GRID:
+    if _exact_wins(s.size, data, h, weights):
         return _log_kde_exact(s, data, h, weights)
     return _log_kde_binned(s, data, h, weights)
+
+
+def _exact_wins(size: int, data: np.ndarray, h: float, weights=None) -> bool:
+    """Whether :func:`_log_kde` sums exactly at ``size`` scores: at most ``_EXACT`` kernel
+    evaluations, or a bandwidth under 50 grid steps."""
+    n = data.size if weights is None else weights.sum()
+    return bool(size * n <= _EXACT or h < 50 * (np.ptp(data) + 12 * h) / _GRID)
 
 
 class KDECalibrator(BaseCalibrator):
@@ -314,23 +339,88 @@ class KDECalibrator(BaseCalibrator):
         if s.size * max(ss.size, ds.size) > _EXACT:
             return _binned_refits(s, self.bandwidth, ss, ds, n, rng, progress)
         classes = (_ResampleQuartiles(ss), _ResampleQuartiles(ds))
-        rows = []
-        for draws in bootstrap_index_chunks(rng, n, ss.size, ds.size):
-            counts = [q.counts(idx) for q, idx in zip(classes, draws, strict=True)]
-            sds = [q.sd(c) for q, c in zip(classes, counts, strict=True)]
-            keep = np.flatnonzero(~(sds[0][1] | sds[1][1]))  # neither class constant
-            out = np.full((draws[0].shape[0], s.size), np.nan)
-            if keep.size < out.shape[0]:
-                counts = [c[keep] for c in counts]
-            logs = [
-                _log_kde_counts(s, self.bandwidth, q, c, sd[keep])
-                for q, c, (sd, _) in zip(classes, counts, sds, strict=True)
-            ]
-            out[keep] = logs[0] - logs[1]
-            rows.append(out)
+        out = np.full((n, s.size), np.nan)
+        for start, k, keep, counts, hs in _resamples(classes, self.bandwidth, n, rng):
+            logs = [_log_kde_counts(s, h, q, c)
+                    for q, c, h in zip(classes, counts, hs, strict=True)]
+            out[start + keep] = logs[0] - logs[1]
             if progress is not None:
-                progress(sum(r.shape[0] for r in rows), n)
-        return np.vstack(rows)
+                progress(start + k, n)
+        return out
+
+    def bootstrap_elub(self, ss, ds, scores, *, n, rng,
+                       progress=None) -> tuple[np.ndarray, np.ndarray]:
+        """LLRs at ``scores`` and ELUB bounds of ``n`` bootstrap refits, all at once.
+
+        Parameters
+        ----------
+        ss, ds, scores, n, rng, progress
+            As in :meth:`bootstrap_llr` (the same draws).
+
+        Returns
+        -------
+        llr : ndarray, shape (n, len(scores))
+            :meth:`bootstrap_llr` at ``scores`` (before bounding; the same sums).
+        bounds : ndarray, shape (n, 2)
+            Row ``b``: ``ELUB(KDECalibrator(...)).fit(ss[idx_ss[b]], ds[idx_ds[b]])``'s
+            ``bounds_log10_`` (:func:`~forensic_lr.calibration.elub.elub_bounds_log10` of
+            the refit's LLRs at its own training scores); NaN for a constant resample.
+
+        Notes
+        -----
+        The bounds need each refit's LLR at every score it was trained on, but only which
+        of the ELUB thresholds (multiples of 0.01 in log10 LR) it lies between:
+        :func:`_refit_elub` finds that for each drawn value once, weighted by its draw
+        count, and mostly from bounds rather than exact tail sums (see there).
+        """
+        ss, ds = self._validate(ss, ds)
+        s = as_score_array(scores, "scores")
+        classes = (_ResampleQuartiles(ss), _ResampleQuartiles(ds))
+        thresholds = elub_thresholds(ss.size, ds.size)
+        llr = np.full((n, s.size), np.nan)
+        bounds = np.full((n, 2), np.nan)
+        binned = s.size * max(ss.size, ds.size) > _EXACT  # as bootstrap_llr decides
+        order = np.argsort(s, kind="stable")
+        in_order = s[order]
+        for start, k, keep, counts, hs in _resamples(classes, self.bandwidth, n, rng):
+            if not binned:
+                logs = [_log_kde_counts(s, h, q, c)
+                        for q, c, h in zip(classes, counts, hs, strict=True)]
+                llr[start + keep] = logs[0] - logs[1]
+            for row, b in enumerate(keep):
+                if binned:
+                    llr[start + b, order] = _replicate_llr(in_order, classes, counts, hs, row)
+                bounds[start + b] = _refit_elub(
+                    classes, [c[row] for c in counts], [h[row] for h in hs], thresholds)
+            if progress is not None:
+                progress(start + k, n)
+        return llr, bounds
+
+
+def _resamples(classes, rule, n: int, rng):
+    """Each block of bootstrap replicates as draw counts: ``(start, k, keep, counts, hs)``.
+
+    Replicates ``start`` to ``start + k`` drawn by
+    :func:`~forensic_lr.resampling.bootstrap_index_chunks`; ``keep`` indexes (from 0)
+    those where neither class is constant (which ``fit`` refuses); ``counts`` holds each
+    class's draw counts over its sorted data (:class:`_ResampleQuartiles`) and ``hs``
+    its bandwidths (:func:`bandwidth` of each resample), one row per kept replicate.
+    """
+    start = 0
+    for draws in bootstrap_index_chunks(rng, n, classes[0].sorted.size,
+                                        classes[1].sorted.size):
+        k = draws[0].shape[0]
+        counts = [q.counts(idx) for q, idx in zip(classes, draws, strict=True)]
+        sds = [q.sd(c) for q, c in zip(classes, counts, strict=True)]
+        keep = np.flatnonzero(~(sds[0][1] | sds[1][1]))  # neither class constant
+        if keep.size < k:
+            counts = [c[keep] for c in counts]
+        hs = [
+            _rule_bandwidths(rule, c.shape, lambda sd=sd[keep]: sd, lambda q=q, c=c: q(c))
+            for q, c, (sd, _) in zip(classes, counts, sds, strict=True)
+        ]
+        yield start, k, keep, counts, hs
+        start += k
 
 
 def _binned_refits(s, rule, ss, ds, n, rng, progress) -> np.ndarray:
@@ -347,27 +437,155 @@ def _binned_refits(s, rule, ss, ds, n, rng, progress) -> np.ndarray:
     in_order = s[order]
     classes = (_ResampleQuartiles(ss), _ResampleQuartiles(ds))
     out = np.full((n, s.size), np.nan)
-    done = 0
-    for draws in bootstrap_index_chunks(rng, n, ss.size, ds.size):
-        counts = [q.counts(idx) for q, idx in zip(classes, draws, strict=True)]
-        sds = [q.sd(c) for q, c in zip(classes, counts, strict=True)]
-        keep = np.flatnonzero(~(sds[0][1] | sds[1][1]))  # neither class constant
-        if keep.size < draws[0].shape[0]:
-            counts = [c[keep] for c in counts]
-        bandwidths = [
-            _rule_bandwidths(rule, c.shape, lambda sd=sd[keep]: sd, lambda q=q, c=c: q(c))
-            for q, c, (sd, _) in zip(classes, counts, sds, strict=True)
-        ]
+    for start, k, keep, counts, hs in _resamples(classes, rule, n, rng):
         for row, b in enumerate(keep):
-            logs = []
-            for q, c, h in zip(classes, counts, bandwidths, strict=True):
-                drawn = np.flatnonzero(c[row])
-                logs.append(_log_kde(in_order, q.sorted[drawn], h[row], c[row, drawn]))
-            out[done + b, order] = logs[0] - logs[1]
-        done += draws[0].shape[0]
+            out[start + b, order] = _replicate_llr(in_order, classes, counts, hs, row)
         if progress is not None:
-            progress(done, n)
+            progress(start + k, n)
     return out
+
+
+def _replicate_llr(s: np.ndarray, classes, counts, hs, row: int) -> np.ndarray:
+    """LLRs at ascending scores ``s`` of the replicate in row ``row`` of ``counts`` and
+    ``hs`` (:func:`_resamples`): :func:`_log_kde` of each class over the values it drew,
+    each weighted by its count."""
+    logs = []
+    for q, c, h in zip(classes, counts, hs, strict=True):
+        drawn = np.flatnonzero(c[row])
+        logs.append(_log_kde(s, q.sorted[drawn], h[row], c[row, drawn]))
+    return logs[0] - logs[1]
+
+
+def _refit_elub(classes, counts, hs, thresholds: np.ndarray) -> tuple[float, float]:
+    """ELUB bounds (log10) of one refit, from its draw counts (see
+    :meth:`KDECalibrator.bootstrap_elub`).
+
+    ``ELUB.fit`` evaluates the refit at its SS training scores and at its DS training
+    scores (two calls of ``llr``, each choosing exact or binned sums by its own size,
+    :func:`_exact_wins`), then counts, at each threshold ``t`` of
+    :func:`~forensic_lr.calibration.elub.elub_thresholds`, the scores whose log10 LR is at
+    most ``t``. Here every drawn value is evaluated once and counts as often as it was
+    drawn. Where the binned estimate holds, its log density is taken as ``fit`` takes it
+    (:func:`_binned_at`: the same numbers). Where ``fit`` would sum exactly (the tails,
+    or a small problem) :func:`_convex_bounds` bounds the log density from exact sums at
+    one such score per sixteenth of a bandwidth. A value whose LLR bounds lie between the same two
+    thresholds is counted there; the few others are summed exactly
+    (:func:`_log_kde_exact`). The counts, hence the bounds, are those of the looped fit
+    unless an LLR lies within rounding (about 1e-13) of a threshold.
+    """
+    drawn = [np.flatnonzero(c) for c in counts]
+    points = [q.sorted[d] for q, d in zip(classes, drawn, strict=True)]
+    weights = [c[d] for c, d in zip(counts, drawn, strict=True)]
+    sizes = [q.sorted.size for q in classes]  # each resample has its class's size
+    # lows[c][e], highs[c][e]: log density of class c's refit at class e's drawn values
+    lows: list[list[np.ndarray]] = [[], []]
+    highs: list[list[np.ndarray]] = [[], []]
+    bounded: list[list[np.ndarray]] = [[], []]  # per e: the values bounded, not known
+    for c in (0, 1):
+        data, w, h = points[c], weights[c], hs[c]
+        grid = None
+        for e in (0, 1):
+            value = np.full(points[e].size, np.nan)
+            if not _exact_wins(sizes[e], data, h, w):
+                grid = grid or _binned_grid(data, h, w)
+                first, last, good, logs = _binned_at(points[e], *grid)
+                value[first:last][good] = logs
+            low, high = value.copy(), value
+            rest = np.flatnonzero(np.isnan(value))
+            if rest.size:
+                low[rest], high[rest] = _convex_bounds(points[e][rest], data, h, w)
+            bounded[e].append(rest)
+            lows[c].append(low)
+            highs[c].append(high)
+    at_most = []
+    for e in (0, 1):
+        cell = _cells(thresholds, (lows[0][e] - highs[1][e]) / _LN10)
+        mask = np.zeros(points[e].size, dtype=bool)
+        for rest in bounded[e]:
+            mask[rest] = True
+        loose = np.flatnonzero(mask)
+        high = _cells(thresholds, (highs[0][e][loose] - lows[1][e][loose]) / _LN10)
+        unsure = loose[cell[loose] != high]
+        if unsure.size:
+            logs = []
+            for c in (0, 1):
+                value = lows[c][e][unsure]
+                loose = np.flatnonzero(value != highs[c][e][unsure])
+                if loose.size:
+                    value[loose] = _log_kde_exact(points[e][unsure[loose]], points[c],
+                                                  hs[c], weights[c])
+                logs.append(value)
+            cell[unsure] = _cells(thresholds, (logs[0] - logs[1]) / _LN10)
+        # cell j: the thresholds from j on are at least the value
+        at_most.append(np.cumsum(np.bincount(cell, weights=weights[e],
+                                             minlength=thresholds.size + 1))[:-1])
+    return elub_bounds_from_counts(thresholds, at_most[0], at_most[1], sizes[0], sizes[1])
+
+
+def _cells(thresholds: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``numpy.searchsorted(thresholds, values)`` (how many thresholds lie below each
+    value) for the ELUB thresholds, ``k * STEP_LOG10`` for consecutive integers ``k``.
+
+    The cell is guessed as ``ceil(value / STEP_LOG10) - k_first`` (clipped to the grid),
+    which rounding can put one off near a threshold; one comparison with the threshold
+    on either side corrects it. No search: the values are many, the thresholds few.
+    """
+    last = thresholds.size
+    first_k = np.rint(thresholds[0] / STEP_LOG10)
+    guess = np.clip(np.ceil(values / STEP_LOG10) - first_k, 0, last).astype(np.intp)
+    guess += (guess < last) & (thresholds[np.minimum(guess, last - 1)] < values)
+    guess -= (guess > 0) & (thresholds[np.maximum(guess - 1, 0)] >= values)
+    return guess
+
+
+def _convex_bounds(s: np.ndarray, data: np.ndarray, h: float,
+                   weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper bounds of :func:`_log_kde_exact` at ascending scores ``s``.
+
+    ``g(s) = log KDE(s) + (s - m)^2 / (2 h^2)`` is convex in ``s`` (for any ``m``): it is
+    ``log sum_i w_i exp(a_i s + b_i)`` plus a constant, a log-sum-exp of affine functions.
+    It is summed exactly at the nodes: the first score in each stretch of ``h / 16``
+    (``_NODES_PER_H``) from the first score on, and the last score. Between consecutive
+    nodes ``a < s < b`` the chord from ``a`` to ``b`` lies above ``g``, and the chords of
+    the neighbouring node pairs, extended, lie below it:
+    ``g(s) >= g(a) + S_left (s - a)`` and ``g(s) >= g(b) - S_right (b - s)`` (slopes of a
+    convex function increase). Each ``g`` is taken as uncertain by
+    ``eps = 1e-9 + 1e-12 max |g|``, far above the rounding of the sums, and the bounds are
+    widened accordingly (an extended chord of width ``w`` by ``eps (1 + 2 d / w)`` at
+    distance ``d``); at the nodes both are the exact value. A score with no lower bound
+    (between the only two nodes, or next to equal nodes) gets ``-inf``.
+    """
+    cell = np.floor((s - s[0]) * (_NODES_PER_H / h))
+    first_in_cell = np.concatenate([[True], cell[1:] != cell[:-1]])
+    first_in_cell[-1] = True
+    nodes = np.flatnonzero(first_in_cell)
+    exact = _log_kde_exact(s[nodes], data, h, weights)
+    if nodes.size == s.size:
+        return exact, exact.copy()
+    mid = 0.5 * (s[0] + s[-1])
+    lift = (0.5 / (h * h)) * (s - mid) ** 2
+    g = exact + lift[nodes]
+    x = s[nodes]
+    eps = 1e-9 + 1e-12 * np.abs(g).max()  # far above the rounding of each g
+    gap = np.diff(x)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        slope = np.diff(g) / gap  # NaN between equal scores: no bound from it
+        seg = np.minimum(np.searchsorted(nodes, np.arange(s.size), side="right") - 1,
+                         nodes.size - 2)
+        a, b = x[seg], x[seg + 1]
+        frac = np.where(b > a, (s - a) / (b - a), 0.0)
+        upper = g[seg] + (g[seg + 1] - g[seg]) * frac + eps
+        # an extended chord's error grows with the distance over its own width
+        before, after = seg - 1, np.minimum(seg + 1, gap.size - 1)
+        left = np.where(seg > 0, g[seg] + slope[before] * (s - a)
+                        - eps * (1 + 2 * (s - a) / gap[before]), np.nan)
+        right = np.where(seg + 1 < gap.size, g[seg + 1] - slope[after] * (b - s)
+                         - eps * (1 + 2 * (b - s) / gap[after]), np.nan)
+        lower = np.fmax(left, right)
+    lower = np.where(np.isnan(lower), -np.inf, lower)
+    low, high = lower - lift, upper - lift
+    low[nodes] = high[nodes] = exact
+    return low, high
 
 
 class _ResampleQuartiles:
@@ -456,12 +674,11 @@ class _ResampleQuartiles:
         return out[0], out[1]
 
 
-def _log_kde_counts(s: np.ndarray, rule, quartiles: _ResampleQuartiles,
-                    counts: np.ndarray, sd: np.ndarray) -> np.ndarray:
+def _log_kde_counts(s: np.ndarray, h: np.ndarray, quartiles: _ResampleQuartiles,
+                    counts: np.ndarray) -> np.ndarray:
     """``log KDE`` at each score of each resample given by its draw counts: shape (k, s).
 
-    The bandwidth of each resample is :func:`bandwidth`'s, from its SD ``sd`` and its
-    quartiles (from the counts, :class:`_ResampleQuartiles`). As in
+    ``h`` holds each resample's bandwidth (:func:`_resamples`). As in
     :func:`_log_kde_exact`, with ``x*`` the resample's point nearest to a score ``s`` and
     ``d = |s - x*|``, points farther than ``sqrt(d^2 + R^2 h^2)``,
     ``R^2 = 2 (ln n + 30)``, together change the density by less than ``e^-30``; all
@@ -476,7 +693,6 @@ def _log_kde_counts(s: np.ndarray, rule, quartiles: _ResampleQuartiles,
     """
     k, n = counts.shape
     xs = quartiles.sorted
-    h = _rule_bandwidths(rule, (k, n), lambda: sd, lambda: quartiles(counts))
     reach = 2.0 * (np.log(n) + 30.0)
     const = np.log(n) + np.log(h) + 0.5 * np.log(2 * np.pi)
     out = np.empty((k, s.size))

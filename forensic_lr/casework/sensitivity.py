@@ -97,7 +97,9 @@ def _refits_by_hook(template, ss, ds, x, n: int, rng) -> np.ndarray | None:
     to about 1e-9). With ELUB, a replicate's bounds are those of its own training LLRs,
     as :class:`~forensic_lr.calibration.ELUB` computes them: its LLRs at every background
     score, picked by that replicate's draws (reproduced from a copy of the generator).
-    A method with ``bootstrap_fits`` (:mod:`forensic_lr.calibration.bootstrap_fits`) is
+    A method with ``bootstrap_elub`` (kde) returns each replicate's bounds itself, from
+    its LLRs at the scores it drew without handing them over. A method with
+    ``bootstrap_fits`` (:mod:`forensic_lr.calibration.bootstrap_fits`) is
     fitted once for all replicates and evaluated in blocks of replicates; one with only
     ``bootstrap_llr`` is asked for blocks of replicates in turn. Either way the LLR matrix
     stays near :data:`~forensic_lr.resampling.CHUNK_DRAWS` values.
@@ -106,6 +108,11 @@ def _refits_by_hook(template, ss, ds, x, n: int, rng) -> np.ndarray | None:
     inner = copy.deepcopy(template.calibrator if bounded else template)
     if not hasattr(inner, "bootstrap_llr"):
         return None
+    if bounded and hasattr(inner, "bootstrap_elub"):  # each replicate's bounds directly
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            llr, bounds = inner.bootstrap_elub(ss, ds, x, n=n, rng=rng)
+        return np.clip(llr, bounds[:, :1] * _LN10, bounds[:, 1:] * _LN10) / _LN10
     at = np.concatenate([x, ss, ds]) if bounded else x
     block = max(1, CHUNK_DRAWS // at.size)
     fits = None

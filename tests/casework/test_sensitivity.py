@@ -200,8 +200,10 @@ def test_background_bootstrap_by_trial_equals_looped_refits_on_the_same_draws(
     n = 40
     boot = background_bootstrap(template, ss, ds, x, n=n, level=0.9, seed=3)
     size = x.size + (ss.size + ds.size if elub else 0)
-    # a method with bootstrap_fits draws all replicates at once; else one hook call per block
-    once = hasattr(make_calibrator(name), "bootstrap_fits")
+    # a method with bootstrap_fits (or with ELUB, bootstrap_elub) draws all replicates at
+    # once; else one hook call per block
+    hooks = ("bootstrap_fits", "bootstrap_elub") if elub else ("bootstrap_fits",)
+    once = any(hasattr(make_calibrator(name), hook) for hook in hooks)
     block = n if once else max(1, sensitivity.CHUNK_DRAWS // size)
     rng = np.random.default_rng(3)
     slow = []
