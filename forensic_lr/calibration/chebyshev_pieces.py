@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .student_t import exact_sum_split
+from .exact_products import exact_sum_split
 
 #: Polynomial degree ``K`` on each interval (``K + 1`` Chebyshev points of the second kind).
 DEGREE = 16
@@ -76,7 +76,7 @@ class ChebyshevPieces:
     runs : tuple of (start, stop, first_node, table or None)
         Scores ``start:stop`` map to nodes ``first_node:`` through ``table`` (their
         Lagrange rows halved, split for exact products by
-        :func:`~forensic_lr.calibration.student_t.exact_sum_split`), or one to one.
+        :func:`~forensic_lr.calibration.exact_products.exact_sum_split`), or one to one.
     """
 
     nodes: np.ndarray

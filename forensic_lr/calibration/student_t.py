@@ -16,6 +16,7 @@ from .base import BaseCalibrator, number_option
 from .batched_newton import BATCH_FROM, projected_newton
 from .bootstrap_fits import BootstrapFits, RefitsOnce
 from .densities import student_t_logpdf
+from .exact_products import exact_sum_split
 from .grouping import GROUPED_FROM, distinct_weights, group_starts, pool
 from .logistic import _MOMENT_ROWS
 
@@ -579,31 +580,6 @@ class StudentTCalibrator(RefitsOnce, BaseCalibrator):
             return out
 
         return BootstrapFits(n, evaluate)
-
-
-def exact_sum_split(table: np.ndarray, total: int) -> np.ndarray:
-    """``[T1, T2]`` with ``T1 + T2 = table`` to 2^-(2p+1), whose products with counts are exact.
-
-    For entries ``|T| <= 1`` and rows of non-negative integer counts summing to at most
-    ``total < 2^p'``: ``T1`` is ``table`` rounded to a multiple of ``2^-p`` and ``T2`` the
-    remainder rounded to a multiple of ``2^-2p``, with ``p = 52 - ceil(log2(total + 1))``.
-    Every partial sum of ``counts @ T1`` is then an integer multiple of ``2^-p`` below
-    ``total`` (fewer than 53 significant bits), and likewise for ``T2``, so both products
-    are exact in float64 whatever the order of summation (BLAS blocking, number of
-    threads); ``counts @ T1 + counts @ T2`` rounded once is the moment to the rounding
-    unit, the same on every machine.
-    """
-    unit = 2.0 ** (52 - int(np.ceil(np.log2(total + 1))))  # scaling by it is exact
-    out = np.empty((table.shape[0], 2 * table.shape[1]))
-    first, second = out[:, : table.shape[1]], out[:, table.shape[1] :]
-    np.multiply(table, unit, out=second)  # the scaled table, in place (no temporary)
-    np.rint(second, out=first)
-    second -= first  # exact: the rounding error of each entry
-    second *= unit
-    np.rint(second, out=second)
-    first /= unit
-    second /= unit * unit
-    return out
 
 
 class _Resamples:

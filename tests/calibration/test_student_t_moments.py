@@ -17,13 +17,13 @@ from hypothesis import strategies as st
 
 from forensic_lr.calibration import student_t
 from forensic_lr.calibration.batched_newton import projected_newton
+from forensic_lr.calibration.exact_products import exact_sum_split
 from forensic_lr.calibration.student_t import (
     SERIES_TERMS,
     StudentTCalibrator,
     _MeanLoglik,
     _MomentLoglik,
     _Resamples,
-    exact_sum_split,
     fit_t,
     series_tail,
 )
