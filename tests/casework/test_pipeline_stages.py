@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 import warnings
 
 import pytest
@@ -22,16 +23,31 @@ from forensic_lr.records import dumps
 
 
 def _run(spec, monkeypatch, workers: int):
-    """The run and the ids of the processes the sensitivity analysis ran in."""
+    """The run and the ids of the processes the sensitivity analysis ran in.
+
+    With more than one worker the evidence stage (this process's own) waits until the
+    sensitivity analysis has started, so that a free child claims it however busy the
+    machine (else this process could finish first and take it itself, as it may).
+    """
     real = pipeline.sensitivity_analysis
+    real_evidence = pipeline.evaluate_evidence_full
 
     def spied(*args, **kwargs):
         with open(pid_file, "a", encoding="utf-8") as out:  # seen from a child as well
             out.write(f"{os.getpid()}\n")
         return real(*args, **kwargs)
 
+    def evidence_after_sensitivity_started(*args, **kwargs):
+        deadline = time.monotonic() + 60.0
+        while not pid_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return real_evidence(*args, **kwargs)
+
     pid_file = spec.resolve("pids.txt")
     monkeypatch.setattr(pipeline, "sensitivity_analysis", spied)
+    if workers > 1:
+        monkeypatch.setattr(pipeline, "evaluate_evidence_full",
+                            evidence_after_sensitivity_started)
     monkeypatch.setattr(parallel, "idle_cores", lambda: workers)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ForensicLRWarning)
