@@ -97,3 +97,13 @@ def test_paired_source_bootstrap_with_poisson_counts_equals_slow_definition():
             diff = _expanded_difference(systems, pair, arrays)
             assert res.replicates["cllr"][r] == pytest.approx(diff[0], abs=1e-10)
             assert res.replicates["min_cllr"][r] == pytest.approx(diff[1], abs=1e-10)
+
+
+def test_paired_cost_gap_results_identical_with_one_or_two_threads_and_run_to_run():
+    rng = np.random.default_rng(9)
+    a_ss, a_ds = rng.normal(2, 2, POISSON_FROM + 1), rng.normal(-2, 2, POISSON_FROM + 2)
+    b_ss, b_ds = a_ss + rng.normal(0, 1, a_ss.size), a_ds + rng.normal(0, 1, a_ds.size)
+    runs = [compare_systems(a_ss, a_ds, b_ss, b_ds, n=6, seed=3, workers=w) for w in (1, 2, 2)]
+    for res in runs[1:]:
+        for key in ("cllr", "min_cllr"):
+            np.testing.assert_array_equal(res.replicates[key], runs[0].replicates[key])
