@@ -321,6 +321,15 @@ class RunningTotals:
     the words plus the masked low bytes of the word holding ``p`` give the total below
     ``p``. That touches one word per 8 counts instead of writing a running total per
     count. Other integer types take one ``cumsum``.
+
+    When every count is below 32 (Poisson(1) counts of a million trials stay below 15),
+    words are first added in groups of eight (64 trials): a byte of such a sum is at most
+    ``8 * 31 = 248``, so the 64-bit additions never carry from one byte into the next. The
+    partial sums of the group's first ``r`` words are kept for ``r = 0..7``; the running
+    total is then taken over the group sums (one per 64 counts, the ``cumsum`` being the
+    costly serial step), and the total below ``p`` is the groups before ``p``'s group
+    plus the byte sum of (partial sum of the full words before ``p``'s word + the masked
+    low bytes of that word), again at most 248 per byte.
     """
 
     def __init__(self, positions, size: int) -> None:
@@ -332,6 +341,14 @@ class RunningTotals:
         self._holding = np.minimum(word, max(self.words - 1, 0))
         self._in_tail = np.flatnonzero(word >= self.words)  # positions in the last part word
         self._mask = _LOW_BYTES[byte]
+        self.groups = self.words // 8  # full groups of 8 words (see _grouped)
+        group, word_in_group = np.divmod(word, 8)
+        self._group = group
+        self._partial = word_in_group * (self.groups + 1) + group  # into (8, groups + 1)
+        in_groups = word < 8 * self.groups
+        self._grouped_word = np.where(in_groups, word, 0)
+        self._after_groups = np.flatnonzero(~in_groups)  # read from the last, partial group
+        self._word_after = word[self._after_groups] - 8 * self.groups
 
     def __call__(self, counts: np.ndarray) -> np.ndarray:
         if counts.size != self.size:
@@ -343,6 +360,8 @@ class RunningTotals:
             return cum[self.positions]
         counts = np.ascontiguousarray(counts)
         small = int(counts.max()) < 32
+        if small and self.groups:
+            return self._grouped(counts)
         words = counts[: 8 * m].view("<u8")
         cum = np.zeros(m + 1, dtype=np.int64)
         np.cumsum(_byte_sums(words, small), out=cum[1:])
@@ -352,6 +371,25 @@ class RunningTotals:
             last[: counts.size - 8 * m] = counts[8 * m:]
             holding[self._in_tail] = last.view("<u8")[0]
         return cum[self._word] + _byte_sums(holding & self._mask, small)
+
+    def _grouped(self, counts: np.ndarray) -> np.ndarray:
+        """The totals of uint8 ``counts`` all below 32, by groups of 8 words (see the class)."""
+        g = self.groups
+        words = counts[: 64 * g].view("<u8").reshape(g, 8)
+        last = np.zeros(8, dtype=np.uint64)  # the words after the full groups, zero-padded
+        last.view(np.uint8)[: counts.size - 64 * g] = counts[64 * g:]
+        partial = np.empty((8, g + 1), dtype=np.uint64)  # [r, j]: words 0..r-1 of group j
+        partial[0] = 0
+        for r in range(1, 8):
+            np.add(partial[r - 1, :g], words[:, r - 1], out=partial[r, :g])
+        partial[1:, g] = np.cumsum(last[:7])
+        cum = np.zeros(g + 1, dtype=np.int64)
+        np.cumsum(_byte_sums(partial[7, :g] + words[:, 7], False), out=cum[1:])
+        holding = words.reshape(-1).take(self._grouped_word)
+        holding[self._after_groups] = last[self._word_after]
+        holding &= self._mask
+        holding += partial.reshape(-1).take(self._partial)
+        return cum[self._group] + _byte_sums(holding, False)
 
 
 @dataclass(frozen=True, eq=False)

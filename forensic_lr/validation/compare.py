@@ -17,19 +17,25 @@ from scipy.special import ndtr, ndtri
 from .._checks import check_pair
 from ..errors import InputError
 from ..metrics import evaluate
+from ..metrics.cllr import _block_cllr
 from ..resampling import Progress
 from .bootstrap import (
+    _LN2,
     _NOTES,
     METRICS,
     MetricInterval,
     _bounds,
+    _carry,
     _check_options,
+    _dot,
     _draws,
+    _hull_fit,
     _invalid_warning,
     _percentile_kept,
     _replicate_cllrs,
     _resolve_by,
     _run_replicates,
+    _Sorted,
     _sorted,
     _workers,
 )
@@ -265,6 +271,49 @@ def _verdict(names, d_cllr: MetricInterval, d_min: MetricInterval, test: DeLongT
     )
 
 
+def _cost_gap(a: _Sorted, b: _Sorted) -> tuple[np.ndarray, np.ndarray] | None:
+    """Per trial, in system ``a``'s sorted order, ``a``'s cost minus ``b``'s (SS, DS).
+
+    The two systems score the same trials and every replicate weights a trial equally in
+    both, with the same class totals, so the replicate's Cllr difference is one weighted
+    sum of these gaps per class (:func:`_replicate_differences`). None when a system has
+    an infinite LLR (an infinite cost, whose difference is undefined).
+    """
+    if a.n_inf_ss or a.n_inf_ds or b.n_inf_ss or b.n_inf_ds:
+        return None
+    gaps = []
+    for cost_a, cost_b, order_a, order_b in (
+        (a.cost_ss, b.cost_ss, a.order_ss, b.order_ss),
+        (a.cost_ds, b.cost_ds, a.order_ds, b.order_ds),
+    ):
+        b_in_a = np.empty_like(cost_b)
+        b_in_a[_carry(order_a, order_b)] = cost_b  # b's sorted trial j is a's p[j]
+        gaps.append(cost_a - b_in_a)
+    return gaps[0], gaps[1]
+
+
+def _replicate_differences(a: _Sorted, b: _Sorted, cost_gap, wa, wb) -> np.ndarray:
+    """``[Cllr_a - Cllr_b, minCllr_a - minCllr_b]`` of one replicate (NaN without a class).
+
+    ``wa`` / ``wb``: the replicate's weights in each system's sorted order. With
+    ``cost_gap`` (:func:`_cost_gap`) the Cllr difference is
+    ``(sum_ss w g_ss / W_ss + sum_ds w g_ds / W_ds) / (2 ln 2)`` with the per-trial cost
+    gaps ``g``: one pass over the weights instead of one per system. Without it (infinite
+    LLRs), the two systems' :func:`_replicate_cllrs`.
+    """
+    if cost_gap is None:
+        return _replicate_cllrs(a, *wa) - _replicate_cllrs(b, *wb)
+    k_a, k_b = a.corner_ss.size, b.corner_ss.size
+    read_ss, read_ds = a.read_ss(wa[0]), a.read_ds(wa[1])
+    tot_ss, tot_ds = int(read_ss[k_a - 1]), int(read_ds[k_a - 1])
+    if tot_ss == 0 or tot_ds == 0:
+        return np.full(2, np.nan)
+    gap = (_dot(wa[0], cost_gap[0]) / tot_ss + _dot(wa[1], cost_gap[1]) / tot_ds) / (2 * _LN2)
+    min_a = _block_cllr(_hull_fit(a, read_ss[:k_a], read_ds[:k_a]))
+    min_b = _block_cllr(_hull_fit(b, b.read_ss(wb[0])[:k_b], b.read_ds(wb[1])[:k_b]))
+    return np.array([gap, min_a - min_b])
+
+
 def compare_systems(
     a_ss,
     a_ds,
@@ -321,10 +370,11 @@ def compare_systems(
     rng = np.random.default_rng(seed)
     draws, weights, _ = _draws(by, rng, n, systems, ss_sources, ds_sources)
     diffs = np.empty((n, 2))
+    cost_gap = _cost_gap(*systems)
 
     def difference(draw) -> np.ndarray:
         (wa, wb) = weights(draw)
-        return _replicate_cllrs(systems[0], *wa) - _replicate_cllrs(systems[1], *wb)
+        return _replicate_differences(systems[0], systems[1], cost_gap, wa, wb)
 
     _run_replicates(draws, difference, diffs, progress, workers)
     n_valid = int(np.sum(~np.isnan(diffs[:, 0])))
