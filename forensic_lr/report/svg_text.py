@@ -21,8 +21,10 @@ PDF's text is the same, selectable and searchable. Only the SVG handed to the PD
 renderer is marked; the HTML report and the figure files keep standard ``<text>``.
 
 Everything else in the SVG (and every ``<text>`` not marked) goes through weasyprint as
-before. When weasyprint's internals are not those this module was written against,
-:func:`register` returns False and nothing is marked.
+before. With a weasyprint whose major version this module was not tested against, or
+whose internals it does not find, :func:`register` returns False and nothing is marked;
+should the line layout still refuse a label, that label is drawn by weasyprint's own
+``<text>`` drawing.
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ import functools
 import math
 import re
 
+#: weasyprint major versions whose internals :func:`draw_plain_text` was tested against;
+#: with any other, :func:`register` declines and every label is weasyprint's own.
+TESTED_MAJOR_VERSIONS = ("70",)
 #: The element name of a plain label in SVG handed to the PDF renderer.
 PLAIN_TEXT_TAG = "flr-text"
 
@@ -79,6 +84,7 @@ def draw_plain_text(svg, node, font_size: float) -> None:
     it for ``<text>``; the line is laid out with an unbounded width (one line), shifted
     by its width times 0, 1/2 or 1 for the anchor, and drawn with its baseline at ``y``.
     """
+    import weasyprint.svg as weasyprint_svg
     from weasyprint.css.properties import INITIAL_VALUES
     from weasyprint.draw.text import draw_emojis, draw_first_line
     from weasyprint.matrix import Matrix
@@ -101,8 +107,12 @@ def draw_plain_text(svg, node, font_size: float) -> None:
         style["font_weight"] = 400
     style["font_size"] = font_size
 
-    layout, _, _, width, height, baseline = split_first_line(
-        node.text, style, svg.context, math.inf, 0)
+    try:
+        layout, _, _, width, height, baseline = split_first_line(
+            node.text, style, svg.context, math.inf, 0)
+    except (TypeError, ValueError, AttributeError):  # not the internals this was written for
+        weasyprint_svg.TAGS["text"](svg, node, font_size)
+        return
     x = size(node.get("x", "0"), font_size, svg.inner_width)
     y = size(node.get("y", "0"), font_size, svg.inner_height)
     x -= {"middle": width / 2, "end": width}.get(node.get("text-anchor", "start"), 0.0)
@@ -134,9 +144,11 @@ def register() -> bool:
 
     Adds one entry to ``weasyprint.svg.TAGS``, the table of the elements it draws; no
     existing entry changes. False (and nothing added) when the weasyprint functions
-    :func:`draw_plain_text` uses are not there: then no text may be marked.
+    :func:`draw_plain_text` uses are not there, or weasyprint's major version is not one of
+    :data:`TESTED_MAJOR_VERSIONS`: then no text may be marked.
     """
     try:
+        import weasyprint
         import weasyprint.draw.text as draw_text
         import weasyprint.svg as weasy_svg
         import weasyprint.text.line_break as line_break
@@ -152,7 +164,7 @@ def register() -> bool:
         )
     except ImportError:
         return False
-    if not needed:
+    if not needed or weasyprint.__version__.split(".")[0] not in TESTED_MAJOR_VERSIONS:
         return False
     weasy_svg.TAGS.setdefault(PLAIN_TEXT_TAG, draw_plain_text)
     return weasy_svg.TAGS[PLAIN_TEXT_TAG] is draw_plain_text

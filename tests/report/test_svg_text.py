@@ -106,3 +106,28 @@ def test_figures_as_images_marks_labels_only_when_weasyprint_can_draw_them():
     with mock.patch.object(svg_text, "register", return_value=False):
         image = figures_as_images(html, {"ape": svg})
     assert base64.b64decode(image.split("base64,")[1].split('"')[0]).decode("utf-8") == svg
+
+
+def test_an_untested_weasyprint_version_marks_nothing():
+    import weasyprint
+
+    svg_text.register.cache_clear()
+    try:
+        with mock.patch.object(weasyprint, "__version__", "99.0"):
+            assert not svg_text.register()
+    finally:
+        svg_text.register.cache_clear()
+        assert svg_text.register()
+
+
+def test_a_label_the_line_layout_refuses_is_drawn_by_weasyprint():
+    import weasyprint.svg
+    import weasyprint.text.line_break as line_break
+
+    drawn = []
+    with mock.patch.object(line_break, "split_first_line", side_effect=TypeError("changed")), \
+            mock.patch.dict(weasyprint.svg.TAGS,
+                            {"text": lambda svg, node, size: drawn.append(node)}):
+        node = mock.Mock(text="0.5", get=lambda key, default=None: default)
+        svg_text.draw_plain_text(mock.Mock(), node, 10.0)
+    assert drawn == [node]
