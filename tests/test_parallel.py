@@ -113,3 +113,47 @@ def test_progress_is_drawn_only_by_the_process_that_owns_the_terminal(monkeypatc
     monkeypatch.setattr(os, "getpid", lambda: real)
     callback(1, 2)
     assert "sensitivity" in stream.getvalue()
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="Linux only")
+def test_this_process_busy_threads_are_not_other_work(monkeypatch):
+    """A busy thread of this process (as BLAS threads spinning after a product) is its own."""
+    import threading
+
+    import numpy as np
+
+    stop = threading.Event()
+    data = np.random.default_rng(0).random(200_000)
+
+    def busy():  # numpy releases the GIL while it sorts: the thread stays runnable
+        while not stop.is_set():
+            np.sort(data)
+
+    worker = threading.Thread(target=busy)
+    worker.start()
+    try:
+        assert max(parallel._own_running_threads() for _ in range(200)) >= 2
+        # the kernel's count minus this process's running threads, plus this process
+        monkeypatch.setattr(parallel, "_own_running_threads", lambda: 10**6)
+        assert parallel._running_now() == 1
+    finally:
+        stop.set()
+        worker.join()
+
+
+def _blas_threads():
+    from threadpoolctl import threadpool_info
+
+    return sorted({pool["num_threads"] for pool in threadpool_info()
+                   if pool["user_api"] == "blas"})
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_jobs_run_with_one_blas_thread_in_every_process(workers, no_children_left):
+    import numpy as np  # noqa: F401  (loads the BLAS library)
+
+    before = _blas_threads()
+    got = call_forked({"a": _blas_threads, "b": _blas_threads, "c": _blas_threads}, workers)
+    assert all(value in ([], [1]) for value in got.values())
+    assert _blas_threads() == before  # the limit ends with the call
+    assert no_children_left()
