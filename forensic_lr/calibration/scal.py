@@ -489,7 +489,9 @@ class SCalCalibrator(RefitsOnce, BaseCalibrator):
         start = np.array([full.lo_, full.hi_, full.a_, full.b_])
         small = min(ss.size, ds.size) < BATCH_FROM
         nodes = None if small else _NodeSums.build(start, u, sign, (ss.size, ds.size))
-        replay = copy.deepcopy(rng)
+        # the draws are replayed for replicates solved on their scores (all of them when
+        # there are no nodes: then the caller's generator itself serves, and advances)
+        replay = rng if nodes is None else copy.deepcopy(rng)
         theta = np.tile(start, (n, 1))
         bad = np.zeros(n, dtype=bool)
         separated = np.zeros(n, dtype=bool)
@@ -546,14 +548,13 @@ class SCalCalibrator(RefitsOnce, BaseCalibrator):
                 if progress is not None and nodes is None:
                     progress(done, n)
         lo, hi, a, b = (column[:, None] for column in theta.T)
-        failed = bad
         centre, scale = full.centre_, full.scale_
 
         def evaluate(s: np.ndarray, rows: np.ndarray) -> np.ndarray:
             low, high = lo[rows], hi[rows]
             out = low + (high - low) * expit(a[rows] + b[rows] * ((s - centre) / scale))
             out = np.clip(out, np.minimum(low, high), np.maximum(low, high))
-            out[failed[rows]] = np.nan
+            out[bad[rows]] = np.nan
             return out
 
         return BootstrapFits(n, evaluate)

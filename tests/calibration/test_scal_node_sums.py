@@ -131,3 +131,18 @@ def test_separated_resamples_are_refitted_as_fit_does(monkeypatch, nodes):
     else:
         hook = _on_scores(monkeypatch, cal, ss, ds, 8, 10)
     np.testing.assert_allclose(hook, loop, rtol=1e-12, atol=1e-12)
+
+
+def test_the_callers_generator_advances_past_the_draws_on_either_path(monkeypatch):
+    ss, ds = _data(300, 3000, 11)
+    cal, _ = _full(ss, ds)
+    reference = np.random.default_rng(12)
+    reference.integers(0, ss.size, (15, ss.size))
+    reference.integers(0, ds.size, (15, ds.size))
+    for nodes in (True, False):
+        rng = np.random.default_rng(12)
+        with monkeypatch.context() as patch:
+            if not nodes:
+                patch.setattr(scal._NodeSums, "build", classmethod(lambda cls, *args: None))
+            _quiet(cal.bootstrap_fits, ss, ds, n=15, rng=rng)
+        assert rng.bit_generator.state == reference.bit_generator.state
