@@ -37,7 +37,7 @@ from typing import TypeVar
 
 from threadpoolctl import threadpool_limits
 
-__all__ = ["call_forked", "collector_paused", "idle_cores", "usable_cores"]
+__all__ = ["call_forked", "collector_paused", "idle_cores", "one_blas_thread", "usable_cores"]
 
 T = TypeVar("T")
 
@@ -210,8 +210,18 @@ def call_forked(jobs: Mapping[str, Callable[[], T]], workers: int | None = None
     thread each). The values then also do not depend on the number of cores or workers:
     a product summed by one thread is summed in one order.
     """
-    with threadpool_limits(limits=1, user_api="blas"):  # inherited by the children
+    with one_blas_thread():  # inherited by the children
         return _spread(jobs, workers)
+
+
+def one_blas_thread():
+    """Context manager: matrix products on one BLAS thread in this process (``threadpoolctl``).
+
+    Used wherever results must not depend on the machine: a product summed by one thread is
+    summed in one order, whatever the number of cores (:func:`call_forked`'s jobs, and the
+    evidence evaluation, so that ``calibrate`` and ``run`` give the same bits).
+    """
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 def _spread(jobs: Mapping[str, Callable[[], T]], workers: int | None) -> dict[str, T]:

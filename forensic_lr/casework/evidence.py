@@ -21,6 +21,7 @@ from ..calibration import ELUB, extra_inputs, fit_warnings, make_calibrator
 from ..calibration.elub import elub_bounds_log10
 from ..errors import ForensicLRError, ForensicLRWarning, InputError
 from ..io.scores import orient
+from ..parallel import one_blas_thread
 from ..records import EvidenceEvaluation, EvidenceLR, Interval, MethodResult, jsonable
 from ..resampling import Progress
 from ..uncertainty import LRInterval, bayes_interval, bootstrap_interval
@@ -151,7 +152,22 @@ def evaluate_evidence_full(
     labels: Sequence[str] | None = None,
     progress: Progress | None = None,
 ) -> EvaluatedEvidence:
-    """:func:`evaluate_evidence` with the fitted calibrators (for the case pipeline)."""
+    """:func:`evaluate_evidence` with the fitted calibrators (for the case pipeline).
+
+    Computed with one BLAS thread (:func:`~forensic_lr.parallel.one_blas_thread`): the same
+    bits on every machine, from ``calibrate`` as from ``run``, whose stages run so.
+    """
+    with one_blas_thread():
+        return _evaluate_evidence_full(
+            ss, ds, scores, calibrator=calibrator, options=options, extra=extra,
+            direction=direction, elub=elub, interval=interval, n=n, level=level, seed=seed,
+            labels=labels, progress=progress,
+        )
+
+
+def _evaluate_evidence_full(ss, ds, scores, *, calibrator, options, extra, direction, elub,
+                            interval, n, level, seed, labels, progress) -> EvaluatedEvidence:
+    """The work of :func:`evaluate_evidence_full`."""
     options, extra = dict(options or {}), dict(extra or {})
     _check_extra(calibrator, options, extra)
     if interval not in DEFAULT_DRAWS:

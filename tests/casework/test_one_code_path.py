@@ -121,3 +121,20 @@ def test_validate_report_json_is_the_study_record(background, tmp_path, monkeypa
     study = run_validation_study(data.ss, data.ds, methods=("gaussian", "logistic"), folds=3,
                                  seed=5, inputs=data.files, about={})
     assert (out / "validation.json").read_text() == study.to_json()
+
+
+def test_the_evidence_numbers_do_not_depend_on_the_blas_threads():
+    """logistic's bootstrap sums by BLAS products: computed on one thread, whatever is set."""
+    from threadpoolctl import threadpool_limits
+
+    from forensic_lr.casework.evidence import evaluate_evidence_full
+    from forensic_lr.records import dumps
+
+    rng = np.random.default_rng(31)
+    ss, ds = rng.normal(2.0, 1.0, 2000), rng.normal(-1.0, 1.2, 20000)
+    out = []
+    for threads in (1, 2):
+        with threadpool_limits(limits=threads, user_api="blas"):
+            out.append(dumps(evaluate_evidence_full(
+                ss, ds, [0.5, 6.0], calibrator="logistic", n=200, seed=3).record))
+    assert out[0] == out[1]
