@@ -37,7 +37,9 @@ from typing import TypeVar
 
 from threadpoolctl import threadpool_limits
 
-__all__ = ["call_forked", "collector_paused", "idle_cores", "one_blas_thread", "usable_cores"]
+__all__ = [
+    "call_forked", "can_fork", "collector_paused", "idle_cores", "one_blas_thread", "usable_cores",
+]
 
 T = TypeVar("T")
 
@@ -133,8 +135,9 @@ def collector_paused():
             gc.enable()
 
 
-def _can_fork() -> bool:
-    # Linux only: on macOS system frameworks are not safe to use in a forked child
+def can_fork() -> bool:
+    """Whether :func:`call_forked` may fork here: Linux (on macOS system frameworks are not
+    safe in a forked child; Windows cannot fork) and no other Python thread running."""
     return (sys.platform.startswith("linux") and hasattr(os, "fork")
             and threading.active_count() == 1)
 
@@ -227,7 +230,7 @@ def one_blas_thread():
 def _spread(jobs: Mapping[str, Callable[[], T]], workers: int | None) -> dict[str, T]:
     """:func:`call_forked`'s work, under its limit of one BLAS thread."""
     names = list(jobs)
-    if not 1 < len(names) <= 256 or not _can_fork():  # before the cores are read (10 ms)
+    if not 1 < len(names) <= 256 or not can_fork():  # before the cores are read (10 ms)
         return _serial(jobs, names)
     n = min(workers or idle_cores(), len(names))
     if n <= 1:

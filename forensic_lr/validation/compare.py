@@ -368,7 +368,7 @@ def compare_systems(
     workers = _workers(workers)
     systems = [_sorted(a_ss, a_ds), _sorted(b_ss, b_ds)]
     rng = np.random.default_rng(seed)
-    draws, weights, _ = _draws(by, rng, n, systems, ss_sources, ds_sources)
+    draws_from, weights, _ = _draws(by, rng, n, systems, ss_sources, ds_sources)
     diffs = np.empty((n, 2))
     cost_gap = _cost_gap(*systems)
 
@@ -376,7 +376,7 @@ def compare_systems(
         (wa, wb) = weights(draw)
         return _replicate_differences(systems[0], systems[1], cost_gap, wa, wb)
 
-    _run_replicates(draws, difference, diffs, progress, workers)
+    _run_replicates(draws_from, difference, diffs, progress, workers)
     n_valid = int(np.sum(~np.isnan(diffs[:, 0])))
     warned = _invalid_warning(n_valid, n)
     ev_a, ev_b = evaluate(a_ss, a_ds).to_dict(), evaluate(b_ss, b_ds).to_dict()

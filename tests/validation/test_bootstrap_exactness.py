@@ -7,6 +7,8 @@ replicate: expand the data with ``np.repeat`` by the drawn counts and call
 ``forensic_lr.evaluate`` (same draws, same metrics).
 """
 
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -225,15 +227,60 @@ def test_source_bootstrap_threads_give_the_serial_results():
                                                                           **kw)
 
 
-def test_progress_is_reported_in_order_with_threads():
+def test_progress_is_reported_in_order_with_two_workers():
+    """In processes (this one reports its block, scaled) or in threads: rising, to the end."""
     rng = np.random.default_rng(10)
     seen = []
     bootstrap_metrics(rng.normal(1, 1, 50), rng.normal(-1, 1, 60), n=17, workers=2,
                       progress=lambda done, total: seen.append((done, total)))
-    assert seen == [(i, 17) for i in range(1, 18)]
+    done = [d for d, _ in seen]
+    assert done == sorted(done) and seen[-1] == (17, 17) and {t for _, t in seen} == {17}
 
 
 @pytest.mark.parametrize("workers", [0, -1, 1.5, True, "2"])
 def test_bad_workers_is_an_input_error(workers):
     with pytest.raises(InputError, match="workers"):
         bootstrap_metrics([1.0, 2.0], [-1.0, 0.0], n=3, workers=workers)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="replicates fork on Linux only")
+@pytest.mark.parametrize("processes", [2, 3])
+def test_replicates_in_forked_processes_equal_the_serial_rows(monkeypatch, processes,
+                                                              no_children_left):
+    """Each process replays the random stream up to its block: the same rows, in order."""
+    from forensic_lr import parallel
+    from forensic_lr.validation import bootstrap as module
+
+    rng = np.random.default_rng(11)
+    n_big = POISSON_FROM + 500  # the Poisson counts of a large class and multinomial ones
+    ss, ds = rng.normal(1, 1, 300), rng.normal(-1, 1, n_big)
+    ss_src, ds_src = rng.integers(0, 12, ss.size), rng.integers(0, 12, (ds.size, 2))
+    calls = []
+    real = module.call_forked
+    monkeypatch.setattr(module, "call_forked",
+                        lambda jobs, w: calls.append(len(jobs)) or real(jobs, w))
+    monkeypatch.setattr(parallel, "idle_cores", lambda: processes)
+    monkeypatch.setattr(module, "idle_cores", lambda: processes)
+    for by, extra in (("trial", {}), ("source", {"ss_sources": ss_src, "ds_sources": ds_src})):
+        serial = bootstrap_metrics(ss, ds, n=25, seed=4, by=by, workers=1, **extra)
+        forked = bootstrap_metrics(ss, ds, n=25, seed=4, by=by, workers=processes, **extra)
+        assert forked.to_dict() == serial.to_dict()
+        one = compare_systems(ss, ds, ss + 0.3, ds, n=25, seed=4, by=by, workers=1, **extra)
+        many = compare_systems(ss, ds, ss + 0.3, ds, n=25, seed=4, by=by, workers=processes,
+                               **extra)
+        assert many.to_dict() == one.to_dict()
+    assert calls == [processes] * 4  # the forked path was taken every time
+    assert no_children_left()
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 5000), processes=st.integers(2, 8),
+       share=st.sampled_from([0.0, 0.05, 0.1, 0.3]))
+def test_blocks_cover_every_replicate_once_and_take_each_process_as_long(n, processes, share):
+    from forensic_lr.validation.bootstrap import _block_bounds
+
+    b = _block_bounds(n, processes, share)
+    assert b[0] == 0 and b[-1] == n and np.all(np.diff(b) >= 0) and b.size == processes + 1
+    if n >= 100 * processes:  # time of process i: dropped draws plus its block
+        times = share * b[:-1] + np.diff(b)
+        assert np.ptp(times) <= 2.0
