@@ -217,14 +217,17 @@ def call_forked(jobs: Mapping[str, Callable[[], T]], workers: int | None = None
         return _spread(jobs, workers)
 
 
+@contextlib.contextmanager
 def one_blas_thread():
-    """Context manager: matrix products on one BLAS thread in this process (``threadpoolctl``).
+    """Matrix products on one BLAS thread in this process (``threadpoolctl``), as a context
+    manager or, ``@one_blas_thread()``, a function decorator.
 
     Used wherever results must not depend on the machine: a product summed by one thread is
     summed in one order, whatever the number of cores (:func:`call_forked`'s jobs, and the
     evidence evaluation, so that ``calibrate`` and ``run`` give the same bits).
     """
-    return threadpool_limits(limits=1, user_api="blas")
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
 
 
 def _spread(jobs: Mapping[str, Callable[[], T]], workers: int | None) -> dict[str, T]:

@@ -135,6 +135,7 @@ def evaluate_evidence(
     ).record
 
 
+@one_blas_thread()
 def evaluate_evidence_full(
     ss,
     ds,
@@ -157,17 +158,6 @@ def evaluate_evidence_full(
     Computed with one BLAS thread (:func:`~forensic_lr.parallel.one_blas_thread`): the same
     bits on every machine, from ``calibrate`` as from ``run``, whose stages run so.
     """
-    with one_blas_thread():
-        return _evaluate_evidence_full(
-            ss, ds, scores, calibrator=calibrator, options=options, extra=extra,
-            direction=direction, elub=elub, interval=interval, n=n, level=level, seed=seed,
-            labels=labels, progress=progress,
-        )
-
-
-def _evaluate_evidence_full(ss, ds, scores, *, calibrator, options, extra, direction, elub,
-                            interval, n, level, seed, labels, progress) -> EvaluatedEvidence:
-    """The work of :func:`evaluate_evidence_full`."""
     options, extra = dict(options or {}), dict(extra or {})
     _check_extra(calibrator, options, extra)
     if interval not in DEFAULT_DRAWS:
