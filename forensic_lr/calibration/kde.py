@@ -500,20 +500,17 @@ def _refit_elub(classes, counts, hs, thresholds: np.ndarray) -> tuple[float, flo
     at_most = []
     for e in (0, 1):
         cell = _cells(thresholds, (lows[0][e] - highs[1][e]) / _LN10)
-        mask = np.zeros(points[e].size, dtype=bool)
-        for rest in bounded[e]:
-            mask[rest] = True
-        loose = np.flatnonzero(mask)
+        loose = np.union1d(*bounded[e])  # bounded, not known, in either class's density
         high = _cells(thresholds, (highs[0][e][loose] - lows[1][e][loose]) / _LN10)
         unsure = loose[cell[loose] != high]
         if unsure.size:
             logs = []
             for c in (0, 1):
                 value = lows[c][e][unsure]
-                loose = np.flatnonzero(value != highs[c][e][unsure])
-                if loose.size:
-                    value[loose] = _log_kde_exact(points[e][unsure[loose]], points[c],
-                                                  hs[c], weights[c])
+                inexact = np.flatnonzero(value != highs[c][e][unsure])
+                if inexact.size:
+                    value[inexact] = _log_kde_exact(points[e][unsure[inexact]], points[c],
+                                                    hs[c], weights[c])
                 logs.append(value)
             cell[unsure] = _cells(thresholds, (logs[0] - logs[1]) / _LN10)
         # cell j: the thresholds from j on are at least the value
