@@ -38,6 +38,7 @@ __all__ = [
     "quantile_rows",
     "source_codes",
     "source_folds",
+    "sparse_true_positions",
     "stage_progress",
     "trial_counts",
     "trial_draw",
@@ -176,6 +177,24 @@ def _poisson_tables() -> tuple[list[int], np.ndarray]:
 _BYTE_STEPS, _TOP_STEPS = _poisson_tables()
 
 
+def _top_buckets(shift: int) -> tuple[np.ndarray, np.ndarray]:
+    """Look-up tables for ``#{k : v >= _TOP_STEPS[k]}`` by the bucket ``v >> shift``.
+
+    ``counts[b]`` is the count at the bucket's first value ``b << shift``; ``split[b]``
+    says that a step falls inside the bucket after its first value, where the count must
+    be found by comparing ``v`` itself (12 of the 12,288 buckets of ``shift = 12``).
+    """
+    n_buckets = (256 - _BYTE_STEPS[-1]) << (24 - shift)
+    first = np.arange(n_buckets, dtype=np.int64) << shift
+    counts = np.searchsorted(_TOP_STEPS, first, side="right").astype(np.uint8)
+    split = np.searchsorted(_TOP_STEPS, first + (1 << shift) - 1, side="right") > counts
+    return counts, split
+
+
+_TOP_SHIFT = 12
+_TOP_COUNTS, _TOP_SPLIT = _top_buckets(_TOP_SHIFT)
+
+
 def narrowest_uint(largest: int) -> type:
     """The narrowest unsigned integer type holding ``largest`` (narrow weights sum fastest)."""
     for dtype in (np.uint8, np.uint16, np.uint32):
@@ -256,7 +275,7 @@ def poisson_from_bits(
     step0, step1, step2, step3, top = _BYTE_STEPS
     counts = np.empty(u.size, dtype=np.uint8) if out is None else out
     flag = np.empty(min(u.size, _BLOCK), dtype=bool)
-    rare = [np.empty(0, dtype=np.intp)]
+    rare, rare_bytes = [np.empty(0, dtype=np.intp)], [np.empty(0, dtype=np.uint8)]
     for start in range(0, u.size, _BLOCK):
         part, block = u[start:start + _BLOCK], counts[start:start + _BLOCK]
         is_step = flag[:part.size]
@@ -265,14 +284,43 @@ def poisson_from_bits(
             np.greater_equal(part, step, out=is_step)
             block += is_step.view(np.uint8)
         np.greater_equal(part, top, out=is_step)
-        rare.append(np.flatnonzero(is_step) + start)
+        found = sparse_true_positions(is_step)
+        rare.append(found + start)
+        rare_bytes.append(part.take(found))  # while the block is in the cache
     rare = np.concatenate(rare)
-    v = (u[rare].astype(np.int64) - top) << 24 | extra
-    rare_counts = np.zeros(rare.size, dtype=np.uint8)
-    for step in _TOP_STEPS:  # #{k : v >= top_steps[k]}, one comparison per step (12)
-        rare_counts += v >= step
+    v = (np.concatenate(rare_bytes).astype(np.int32) - top) << 24 | extra.astype(np.int32)
+    bucket = v >> _TOP_SHIFT  # #{k : v >= top_steps[k]} by look-up, compared where split
+    rare_counts = _TOP_COUNTS.take(bucket)
+    split = np.flatnonzero(_TOP_SPLIT.take(bucket))
+    rare_counts[split] = np.searchsorted(_TOP_STEPS, v[split], side="right")
     counts[rare] = rare_counts
     return counts
+
+
+def sparse_true_positions(flags: np.ndarray) -> np.ndarray:
+    """``np.flatnonzero(flags)`` for a contiguous boolean array with few True values.
+
+    numpy finds the True values of an array where fewer than about one in ten is True
+    with a branch per value, which the processor mispredicts: about 25 ns per value
+    (numpy 2.4), 300 us for the 1.2 % rare bytes of 10^6 Poisson counts. Here the flags
+    are read as 64-bit words and the search runs in three denser steps, each above that
+    share: the 16-byte chunks holding a True value (17 % of them when 1.2 % of the flags
+    are True), their nonzero words (about half), and the flags of those words (13 %).
+    Same positions, in the same ascending order, in about three quarters of the time.
+    """
+    whole = flags.size - flags.size % 16
+    words = flags[:whole].view(np.uint64).reshape(-1, 2)
+    chunks = np.flatnonzero((words[:, 0] | words[:, 1]) != 0)
+    candidates = np.empty((chunks.size, 2), dtype=np.intp)  # the two words of each chunk
+    np.multiply(chunks, 2, out=candidates[:, 0])
+    np.add(candidates[:, 0], 1, out=candidates[:, 1])
+    words, candidates = words.reshape(-1), candidates.reshape(-1)
+    nonzero = candidates.take(np.flatnonzero(words.take(candidates) != 0))
+    inside = np.flatnonzero(words.take(nonzero).view(bool))
+    found = nonzero[inside >> 3] * 8 + (inside & 7)
+    if whole == flags.size:
+        return found
+    return np.concatenate([found, np.flatnonzero(flags[whole:]) + whole])
 
 
 #: Bytes per block of the vectorised comparisons in :func:`poisson_from_bits` (a quarter

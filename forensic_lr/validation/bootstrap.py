@@ -196,8 +196,8 @@ class _Sorted:
     within the class.
     """
 
-    order_ss: np.ndarray  # input index of each sorted SS trial
-    order_ds: np.ndarray
+    order_ss: np.ndarray | None  # input index of each sorted SS trial (None: not asked for)
+    order_ds: np.ndarray | None
     corner_ss: np.ndarray  # SS trials below each possible hull vertex (see _corners)
     corner_ds: np.ndarray  # DS trials below it
     mixed_ss: np.ndarray  # (2, n_mixed): SS trials below the start and the end of each
@@ -219,10 +219,19 @@ class _Sorted:
     #   costs and first_pos_ds
 
 
-def _sorted(ss: np.ndarray, ds: np.ndarray) -> _Sorted:
-    """Sort each class once (stable) and find the units (see :class:`_Sorted`)."""
-    order_ss, ss_sorted = _stable_order(ss)
-    order_ds, ds_sorted = _stable_order(ds)
+def _sorted(ss: np.ndarray, ds: np.ndarray, *, orders: bool = True) -> _Sorted:
+    """Sort each class once (stable) and find the units (see :class:`_Sorted`).
+
+    ``orders=False`` sorts the values only and leaves ``order_ss`` / ``order_ds`` None:
+    a trial bootstrap of one system draws its counts over the sorted positions and never
+    needs the input index (``np.sort`` takes a quarter of the time of ``np.argsort`` at
+    10^6 trials).
+    """
+    if orders:
+        order_ss, ss_sorted = _stable_order(ss)
+        order_ds, ds_sorted = _stable_order(ds)
+    else:
+        order_ss, order_ds, ss_sorted, ds_sorted = None, None, np.sort(ss), np.sort(ds)
     found = _units_without_ties(ss_sorted, ds_sorted)
     bounds_ss, bounds_ds, unit_kind = found if found else _units(ss_sorted, ds_sorted)
     n_units = unit_kind.size
@@ -517,7 +526,7 @@ def _draws(by, rng, n, systems, ss_sources, ds_sources):
     of sources (None for trials).
     """
     first = systems[0]
-    n_ss, n_ds = first.order_ss.size, first.order_ds.size
+    n_ss, n_ds = first.cost_ss.size, first.cost_ds.size
     if by == "trial":
         carry = [
             (_carry(first.order_ss, s.order_ss), _carry(first.order_ds, s.order_ds))
@@ -838,7 +847,7 @@ def bootstrap_metrics(
     n, level = _check_options(n, level, interval)
     by = _resolve_by(by, ss_sources, ds_sources)
     workers = _workers(workers)
-    system = _sorted(ss, ds)
+    system = _sorted(ss, ds, orders=by == "source")
     rng = np.random.default_rng(seed)
     draws_from, weights, n_sources = _draws(by, rng, n, [system], ss_sources, ds_sources)
     reps = np.empty((n, len(METRICS)))

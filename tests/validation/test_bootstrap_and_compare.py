@@ -63,6 +63,26 @@ def test_weighted_metrics_equal_metrics_of_expanded_data(ss, ds, data):
     np.testing.assert_allclose(got, _expanded(ss, ds, w_ss, w_ds), rtol=1e-9, atol=1e-12)
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(llr_values, min_size=1, max_size=12),
+    st.lists(llr_values, min_size=1, max_size=12),
+)
+def test_sorting_values_only_gives_the_same_units(ss, ds):
+    # A trial bootstrap of one system sorts the values only (no argsort): every field
+    # but the input order must equal the stable sort's, ties and infinities included.
+    ss, ds = np.array(ss), np.array(ds)
+    full, values = _sorted(ss, ds), _sorted(ss, ds, orders=False)
+    assert values.order_ss is None and values.order_ds is None
+    for name, value in vars(full).items():
+        if name.startswith("order_"):
+            continue
+        if name.startswith("read_"):
+            np.testing.assert_array_equal(value.positions, getattr(values, name).positions)
+        else:
+            np.testing.assert_array_equal(value, getattr(values, name), err_msg=name)
+
+
 def test_weighted_metrics_continuous_scores():
     rng = np.random.default_rng(3)
     ss, ds = rng.normal(1, 1.5, 400), rng.normal(-1, 1.5, 700)

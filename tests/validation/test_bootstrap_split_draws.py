@@ -19,6 +19,7 @@ from forensic_lr.resampling import (
     poisson_bits,
     poisson_counts,
     poisson_from_bits,
+    sparse_true_positions,
     trial_counts,
     trial_draw,
 )
@@ -45,6 +46,36 @@ def _looped_poisson(rng: np.random.Generator, size: int) -> np.ndarray:
         v = (int(u[i]) - _BYTE_STEPS[-1]) << 24 | int(extra[j])
         counts[i] = sum(v >= int(t) for t in _TOP_STEPS)
     return counts
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 200), st.floats(0, 1), st.integers(0, 2**32 - 1))
+def test_sparse_true_positions_equal_flatnonzero(size, share, seed):
+    # Independent value: numpy's own search, on any size (whole chunks and a tail) and
+    # any share of True flags, from none to all.
+    flags = np.random.default_rng(seed).random(size) < share
+    np.testing.assert_array_equal(sparse_true_positions(flags), np.flatnonzero(flags))
+
+
+def test_rare_counts_at_every_step_and_bucket_edge():
+    # Independent value: the rare byte's count compared with every step, one by one, at
+    # each step, next to it and at the edges of the look-up buckets.
+    from forensic_lr.resampling import _BYTE_STEPS, _TOP_SHIFT, _TOP_STEPS
+
+    top = _BYTE_STEPS[-1]
+    edges = np.arange(0, (256 - top) << 24, 1 << _TOP_SHIFT)
+    v = np.unique(np.concatenate([_TOP_STEPS - 1, _TOP_STEPS, _TOP_STEPS + 1, edges,
+                                  edges - 1, [(256 - top) * 2**24 - 1]]))
+    v = v[(v >= 0) & (v < (256 - top) << 24)]
+    u = (top + (v >> 24)).astype(np.uint8)
+    counts = poisson_from_bits(u, v & (2**24 - 1))
+    expected = [sum(int(x) >= int(s) for s in _TOP_STEPS) for x in v]
+    np.testing.assert_array_equal(counts, expected)
+
+
+def test_sparse_true_positions_at_the_poisson_share():
+    flags = np.random.default_rng(4).integers(0, 256, 262_144 + 21) >= 253
+    np.testing.assert_array_equal(sparse_true_positions(flags), np.flatnonzero(flags))
 
 
 @pytest.mark.parametrize("size", [1, 7, 8, 1000, 262_144 + 13])
