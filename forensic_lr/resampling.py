@@ -377,7 +377,9 @@ class RunningTotals:
     total is then taken over the group sums (one per 64 counts, the ``cumsum`` being the
     costly serial step), and the total below ``p`` is the groups before ``p``'s group
     plus the byte sum of (partial sum of the full words before ``p``'s word + the masked
-    low bytes of that word), again at most 248 per byte.
+    low bytes of that word), again at most 248 per byte. When no group holds 256 or more
+    in all (64 Poisson(1) counts sum to 64 on average), that byte sum is the one
+    multiplication of the small case.
     """
 
     def __init__(self, positions, size: int) -> None:
@@ -431,13 +433,15 @@ class RunningTotals:
         for r in range(1, 8):
             np.add(partial[r - 1, :g], words[:, r - 1], out=partial[r, :g])
         partial[1:, g] = np.cumsum(last[:7])
+        group_totals = _byte_sums(partial[7, :g] + words[:, 7], False)
         cum = np.zeros(g + 1, dtype=np.int64)
-        np.cumsum(_byte_sums(partial[7, :g] + words[:, 7], False), out=cum[1:])
+        np.cumsum(group_totals, out=cum[1:])
         holding = words.reshape(-1).take(self._grouped_word)
         holding[self._after_groups] = last[self._word_after]
         holding &= self._mask
         holding += partial.reshape(-1).take(self._partial)
-        return cum[self._group] + _byte_sums(holding, False)
+        small = int(group_totals.max(initial=0)) + int(last.view(np.uint8).sum()) < 256
+        return cum.take(self._group) + _byte_sums(holding, small)
 
 
 @dataclass(frozen=True, eq=False)

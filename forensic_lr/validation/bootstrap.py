@@ -20,7 +20,6 @@ tie groups), so a replicate costs O(n) with no sort. See
 
 from __future__ import annotations
 
-import copy
 import math
 import os
 import warnings
@@ -518,9 +517,8 @@ def _draws(by, rng, n, systems, ss_sources, ds_sources):
 
     Returns ``(draws_from, weights, k)``: ``draws_from(start)`` yields one draw per
     replicate from replicate ``start`` on (the random bits of the counts in the first
-    system's sorted order, :func:`trial_draw`, or the source multiplicities), all taken in
-    order from a copy of ``rng`` as it was given (the draws before ``start`` are drawn and
-    dropped, so every call gives the same draws to the same replicates); ``weights(draw)`` gives the
+    system's sorted order, :func:`trial_draw`, or the source multiplicities), replicate
+    ``r`` drawing from its own stream (:class:`_Streams`); ``weights(draw)`` gives the
     list of ``(c_ss, c_ds)`` of every system (a deterministic function, so it may run in
     any thread: the counts are formed there, once for all systems); ``k`` is the number
     of sources (None for trials).
@@ -534,8 +532,7 @@ def _draws(by, rng, n, systems, ss_sources, ds_sources):
         ]
 
         def trials(own):
-            for _ in range(n):
-                yield trial_draw(own, n_ss), trial_draw(own, n_ds)
+            return trial_draw(own, n_ss), trial_draw(own, n_ds)
 
         def carried(draw):
             c_ss, c_ds = counts_of_draw(draw[0]), counts_of_draw(draw[1])
@@ -544,7 +541,7 @@ def _draws(by, rng, n, systems, ss_sources, ds_sources):
                 for p_ss, p_ds in carry
             ]
 
-        return _replayable(trials, rng, "trial"), carried, None
+        return _Streams(trials, rng.bit_generator, n), carried, None
     codes_ss, codes_ds, k = source_codes(ss_sources, ds_sources, n_ss, n_ds)
     if k < 2:
         raise InputError(f"only {k} distinct source id; resampling by source needs at least 2")
@@ -554,81 +551,52 @@ def _draws(by, rng, n, systems, ss_sources, ds_sources):
     ]
 
     def sources(own):
-        for _ in range(n):
-            m = np.append(np.bincount(own.integers(0, k, k), minlength=k), 1)
-            yield m.astype(narrowest_uint(int(m.max()) ** 2))  # products m_a m_b fit
+        m = np.append(np.bincount(own.integers(0, k, k), minlength=k), 1)
+        return m.astype(narrowest_uint(int(m.max()) ** 2))  # products m_a m_b fit
 
     def products(m):
         return [(m[a_ss] * m[b_ss], m[a_ds] * m[b_ds]) for (a_ss, b_ss), (a_ds, b_ds) in pairs]
 
-    return _replayable(sources, rng, "source"), products, k
-
-
-#: Share of a replicate's time that drawing its random part takes, by trial (the random
-#: bytes: about 0.3 ms of 2.5-3 ms at 10^6 trials) and by source (a few integers).
-_DRAW_SHARE = {"trial": 0.1, "source": 0.0}
+    return _Streams(sources, rng.bit_generator, n), products, k
 
 
 @dataclass(frozen=True)
-class _Replay:
-    """``draws_from(start)``: ``stream(copy of rng)`` from its item ``start`` on.
+class _Streams:
+    """``draws_from(start)``: the draws of replicates ``start, start + 1, ..., n - 1``.
 
-    ``draw_share`` is the share of a replicate's time its draw takes (what dropping a draw
-    costs a process that starts later in the stream).
+    Replicate ``r`` draws from the seed's bit generator jumped ``r`` times
+    (``PCG64.jumped``: as if about 0.618 * 2**128 numbers had been drawn per jump, numpy's
+    way of making streams that do not overlap), so a process can start at any replicate
+    without drawing the ones before it, and replicate ``r`` gets the same draw however
+    the replicates are shared out. A jump costs about 10 microseconds.
     """
 
-    stream: Callable
-    snapshot: np.random.Generator
-    draw_share: float
+    draw: Callable[[np.random.Generator], object]
+    bits: np.random.BitGenerator
+    n: int
 
     def __call__(self, start: int):
-        draws = self.stream(copy.deepcopy(self.snapshot))
-        for _ in range(start):
-            next(draws)
-        return draws
-
-
-def _replayable(stream, rng, kind: str) -> _Replay:
-    """A :class:`_Replay` of ``stream`` from ``rng`` as it is now."""
-    return _Replay(stream, copy.deepcopy(rng), _DRAW_SHARE[kind])
-
-
-def _block_bounds(n: int, processes: int, share: float) -> np.ndarray:
-    """Starts of ``processes`` blocks of ``n`` replicates that take each process as long.
-
-    Process ``i`` drops the ``b_i`` draws before its block (each ``share`` of a replicate's
-    time) and computes ``b_(i+1) - b_i`` replicates; equal times ``t`` give
-    ``b_(i+1) = (1 - share) b_i + t``, so ``b_P = t (1 - (1 - share)^P) / share = n``.
-    """
-    if share <= 0:
-        return np.linspace(0, n, processes + 1).round().astype(int)
-    t = n * share / (1.0 - (1.0 - share) ** processes)
-    bounds = [0.0]
-    for _ in range(processes):
-        bounds.append((1.0 - share) * bounds[-1] + t)
-    return np.clip(np.round(bounds), 0, n).astype(int)
+        for r in range(start, self.n):
+            yield self.draw(np.random.Generator(self.bits.jumped(r)))
 
 
 def _run_replicates(draws_from, job, out: np.ndarray, progress: Progress | None,
                     workers: int) -> None:
     """``out[r] = job(draw_r)`` for every replicate, the same rows however it is shared out.
 
-    With ``workers > 1`` and the idle cores to use, the replicates are cut into one block
-    per process (:func:`_block_bounds`: later blocks shorter, by what their dropped draws
-    cost) and the blocks run in forked processes
-    (:func:`~forensic_lr.parallel.call_forked`): each process draws from the start of the
-    random stream (``draws_from(start)``, dropping the draws before its block, about a
-    tenth of a replicate's cost each), so replicate ``r`` gets the draw it gets serially.
-    Where forking is not possible the jobs run in a pool of threads (numpy releases the
-    GIL in its array loops) while this thread draws the next replicates, at most
-    ``2 * workers`` in flight. ``job`` is deterministic, so the rows are identical to a
-    serial run either way. Two processes run the replicates about twice as fast as one;
-    two threads only about 1.1 times (measured at 10^6 trials).
+    With ``workers > 1`` and the idle cores to use, the replicates are cut into one equal
+    block per process and the blocks run in forked processes
+    (:func:`~forensic_lr.parallel.call_forked`), each drawing its replicates' own streams
+    (:class:`_Streams`). Where forking is not possible the jobs run in a pool of threads
+    (numpy releases the GIL in its array loops) while this thread draws the next
+    replicates, at most ``2 * workers`` in flight. ``job`` is deterministic, so the rows
+    are identical to a serial run either way. Two processes run the replicates about
+    twice as fast as one; two threads only about 1.1 times (measured at 10^6 trials).
     """
     n = out.shape[0]
     processes = min(workers, n, idle_cores()) if workers > 1 and can_fork() else 1
     if processes > 1:
-        bounds = _block_bounds(n, processes, draws_from.draw_share)
+        bounds = np.linspace(0, n, processes + 1).round().astype(int)
 
         def block(i: int) -> np.ndarray:
             start, stop = int(bounds[i]), int(bounds[i + 1])
