@@ -477,16 +477,17 @@ def _hull_fit(s: _Sorted, at_ss: np.ndarray, at_ds: np.ndarray) -> PAVFit:
     then runs on the remaining points only (their counts pooled between them), which
     gives the same blocks in a fraction of the time. The test is exact, in integers: with
     ``dS, dW`` the rise of the chain segment holding ``j`` and ``K = S_a dW - W_a dS``
-    for its first point ``a``, point ``j`` is above when ``S_j dW - W_j dS > K`` (the
-    per-segment values are spread over the corners with ``np.repeat``).
+    for its first point ``a``, point ``j`` is above when ``S_j dW - W_j dS > K``; as
+    ``W = S + D``, that is ``S_j dD - D_j dS > S_a dD - D_a dS`` with ``dD`` the DS rise,
+    which needs no total weight per corner (the per-segment values are spread over the
+    corners with ``np.repeat``).
     """
-    at_all = at_ss + at_ds
-    if at_all[-1] < 2**31:  # the products below fit in int64
-        s_sup, w_sup = at_ss[s.supports], at_all[s.supports]
-        rise_s, rise_w = np.diff(s_sup), np.diff(w_sup)
-        k = s_sup[:-1] * rise_w - w_sup[:-1] * rise_s
-        above = at_ss * np.repeat(rise_w, s.segment_size)
-        above -= at_all * np.repeat(rise_s, s.segment_size)
+    if at_ss[-1] + at_ds[-1] < 2**31:  # the products below fit in int64
+        s_sup, d_sup = at_ss[s.supports], at_ds[s.supports]
+        rise_s, rise_d = np.diff(s_sup), np.diff(d_sup)
+        k = s_sup[:-1] * rise_d - d_sup[:-1] * rise_s
+        above = at_ss * np.repeat(rise_d, s.segment_size)
+        above -= at_ds * np.repeat(rise_s, s.segment_size)
         points = np.flatnonzero(above <= np.repeat(k, s.segment_size))
         at_ss, at_ds = at_ss[points], at_ds[points]
     n_ss, n_ds = np.diff(at_ss), np.diff(at_ds)
