@@ -9,6 +9,7 @@ are sorted once per system and a replicate is a vector of trial weights.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -366,7 +367,8 @@ def compare_systems(
     n, level = _check_options(n, level, interval)
     by = _resolve_by(by, ss_sources, ds_sources)
     workers = _workers(workers)
-    systems = [_sorted(a_ss, a_ds), _sorted(b_ss, b_ds)]
+    with ThreadPoolExecutor(min(2, workers)) as pool:  # numpy sorts without the GIL
+        systems = list(pool.map(lambda pair: _sorted(*pair), ((a_ss, a_ds), (b_ss, b_ds))))
     rng = np.random.default_rng(seed)
     draws_from, weights, _ = _draws(by, rng, n, systems, ss_sources, ds_sources)
     diffs = np.empty((n, 2))
@@ -376,20 +378,24 @@ def compare_systems(
         (wa, wb) = weights(draw)
         return _replicate_differences(systems[0], systems[1], cost_gap, wa, wb)
 
-    _run_replicates(draws_from, difference, diffs, progress, workers)
+    def point_estimates():
+        """Both systems' metrics and DeLong's test, run beside the replicates."""
+        test = _delong(
+            *(_placements(ss, ds, s.order_ss, s.order_ds)
+              for (ss, ds), s in zip(((a_ss, a_ds), (b_ss, b_ds)), systems, strict=True)),
+            level,
+        )
+        return evaluate(a_ss, a_ds).to_dict(), evaluate(b_ss, b_ds).to_dict(), test
+
+    ev_a, ev_b, test = _run_replicates(draws_from, difference, diffs, progress, workers,
+                                       beside=point_estimates)
     n_valid = int(np.sum(~np.isnan(diffs[:, 0])))
     warned = _invalid_warning(n_valid, n)
-    ev_a, ev_b = evaluate(a_ss, a_ds).to_dict(), evaluate(b_ss, b_ds).to_dict()
     estimates = [ev_a[m] - ev_b[m] for m in ("cllr", "min_cllr")]
     low, high, kept = _bounds(diffs, estimates, level, interval)
     warned += _percentile_kept(("cllr difference", "min_cllr difference"), kept)
     d_cllr = MetricInterval("cllr", estimates[0], float(low[0]), float(high[0]))
     d_min = MetricInterval("min_cllr", estimates[1], float(low[1]), float(high[1]))
-    test = _delong(
-        *(_placements(ss, ds, s.order_ss, s.order_ds)
-          for (ss, ds), s in zip(((a_ss, a_ds), (b_ss, b_ds)), systems, strict=True)),
-        level,
-    )
     return PairedComparison(
         names=(str(names[0]), str(names[1])),
         by=by,

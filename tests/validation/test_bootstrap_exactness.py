@@ -294,7 +294,7 @@ def test_replicates_in_forked_processes_equal_the_serial_rows(monkeypatch, proce
     calls = []
     real = module.call_forked
     monkeypatch.setattr(module, "call_forked",
-                        lambda jobs, w: calls.append(len(jobs)) or real(jobs, w))
+                        lambda jobs, w: calls.append((len(jobs), w)) or real(jobs, w))
     monkeypatch.setattr(parallel, "idle_cores", lambda: processes)
     monkeypatch.setattr(module, "idle_cores", lambda: processes)
     for by, extra in (("trial", {}), ("source", {"ss_sources": ss_src, "ds_sources": ds_src})):
@@ -305,5 +305,16 @@ def test_replicates_in_forked_processes_equal_the_serial_rows(monkeypatch, proce
         many = compare_systems(ss, ds, ss + 0.3, ds, n=25, seed=4, by=by, workers=processes,
                                **extra)
         assert many.to_dict() == one.to_dict()
-    assert calls == [processes] * 4  # the forked path was taken every time
+    # the forked path was taken every time: the point estimates and one chunk per replicate
+    assert calls == [(26, processes)] * 4
     assert no_children_left()
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 20_000), processes=st.integers(2, 16))
+def test_chunks_cover_every_replicate_once(n, processes):
+    from forensic_lr.validation.bootstrap import _chunks
+
+    b = _chunks(n, processes)
+    assert b[0] == 0 and b[-1] == n and np.all(np.diff(b) >= 1)  # none empty, in order
+    assert b.size - 1 <= 254 and np.ptp(np.diff(b)) <= 1  # within the fork limit, equal
