@@ -567,7 +567,7 @@ def _draws(by, rng, n, systems, ss_sources, ds_sources):
 
 @dataclass(frozen=True)
 class _Streams:
-    """``draws_from(start)``: the draws of replicates ``start, start + 1, ..., n - 1``.
+    """``draws_from(start, stop=n)``: the draws of replicates ``start, ..., stop - 1``.
 
     Replicate ``r`` draws from the seed's bit generator jumped ``r`` times
     (``PCG64.jumped``: as if about 0.618 * 2**128 numbers had been drawn per jump, numpy's
@@ -580,8 +580,8 @@ class _Streams:
     bits: np.random.BitGenerator
     n: int
 
-    def __call__(self, start: int):
-        for r in range(start, self.n):
+    def __call__(self, start: int, stop: int | None = None):
+        for r in range(start, self.n if stop is None else stop):
             yield self.draw(np.random.Generator(self.bits.jumped(r)))
 
 
@@ -613,7 +613,7 @@ def _run_replicates(draws_from, job, out: np.ndarray, progress: Progress | None,
             nonlocal done  # this process's replicates, seen by its own progress bar only
             start, stop = int(bounds[i]), int(bounds[i + 1])
             rows = np.empty((stop - start, *out.shape[1:]))
-            for r, draw in zip(range(stop - start), draws_from(start), strict=False):
+            for r, draw in enumerate(draws_from(start, stop)):
                 rows[r] = job(draw)
                 done += 1
                 if progress is not None:
