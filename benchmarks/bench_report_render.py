@@ -91,7 +91,7 @@ def worker(args) -> None:
 def _source_at(ref: str, folder: Path) -> Path:
     """The package, templates and benchmarks of revision ``ref``, extracted into ``folder``."""
     archive = subprocess.run(["git", "archive", ref, "forensic_lr", "templates", "benchmarks"],
-                             check=True, capture_output=True).stdout
+                             check=True, capture_output=True, cwd=HERE.parent).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(folder, filter="data")
     return folder
