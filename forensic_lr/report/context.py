@@ -89,16 +89,20 @@ def metric_rows(validation) -> list[dict]:
     binomial (Clopper-Pearson) interval of ``validation.rates`` instead, never a bootstrap
     ``[0, 0]``. Cllr_cal is printed as the printed Cllr minus the printed minimum Cllr, so
     that the three printed numbers agree (its unrounded value differs by at most one unit
-    in the last printed digit).
+    in the last printed digit). ``percentile``: the bias correction could not be read and
+    the plain percentile interval is given; ``outside``: the printed interval misses the
+    printed value (:func:`_outside`).
     """
     values = validation.metrics
     boots = (validation.metric_intervals or {}).get("intervals", {})
+    percentile = (validation.metric_intervals or {}).get("percentile", ())
     rates = {r.name: r for r in validation.rates}
     rows = []
     for m in METRICS:
         value = values.get(m.key)
         row = {"key": m.key, "label": m.label, "meaning": m.meaning, "value": value,
-               "digits": m.fmt, "interval": None, "count": None, "exact": False}
+               "digits": m.fmt, "interval": None, "count": None, "exact": False,
+               "percentile": False}
         if m.key == "cllr_cal":
             cllr, low = _printed(values.get("cllr"), m.fmt), _printed(values.get("min_cllr"), m.fmt)
             if cllr is not None and low is not None:
@@ -108,9 +112,23 @@ def metric_rows(validation) -> list[dict]:
             row.update(interval=(r.low, r.high), count=(r.count, r.total), exact=True)
         elif m.key in boots:
             b = boots[m.key]
-            row["interval"] = (b["low"], b["high"])
+            row.update(interval=(b["low"], b["high"]), percentile=m.key in percentile)
+        row["outside"] = _outside(row)
         rows.append(row)
     return rows
+
+
+def _outside(row: dict) -> bool:
+    """Whether a bootstrap interval, as printed, misses the estimate as printed.
+
+    It happens to the metrics built on the PAV fit (``_interval_outside.html`` says why);
+    an exact binomial interval always holds its count's rate.
+    """
+    if row["interval"] is None or row["exact"]:
+        return False
+    value = _printed(row["value"], row["digits"])
+    low, high = (_printed(x, row["digits"]) for x in row["interval"])
+    return None not in (value, low, high) and not low <= value <= high
 
 
 def config_rows(configuration: dict, prefix: str = "",

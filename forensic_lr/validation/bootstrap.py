@@ -124,6 +124,10 @@ class MetricIntervals:
     warnings : tuple of str
     interval : {"bc", "percentile"}
         How the interval was read off the replicates (see :func:`bootstrap_metrics`).
+    percentile : tuple of str
+        With ``interval="bc"``, the metrics whose bias correction could not be read (the
+        estimate lies beyond nearly all replicates): their plain percentile interval is
+        given, and it need not contain the estimate (see :func:`_bounds`).
     """
 
     by: str
@@ -136,6 +140,7 @@ class MetricIntervals:
     note: str
     warnings: tuple[str, ...] = field(default=())
     interval: str = "bc"
+    percentile: tuple[str, ...] = field(default=())
 
     def __getitem__(self, metric: str) -> MetricInterval:
         for item in self.intervals:
@@ -155,6 +160,7 @@ class MetricIntervals:
             "note": self.note,
             "warnings": list(self.warnings),
             "interval": self.interval,
+            "percentile": list(self.percentile),
         }
 
 
@@ -858,6 +864,7 @@ def bootstrap_metrics(
         for m, lo, hi in zip(METRICS, low, high, strict=True)
     )
     return MetricIntervals(
-        by, n, n_valid, level, int(seed), n_sources, intervals, _NOTES[by], warned, interval
+        by, n, n_valid, level, int(seed), n_sources, intervals, _NOTES[by], warned, interval,
+        tuple(METRICS[j] for j in kept),
     )
 

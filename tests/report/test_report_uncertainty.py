@@ -23,6 +23,8 @@ from forensic_lr.report import build_report, case_context
 
 WORKED = ("voice", "small-background", "suspect-adapted", "glass-distance")
 _EQUAL_ENDS = re.compile(r"\[\s*([+\-\u2212]?[\d.,]+)\s*(%?)\s*,\s*\1\s*\2\s*\]")
+#: A sentence glued to the next one by a template's whitespace control.
+_GLUED = re.compile(r"[a-z)]\.[A-Z][a-z]")
 
 
 def _copy(tmp_path, name, replace=()):
@@ -55,10 +57,32 @@ def small(tmp_path_factory):
     return run, _html(run)
 
 
+def _printed_misses(validation) -> list[str]:
+    """Metrics whose bootstrap interval, printed to 3 decimals (or 0.1 %), misses the value
+    printed beside it (Cllr_cal: printed Cllr minus printed minimum Cllr)."""
+    m, boots = validation.metrics, validation.metric_intervals["intervals"]
+    shown = dict(m, cllr_cal=round(round(m["cllr"], 3) - round(m["min_cllr"], 3), 3))
+    digits = {"eer": 3}  # a percentage with one decimal: 3 decimals of the fraction
+    misses = []
+    for key, b in boots.items():
+        if key in ("rmep", "rmed"):  # printed with their exact binomial intervals instead
+            continue
+        d = digits.get(key, 3)
+        value, low, high = round(shown[key], d), round(b["low"], d), round(b["high"], d)
+        if not low <= value <= high:
+            misses.append(key)
+    return misses
+
+
 @pytest.mark.parametrize("name", WORKED)
 def test_no_worked_report_prints_an_interval_with_equal_ends(tmp_path, name):
-    text = _html(_run(_copy(tmp_path, name)))
+    run = _run(_copy(tmp_path, name))
+    text = _html(run)
     assert not _EQUAL_ENDS.findall(text), _EQUAL_ENDS.findall(text)
+    # An interval that misses its estimate is explained beside the table, and only then.
+    said = "does not contain its estimate" in text
+    assert said == bool(_printed_misses(run.result.validation)), name
+    assert not _GLUED.findall(text), _GLUED.findall(text)  # "change.How": a space lost
 
 
 def test_pav_cap_in_every_replicate_is_not_estimable(tmp_path):
@@ -85,6 +109,17 @@ def test_interval_clipped_at_an_elub_bound_is_not_estimable(tmp_path):
     text = _html(run)
     assert f"not estimable (both ends at {high:+.2f})" in text
     assert not _EQUAL_ENDS.findall(text)
+    # Every replicate's Cllr_cal exceeds the voice case's: the bias correction cannot be read,
+    # and the percentile interval (said so) misses the estimate (explained).
+    intervals = run.result.validation.metric_intervals
+    reps_above = intervals["intervals"]["cllr_cal"]["low"] > run.result.validation.metrics[
+        "cllr_cal"]
+    assert reps_above and intervals["percentile"] == ["cllr_cal"]
+    assert _printed_misses(run.result.validation) == ["cllr_cal"]
+    assert ("For Cllr_cal (bits), nearly all replicates lie on one side of the estimate, so the "
+            "bias correction cannot be read off them: the plain percentile interval is given."
+            in text)
+    assert "The interval of Cllr_cal (bits) does not contain its estimate." in text
 
 
 def test_rates_as_counts_with_exact_intervals(small):

@@ -15,3 +15,25 @@ def test_failed_criteria_say_the_method_is_not_validated_for_the_case():
     html = build_report(run, formats=("html",))["report.html"].decode("utf-8")
     assert "The method was validated" not in html
     assert "the method is not validated for this case" in html
+
+
+def test_validation_report_explains_an_interval_that_misses_its_estimate(tmp_path):
+    # PAV-calibrated voice scores: every replicate's Cllr_cal exceeds the estimate (PAV fits
+    # a resample with repeated trials more closely), so the percentile interval is printed.
+    # Independent value: the interval in validation.json against its estimate.
+    import json
+
+    from forensic_lr.cli import main
+
+    voice = examples_dir() / "voice"
+    out = tmp_path / "report"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["validate", "--ss", str(voice / "ss.csv"), "--ds", str(voice / "ds.csv"),
+                     "--calibrate", "pav", "--ci", "bootstrap", "--report", str(out),
+                     "-q"]) == 0
+    study = json.loads((out / "validation.json").read_text(encoding="utf-8"))
+    cal = study["intervals"]["intervals"]["cllr_cal"]
+    assert not cal["low"] <= cal["estimate"] <= cal["high"]
+    html = (out / "validation_report.html").read_text(encoding="utf-8")
+    assert "The interval of Cllr_cal does not contain its estimate." in html

@@ -491,3 +491,25 @@ def test_p_value_text_never_prints_zero():
     poor_ss, poor_ds = ss + rng.normal(0, 6, ss.size), ds + rng.normal(0, 6, ds.size)
     res = compare_systems(ss, ds, poor_ss, poor_ds, n=20)
     assert res.delong.p_value == 0.0 and "DeLong p < 1e-300" in res.verdict
+
+
+def test_metrics_whose_bias_correction_cannot_be_read_are_listed():
+    # Independent value: a metric is listed exactly when its estimate lies below (or above)
+    # all but at most a share 1/B of the replicates, counted here from the replicates'
+    # own intervals: a percentile interval that misses the estimate on the replicates' side.
+    # PAV's own LLRs: Cllr_cal is 0 (Cllr = minCllr), and every replicate's is at least 0.
+    from forensic_lr.metrics.pav import pav_llr
+
+    rng = np.random.default_rng(4)
+    ss, ds = pav_llr(rng.normal(1, 1, 60), rng.normal(-1, 1, 90))
+    res = bootstrap_metrics(ss, ds, n=200, seed=3)
+    assert res["cllr_cal"].estimate == pytest.approx(0.0, abs=1e-12)
+    assert "cllr_cal" in res.percentile and set(res.percentile) <= set(METRICS)
+    for m in res.percentile:
+        assert f"{m}: the estimate lies beyond nearly all bootstrap replicates" in " ".join(
+            res.warnings)
+    assert res.to_dict()["percentile"] == list(res.percentile)
+    flat = bootstrap_metrics(ss, ds, n=200, seed=3, interval="percentile")
+    assert flat.percentile == ()
+    for m in res.percentile:  # kept as the plain percentile interval
+        assert (res[m].low, res[m].high) == (flat[m].low, flat[m].high)
