@@ -182,7 +182,7 @@ def _top_buckets(shift: int) -> tuple[np.ndarray, np.ndarray]:
 
     ``counts[b]`` is the count at the bucket's first value ``b << shift``; ``split[b]``
     says that a step falls inside the bucket after its first value, where the count must
-    be found by comparing ``v`` itself (12 of the 12,288 buckets of ``shift = 12``).
+    be found by comparing ``v`` itself (10 of the 12,288 buckets of ``shift = 12``).
     """
     n_buckets = (256 - _BYTE_STEPS[-1]) << (24 - shift)
     first = np.arange(n_buckets, dtype=np.int64) << shift
