@@ -500,7 +500,11 @@ def _refit_elub(classes, counts, hs, thresholds: np.ndarray) -> tuple[float, flo
     at_most = []
     for e in (0, 1):
         cell = _cells(thresholds, (lows[0][e] - highs[1][e]) / _LN10)
-        loose = np.union1d(*bounded[e])  # bounded, not known, in either class's density
+        # the values bounded, not known, in either class's density (by a mask: np.union1d
+        # takes ten times as long here)
+        either = np.zeros(points[e].size, dtype=bool)
+        either[bounded[e][0]] = either[bounded[e][1]] = True
+        loose = np.flatnonzero(either)
         high = _cells(thresholds, (highs[0][e][loose] - lows[1][e][loose]) / _LN10)
         unsure = loose[cell[loose] != high]
         if unsure.size:
