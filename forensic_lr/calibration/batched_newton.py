@@ -16,7 +16,6 @@ import numpy as np
 #: are weighted means, so this does not grow with the number of scores).
 GRAD_TOL = 1e-10
 _STEP_TOL = 1e-13
-_MAX_ITER = 100
 #: Smallest class size for which the bootstrap hooks solve replicates in a batch. Smaller
 #: resamples can have several local optima (S-cal) or a likelihood without a maximum in
 #: range (Student-t degrees of freedom), where a refit from ``fit``'s own start may land
@@ -44,6 +43,7 @@ def projected_newton(
     skip: np.ndarray | None = None,
     *,
     nan_halvings: int | None = None,
+    max_iter: int = 100,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Minimise ``k`` objectives over the box ``lower <= theta <= upper``, all at once.
 
@@ -62,6 +62,8 @@ def projected_newton(
         region only): a problem whose step gives NaN this many times in one line search
         is given up (not converged) instead of halving the step up to 40 times. None:
         NaN is treated as any failed Armijo test.
+    max_iter : int
+        Newton iterations at most; a problem not converged by then is returned as such.
 
     Returns
     -------
@@ -100,7 +102,7 @@ def projected_newton(
     if todo.size:
         current[todo] = value(theta[todo], todo)
     eye = np.eye(m, dtype=bool)
-    for _ in range(_MAX_ITER):
+    for _ in range(max_iter):
         rows = np.flatnonzero(~(converged | failed))
         if not rows.size:
             break

@@ -166,6 +166,34 @@ def test_scal_hook_equals_loop(n_ss, n_ds, ties):
     np.testing.assert_allclose(hook, loop, rtol=1e-9, atol=1e-8)
 
 
+def test_scal_hook_equals_loop_for_a_weak_system():
+    # d' = 1: no saturation in the data, so both S-cal limits sit at max_abs_llr and many
+    # replicates lie on a ridge. Those the nodes do not solve get a few Newton iterations on
+    # their scores, then the refit by `fit`: the hook must still be the loop, replicate by
+    # replicate (and some replicates must take each path).
+    from forensic_lr.calibration import scal
+
+    rng = np.random.default_rng(0)
+    ss, ds = rng.normal(1.0, 1.0, 300), rng.normal(0.0, 1.0, 3000)
+    calls = {"on_scores": 0}
+    real = scal._solve_on_scores
+
+    def counted(*args):
+        theta, fitted = real(*args)
+        calls["on_scores"] += fitted.size
+        calls["refit"] = calls.get("refit", 0) + int((~fitted).sum())
+        return theta, fitted
+
+    scal._solve_on_scores = counted
+    try:
+        hook, loop = _hook_and_loop(SCalCalibrator(), ss, ds, 40, 1)
+    finally:
+        scal._solve_on_scores = real
+    assert calls["on_scores"] > 0 and calls["refit"] > 0
+    np.testing.assert_array_equal(np.isnan(hook), np.isnan(loop))
+    np.testing.assert_allclose(hook, loop, rtol=1e-9, atol=1e-8)
+
+
 @pytest.mark.parametrize(("n_ss", "n_ds"), [(12, 20), (40, 90), (150, 800)])
 @pytest.mark.parametrize("ties", [False, True])
 @pytest.mark.parametrize("df", [None, 4.0])
