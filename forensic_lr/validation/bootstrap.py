@@ -35,7 +35,7 @@ from scipy.special import ndtr, ndtri
 from .._checks import check_pair
 from ..errors import ForensicLRWarning, InputError
 from ..metrics import evaluate
-from ..metrics.catalogue import resampled
+from ..metrics.catalogue import metric, resampled
 from ..metrics.cllr import _block_cllr
 from ..metrics.pav import PAVFit, _fit_runs, _TieGroups
 from ..metrics.roc import _crossing, _hull
@@ -726,7 +726,8 @@ def _bounds(
 
 
 def _percentile_kept(names, kept: list[int]) -> tuple[str, ...]:
-    """Warning text for the metrics whose bias-corrected interval could not be read."""
+    """Warning text for the metrics whose bias-corrected interval could not be read
+    (``names``: as reports print them, e.g. "Cllr_cal")."""
     if not kept:
         return ()
     which = ", ".join(names[j] for j in kept)
@@ -858,7 +859,7 @@ def bootstrap_metrics(
     n_valid = int(np.sum(~np.isnan(reps[:, 0])))
     warned = _invalid_warning(n_valid, n)
     low, high, kept = _bounds(reps, [estimate[m] for m in METRICS], level, interval)
-    warned += _percentile_kept(METRICS, kept)
+    warned += _percentile_kept([metric(m).short for m in METRICS], kept)
     intervals = tuple(
         MetricInterval(m, float(estimate[m]), float(lo), float(hi))
         for m, lo, hi in zip(METRICS, low, high, strict=True)

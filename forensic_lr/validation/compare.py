@@ -393,7 +393,7 @@ def compare_systems(
     warned = _invalid_warning(n_valid, n)
     estimates = [ev_a[m] - ev_b[m] for m in ("cllr", "min_cllr")]
     low, high, kept = _bounds(diffs, estimates, level, interval)
-    warned += _percentile_kept(("cllr difference", "min_cllr difference"), kept)
+    warned += _percentile_kept(("Cllr difference", "minCllr difference"), kept)
     d_cllr = MetricInterval("cllr", estimates[0], float(low[0]), float(high[0]))
     d_min = MetricInterval("min_cllr", estimates[1], float(low[1]), float(high[1]))
     return PairedComparison(
