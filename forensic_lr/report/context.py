@@ -13,7 +13,7 @@ from ..metrics.catalogue import METRICS
 
 __all__ = [
     "check_rows", "config_rows", "logo_data_uri", "metric_rows", "metric_table", "param_rows",
-    "safe_svg",
+    "printed_outside", "safe_svg",
 ]
 
 
@@ -91,7 +91,7 @@ def metric_rows(validation) -> list[dict]:
     that the three printed numbers agree (its unrounded value differs by at most one unit
     in the last printed digit). ``percentile``: the bias correction could not be read and
     the plain percentile interval is given; ``outside``: the printed interval misses the
-    printed value (:func:`_outside`).
+    printed value (:func:`printed_outside`).
     """
     values = validation.metrics
     boots = (validation.metric_intervals or {}).get("intervals", {})
@@ -113,21 +113,21 @@ def metric_rows(validation) -> list[dict]:
         elif m.key in boots:
             b = boots[m.key]
             row.update(interval=(b["low"], b["high"]), percentile=m.key in percentile)
-        row["outside"] = _outside(row)
+        # an exact binomial interval always holds its count's rate
+        row["outside"] = (row["interval"] is not None and not row["exact"]
+                          and printed_outside(row["value"], *row["interval"], m.fmt))
         rows.append(row)
     return rows
 
 
-def _outside(row: dict) -> bool:
-    """Whether a bootstrap interval, as printed, misses the estimate as printed.
+def printed_outside(value, low: float, high: float, digits) -> bool:
+    """Whether the interval ``[low, high]`` misses ``value``, all as the reports print them
+    (``digits``: decimals, or ``"percent"``).
 
-    It happens to the metrics built on the PAV fit (``_interval_outside.html`` says why);
-    an exact binomial interval always holds its count's rate.
+    It happens to the bootstrap intervals of the metrics built on the PAV fit
+    (``_interval_outside.html`` says why, in the case and the validation reports).
     """
-    if row["interval"] is None or row["exact"]:
-        return False
-    value = _printed(row["value"], row["digits"])
-    low, high = (_printed(x, row["digits"]) for x in row["interval"])
+    value, low, high = (_printed(x, digits) for x in (value, low, high))
     return None not in (value, low, high) and not low <= value <= high
 
 

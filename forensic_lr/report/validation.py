@@ -11,7 +11,7 @@ from markupsafe import Markup
 
 from .. import plots
 from ..records import ValidationStudy
-from .context import check_rows, metric_table, safe_svg
+from .context import check_rows, metric_table, printed_outside, safe_svg
 from .render import render, stylesheet, template_roots
 
 __all__ = ["build_validation_report"]
@@ -46,6 +46,10 @@ def build_validation_report(
     for name, svg in figures.items():
         files[f"figures/{name}.svg"] = svg.encode("utf-8")
     table = metric_table()
+    intervals = (study.intervals or {}).get("intervals", {})
+    exact = {r.name for r in study.rates}  # printed with their exact binomial intervals
+    outside = [table["short"][name] for name, i in intervals.items() if name not in exact
+               and printed_outside(i["estimate"], i["low"], i["high"], table["digits"][name])]
     context = {
         "study": study.to_dict(),
         "rows": study.methods,
@@ -55,6 +59,7 @@ def build_validation_report(
         "digits": table["digits"],
         "matrix": study.validation_matrix,
         "check_rows": check_rows(study.calibration_checks),
+        "outside": outside,
         "figures": {k: safe_svg(v) for k, v in figures.items()},
         "css": Markup(stylesheet(template_dir)),
     }

@@ -229,3 +229,14 @@ def test_background_table_prints_three_significant_figures(small):
 
     s = run.result.background_ds
     assert f"{significant(s.minimum)} to {significant(s.maximum)}" in text
+
+
+def test_printed_outside_compares_the_numbers_as_printed():
+    # By hand: the voice case's Cllr_cal, a miss that rounding hides, a percentage, NaN.
+    from forensic_lr.report.context import printed_outside
+
+    assert printed_outside(0.015, 0.018, 0.031, 3)
+    assert not printed_outside(0.0181, 0.0182, 0.03, 3)  # 0.018 [0.018, 0.030]
+    assert printed_outside(0.0394, 0.0396, 0.05, "percent")  # 3.9 % [4.0, 5.0] %
+    assert not printed_outside(0.039, 0.031, 0.050, "percent")
+    assert not printed_outside(float("nan"), 0.1, 0.2, 3)
