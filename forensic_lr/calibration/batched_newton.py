@@ -16,6 +16,8 @@ import numpy as np
 #: are weighted means, so this does not grow with the number of scores).
 GRAD_TOL = 1e-10
 _STEP_TOL = 1e-13
+#: Newton iterations at most, unless a caller asks for fewer.
+MAX_ITER = 100
 #: Smallest class size for which the bootstrap hooks solve replicates in a batch. Smaller
 #: resamples can have several local optima (S-cal) or a likelihood without a maximum in
 #: range (Student-t degrees of freedom), where a refit from ``fit``'s own start may land
@@ -43,7 +45,7 @@ def projected_newton(
     skip: np.ndarray | None = None,
     *,
     nan_halvings: int | None = None,
-    max_iter: int = 100,
+    max_iter: int = MAX_ITER,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Minimise ``k`` objectives over the box ``lower <= theta <= upper``, all at once.
 

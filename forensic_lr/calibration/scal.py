@@ -13,7 +13,7 @@ from ..errors import ConvergenceError, ForensicLRError, ForensicLRWarning
 from ..records import ParamRow
 from ..resampling import bootstrap_index_chunks
 from .base import BaseCalibrator, number_option, param_row
-from .batched_newton import BATCH_FROM, in_row_blocks, projected_newton
+from .batched_newton import BATCH_FROM, MAX_ITER, in_row_blocks, projected_newton
 from .bootstrap_fits import BootstrapFits, RefitsOnce
 from .chebyshev_pieces import ChebyshevPieces, chebyshev_pieces
 from .grouping import GROUPED_FROM, distinct_weights, group_starts, pool
@@ -123,7 +123,7 @@ class _Objective:
         return grad, hess
 
 
-def _polish(theta, u, sign, w, limit, skip=None, max_iter=100):
+def _polish(theta, u, sign, w, limit, skip=None, max_iter=MAX_ITER):
     """Projected Newton on S-cal objectives from ``theta`` (rows); see :func:`projected_newton`."""
     objective = _Objective(u, sign, w)
     lower = np.array([-limit, -limit, -np.inf, -np.inf])
