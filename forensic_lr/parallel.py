@@ -38,10 +38,15 @@ from typing import TypeVar
 from threadpoolctl import threadpool_limits
 
 __all__ = [
-    "call_forked", "can_fork", "collector_paused", "idle_cores", "one_blas_thread", "usable_cores",
+    "MAX_JOBS", "call_forked", "can_fork", "collector_paused", "idle_cores", "one_blas_thread",
+    "usable_cores",
 ]
 
 T = TypeVar("T")
+
+#: Most jobs :func:`call_forked` shares out between processes (each job after the first is one
+#: byte value of its ticket pipe); more run one after the other in this process.
+MAX_JOBS = 256
 
 
 def usable_cores() -> int:
@@ -233,7 +238,7 @@ def one_blas_thread():
 def _spread(jobs: Mapping[str, Callable[[], T]], workers: int | None) -> dict[str, T]:
     """:func:`call_forked`'s work, under its limit of one BLAS thread."""
     names = list(jobs)
-    if not 1 < len(names) <= 256 or not can_fork():  # before the cores are read (10 ms)
+    if not 1 < len(names) <= MAX_JOBS or not can_fork():  # before the cores are read (10 ms)
         return _serial(jobs, names)
     n = min(workers or idle_cores(), len(names))
     if n <= 1:

@@ -39,7 +39,7 @@ from ..metrics.catalogue import metric, resampled
 from ..metrics.cllr import _block_cllr
 from ..metrics.pav import PAVFit, _fit_runs, _TieGroups
 from ..metrics.roc import _crossing, _hull
-from ..parallel import call_forked, can_fork, idle_cores
+from ..parallel import MAX_JOBS, call_forked, can_fork, idle_cores
 from ..resampling import (
     Progress,
     RunningTotals,
@@ -664,12 +664,12 @@ def _run_replicates(draws_from, job, out: np.ndarray, progress: Progress | None,
 def _chunks(n: int, processes: int) -> np.ndarray:
     """Bounds of the chunks of ``n`` replicates that the processes claim one at a time.
 
-    32 chunks per process (at most 254 in all, a limit of
-    :func:`~forensic_lr.parallel.call_forked`, and none empty): at 10^6 trials a chunk of
-    1000 / 64 replicates takes about 40 ms, so the processes finish within about that of
-    each other, and claiming a chunk costs microseconds.
+    32 chunks per process (none empty, and with the point estimates' job at most
+    :data:`~forensic_lr.parallel.MAX_JOBS` jobs): at 10^6 trials a chunk of 1000 / 64
+    replicates takes about 40 ms, so the processes finish within about that of each
+    other, and claiming a chunk costs microseconds.
     """
-    return np.linspace(0, n, min(n, 32 * processes, 254) + 1).round().astype(int)
+    return np.linspace(0, n, min(n, 32 * processes, MAX_JOBS - 1) + 1).round().astype(int)
 
 
 def _workers(workers: int | None) -> int:
