@@ -523,8 +523,11 @@ def _replicate_weights(by, rng, n, systems, ss_sources, ds_sources):
     return (weights(d) for d in draws_from(0)), k
 
 
-def _draws(by, rng, n, systems, ss_sources, ds_sources):
+def _draws(by, rng, n, systems, ss_sources, ds_sources, carries=None):
     """The random part of :func:`_replicate_weights`, and how a draw becomes weights.
+
+    ``carries``: :func:`_carries` of ``systems`` when the caller has them already (they
+    are computed here otherwise).
 
     Returns ``(draws_from, weights, k)``: ``draws_from(start)`` yields one draw per
     replicate from replicate ``start`` on (the random bits of the counts in the first
@@ -537,10 +540,7 @@ def _draws(by, rng, n, systems, ss_sources, ds_sources):
     first = systems[0]
     n_ss, n_ds = first.cost_ss.size, first.cost_ds.size
     if by == "trial":
-        carry = [
-            (_carry(first.order_ss, s.order_ss), _carry(first.order_ds, s.order_ds))
-            for s in systems[1:]
-        ]
+        carry = _carries(systems) if carries is None else carries
 
         def trials(own):
             return trial_draw(own, n_ss), trial_draw(own, n_ds)
@@ -679,6 +679,14 @@ def _workers(workers: int | None) -> int:
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
         raise InputError(f"workers must be a positive integer or None, got {workers!r}")
     return int(workers)
+
+
+def _carries(systems) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per system after the first, the SS and DS indices ``p`` with ``weights = first's
+    weights[p]`` in that system's sorted order (:func:`_carry`)."""
+    first = systems[0]
+    return [(_carry(first.order_ss, s.order_ss), _carry(first.order_ds, s.order_ds))
+            for s in systems[1:]]
 
 
 def _carry(order_from: np.ndarray, order_to: np.ndarray) -> np.ndarray:

@@ -26,7 +26,7 @@ from .bootstrap import (
     METRICS,
     MetricInterval,
     _bounds,
-    _carry,
+    _carries,
     _check_options,
     _dot,
     _draws,
@@ -272,23 +272,22 @@ def _verdict(names, d_cllr: MetricInterval, d_min: MetricInterval, test: DeLongT
     )
 
 
-def _cost_gap(a: _Sorted, b: _Sorted) -> tuple[np.ndarray, np.ndarray] | None:
+def _cost_gap(a: _Sorted, b: _Sorted, carry) -> tuple[np.ndarray, np.ndarray] | None:
     """Per trial, in system ``a``'s sorted order, ``a``'s cost minus ``b``'s (SS, DS).
 
-    The two systems score the same trials and every replicate weights a trial equally in
-    both, with the same class totals, so the replicate's Cllr difference is one weighted
-    sum of these gaps per class (:func:`_replicate_differences`). None when a system has
-    an infinite LLR (an infinite cost, whose difference is undefined).
+    ``carry``: the SS and DS indices from ``a``'s sorted order to ``b``'s
+    (:func:`~forensic_lr.validation.bootstrap._carries`). The two systems score the same
+    trials and every replicate weights a trial equally in both, with the same class
+    totals, so the replicate's Cllr difference is one weighted sum of these gaps per class
+    (:func:`_replicate_differences`). None when a system has an infinite LLR (an infinite
+    cost, whose difference is undefined).
     """
     if a.n_inf_ss or a.n_inf_ds or b.n_inf_ss or b.n_inf_ds:
         return None
     gaps = []
-    for cost_a, cost_b, order_a, order_b in (
-        (a.cost_ss, b.cost_ss, a.order_ss, b.order_ss),
-        (a.cost_ds, b.cost_ds, a.order_ds, b.order_ds),
-    ):
+    for cost_a, cost_b, p in ((a.cost_ss, b.cost_ss, carry[0]), (a.cost_ds, b.cost_ds, carry[1])):
         b_in_a = np.empty_like(cost_b)
-        b_in_a[_carry(order_a, order_b)] = cost_b  # b's sorted trial j is a's p[j]
+        b_in_a[p] = cost_b  # b's sorted trial j is a's p[j]
         gaps.append(cost_a - b_in_a)
     return gaps[0], gaps[1]
 
@@ -370,9 +369,10 @@ def compare_systems(
     with ThreadPoolExecutor(min(2, workers)) as pool:  # numpy sorts without the GIL
         systems = list(pool.map(lambda pair: _sorted(*pair), ((a_ss, a_ds), (b_ss, b_ds))))
     rng = np.random.default_rng(seed)
-    draws_from, weights, _ = _draws(by, rng, n, systems, ss_sources, ds_sources)
+    carries = _carries(systems)
+    draws_from, weights, _ = _draws(by, rng, n, systems, ss_sources, ds_sources, carries)
     diffs = np.empty((n, 2))
-    cost_gap = _cost_gap(*systems)
+    cost_gap = _cost_gap(*systems, carries[0])
 
     def difference(draw) -> np.ndarray:
         (wa, wb) = weights(draw)

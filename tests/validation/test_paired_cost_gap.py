@@ -10,8 +10,18 @@ from hypothesis import strategies as st
 from forensic_lr.metrics import cllr, min_cllr
 from forensic_lr.resampling import POISSON_FROM
 from forensic_lr.validation import compare_systems
-from forensic_lr.validation.bootstrap import _replicate_cllrs, _replicate_weights, _sorted
+from forensic_lr.validation.bootstrap import (
+    _carries,
+    _replicate_cllrs,
+    _replicate_weights,
+    _sorted,
+)
 from forensic_lr.validation.compare import _cost_gap, _replicate_differences
+
+
+def _gap(a, b):
+    """The cost gaps of A and B, with the carry from A's sorted order to B's."""
+    return _cost_gap(a, b, _carries([a, b])[0])
 
 
 def _expanded_difference(systems, pair, arrays) -> np.ndarray:
@@ -41,7 +51,7 @@ def test_cost_gap_difference_equals_two_systems(n_ss, n_ds, seed, step):
     if step:
         b_ss, b_ds = np.round(b_ss / step) * step, np.round(b_ds / step) * step
     systems = [_sorted(a_ss, a_ds), _sorted(b_ss, b_ds)]
-    gap = _cost_gap(*systems)
+    gap = _gap(*systems)
     assert gap is not None
     draws, _ = _replicate_weights("trial", rng, 1, systems, None, None)
     for wa, wb in draws:
@@ -64,9 +74,9 @@ def test_cost_gap_is_none_only_with_an_infinite_cost():
     """An SS LLR of -inf or a DS LLR of +inf costs infinitely; the other infinities cost 0."""
     a_ss, a_ds = np.array([1.0, 2.0]), np.array([-1.0, 0.5])
     finite = _sorted(a_ss, a_ds)
-    assert _cost_gap(finite, _sorted(a_ss, np.array([np.inf, 0.5]))) is None
-    assert _cost_gap(_sorted(np.array([-np.inf, 2.0]), a_ds), finite) is None
-    gap = _cost_gap(_sorted(np.array([np.inf, 2.0]), np.array([-np.inf, 0.5])), finite)
+    assert _gap(finite, _sorted(a_ss, np.array([np.inf, 0.5]))) is None
+    assert _gap(_sorted(np.array([-np.inf, 2.0]), a_ds), finite) is None
+    gap = _gap(_sorted(np.array([np.inf, 2.0]), np.array([-np.inf, 0.5])), finite)
     assert gap is not None and np.isfinite(np.concatenate(gap)).all()
 
 
@@ -74,7 +84,7 @@ def test_empty_class_gives_nan_differences():
     a = _sorted(np.array([1.0, 2.0]), np.array([-1.0, 0.5]))
     b = _sorted(np.array([2.0, 1.5]), np.array([0.0, -0.5]))
     zero, one = np.zeros(2, dtype=np.int64), np.ones(2, dtype=np.int64)
-    got = _replicate_differences(a, b, _cost_gap(a, b), (zero, one), (zero, one))
+    got = _replicate_differences(a, b, _gap(a, b), (zero, one), (zero, one))
     assert np.isnan(got).all()
 
 
