@@ -15,6 +15,7 @@ from urllib.parse import unquote, urlparse
 from ..errors import ForensicLRError, InputError, excerpt
 from ..parallel import collector_paused
 from . import svg_text
+from .render import reaches_outside
 
 
 class FetchRefused(ForensicLRError):
@@ -44,9 +45,9 @@ class SafeFetcher(_fetcher_base()):
         parsed = urlparse(url)
         if parsed.scheme == "data":
             return super().fetch(url, headers)
-        if parsed.scheme == "file" and not parsed.netloc:
+        if parsed.scheme == "file" and not parsed.netloc and not reaches_outside(url, self.roots):
             path = Path(unquote(parsed.path)).resolve()
-            if any(path.is_relative_to(root) for root in self.roots) and path.is_file():
+            if path.is_file():
                 return super().fetch(path.as_uri(), headers)
         self.refused.append(url)
         raise FetchRefused(f"refused to fetch {url!r}: reports may only use their own templates")

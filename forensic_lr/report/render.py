@@ -19,7 +19,9 @@ import numbers
 import os
 import re
 import traceback
+from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
@@ -206,6 +208,142 @@ def _template_line(exc: BaseException, roots) -> tuple[str | None, int | None]:
     return None, None
 
 
+#: HTML attributes whose value a browser or the PDF renderer fetches (or navigates to).
+_URL_ATTRIBUTES = frozenset({
+    "src", "href", "xlink:href", "srcset", "imagesrcset", "data", "poster", "action",
+    "formaction", "background", "codebase", "archive", "manifest", "ping", "longdesc",
+    "lowsrc", "dynsrc", "icon", "profile", "usemap",
+})
+#: Elements that embed another document or run code: refused whatever they point to.
+_EMBEDDING = frozenset({"iframe", "frame", "frameset", "object", "embed", "applet", "script",
+                        "portal", "fencedframe"})
+_CSS_ESCAPE = re.compile(r"\\([0-9a-fA-F]{1,6})[ \t\r\n\f]?|\\(.)", re.DOTALL)
+_CSS_URL = re.compile(r"""(?:url|src)\(\s*(?:"([^"]*)"|'([^']*)'|([^)]*))""", re.IGNORECASE)
+_CSS_IMPORT = re.compile(r"""@import\s*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
+_CSS_IMAGE_SET = re.compile(r"image-set\(([^)]*)\)", re.IGNORECASE)
+_CSS_STRING = re.compile(r""""([^"]*)"|'([^']*)'""")
+_REFRESH = re.compile(r"url\s*=", re.IGNORECASE)
+_SCHEME = re.compile(r"([a-zA-Z][a-zA-Z0-9+.-]*):")
+
+
+def _css_unescaped(css: str) -> str:
+    """CSS text with its escapes (``\\75 rl(``, ``\\:``) decoded, as a CSS parser reads it."""
+    def one(match: re.Match) -> str:
+        if match.group(1):
+            code = int(match.group(1), 16)
+            return chr(code) if 0 < code <= 0x10FFFF else "\ufffd"
+        return match.group(2)
+
+    return _CSS_ESCAPE.sub(one, css)
+
+
+def _css_references(css: str) -> list[str]:
+    """Every URL a stylesheet may fetch: ``url()``, ``src()``, ``@import`` and ``image-set``.
+
+    Comments are not skipped: a reference in a comment counts too (safe side).
+    """
+    text = _css_unescaped(css)
+    found = ["".join(m.groups(default="")) for m in _CSS_URL.finditer(text)]
+    found += ["".join(m.groups(default="")) for m in _CSS_IMPORT.finditer(text)]
+    for block in _CSS_IMAGE_SET.finditer(text):
+        found += ["".join(m.groups(default="")) for m in _CSS_STRING.finditer(block.group(1))]
+    return found
+
+
+def reaches_outside(url: str, roots) -> bool:
+    """Whether ``url`` reaches anything but a ``data:`` URL, a fragment of the page or a
+    file inside one of ``roots`` (a relative URL resolving against the first, as for the
+    PDF renderer's base URL)."""
+    roots = tuple(Path(r) for r in roots)
+    text = "".join(ch for ch in url if ch > " " or ch == " ").strip()  # as browsers read it
+    if not text or text.startswith("#"):
+        return False
+    scheme = _SCHEME.match(text)
+    if scheme and scheme.group(1).lower() == "data":
+        return False
+    if text.startswith(("//", "\\\\", "/\\", "\\/")):
+        return True  # another host, whatever the scheme
+    if scheme:
+        parts = urlsplit(text)
+        if parts.scheme.lower() != "file" or parts.netloc not in ("", "localhost"):
+            return True
+        path = Path(unquote(parts.path))
+    else:
+        path = roots[0] / unquote(urlsplit(text.replace("\\", "/")).path)
+    try:
+        resolved = path.resolve()
+    except (OSError, ValueError):  # a NUL, a loop, a name too long: not a usable file
+        return True
+    return not any(resolved.is_relative_to(root.resolve()) for root in roots)
+
+
+class _References(HTMLParser):
+    """Collects the URLs of an HTML document: attributes, ``style`` and ``<style>`` text."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.urls: list[str] = []
+        self.embedding: list[str] = []
+        self._in_style = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in _EMBEDDING:
+            self.embedding.append(tag)
+        for key, value in attrs:
+            if value is None:
+                continue
+            if key in _URL_ATTRIBUTES:
+                urls = value.split(",") if key.endswith("srcset") else [value]
+                self.urls += [u.strip().split(" ")[0] for u in urls]
+            elif key == "content" and _REFRESH.search(value):  # <meta http-equiv=refresh>
+                self.urls.append(_REFRESH.split(value, maxsplit=1)[1].strip(" '\""))
+            elif key == "style" or "url" in value.lower():  # also SVG fill="url(...)"
+                self.urls += _css_references(value)
+        if tag == "style":
+            self._in_style += 1
+
+    handle_startendtag = handle_starttag
+
+    def handle_endtag(self, tag):
+        if tag == "style":
+            self._in_style = max(0, self._in_style - 1)
+
+    def handle_data(self, data):
+        if self._in_style:
+            self.urls += _css_references(data)
+
+
+def check_references(html: str, name: str, template_dir: str | Path | None = None) -> None:
+    """Refuse rendered HTML that refers to anything outside the report and its templates.
+
+    Every URL a viewer or the PDF renderer would fetch - ``src``, ``href``, ``srcset`` and
+    the other URL attributes, CSS ``url()``, ``@import`` and ``image-set`` in ``<style>``
+    and ``style=`` - must be a ``data:`` URL, a fragment (``#id``) or a file inside the
+    template folders; ``<iframe>``, ``<object>``, ``<embed>``, ``<script>`` and their kin
+    are refused outright. The same check serves every format (HTML, PDF), so a report
+    that opens in a browser calls out no more than its PDF.
+
+    Raises
+    ------
+    InputError
+        Naming the template and up to three of the references.
+    """
+    roots = tuple(Path(r) for r in template_roots(template_dir))
+    parser = _References()
+    parser.feed(html)
+    parser.close()
+    bad = [f"<{tag}>" for tag in dict.fromkeys(parser.embedding)]
+    bad += list(dict.fromkeys(u for u in parser.urls if reaches_outside(u, roots)))
+    if bad:
+        shown = ", ".join(excerpt(b, 80) for b in bad[:3])
+        more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
+        raise InputError(
+            f"the report template {name} refers to {len(bad)} resource(s) outside the report "
+            f"and its template folder ({shown}{more}); a report may use only data: URLs and "
+            "files inside its template folder (no web addresses, frames, objects or scripts): "
+            "correct the template", path=str(template_dir or roots[0]))
+
+
 def render(name: str, context: dict, template_dir: str | Path | None = None) -> str:
     """Render template ``name`` with ``context``.
 
@@ -218,7 +356,7 @@ def render(name: str, context: dict, template_dir: str | Path | None = None) -> 
         keeps its traceback.)
     """
     try:
-        return cached_environment(template_dir).get_template(name).render(**context)
+        html = cached_environment(template_dir).get_template(name).render(**context)
     except InputError:
         raise
     except jinja2.TemplateSyntaxError as exc:
@@ -234,6 +372,8 @@ def render(name: str, context: dict, template_dir: str | Path | None = None) -> 
         kind = "refused by the sandbox" if isinstance(exc, SecurityError) else "failed"
         raise InputError(f"the lab's report template {kind}: {str(exc)[:200]}; correct the "
                          "template", path=path or str(template_dir), line=line) from None
+    check_references(html, name, template_dir)
+    return html
 
 
 def stylesheet(template_dir: str | Path | None = None) -> str:
