@@ -24,7 +24,6 @@ import tomllib
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InputError
 from .spec import CaseSpec, case_template
 
 __all__ = ["Checklist", "Finding", "InputRead", "check_case", "mark_draft", "read_case_inputs"]
@@ -170,38 +169,29 @@ def _notes(spec: CaseSpec, revision: str) -> list[Finding]:
 
 
 def read_case_inputs(spec: CaseSpec) -> tuple[InputRead, ...]:
-    """Read every score file the case names, as ``run`` would; errors name the file and line.
+    """Read every score file the case names, as ``run`` reads it; errors name the file and line.
+
+    The same reader as the case pipeline (:func:`~forensic_lr.casework.inputs.load_background`
+    and :func:`~forensic_lr.casework.inputs.load_extra_inputs`): the case's score and label
+    columns, decimal separator, sheet and source column apply, so a file ``run`` accepts is
+    read here and one it refuses is refused with the same message.
 
     Raises
     ------
     InputError
         A file that cannot be read as scores (the reader's message, with the case key).
     """
-    from ..calibration import extra_inputs
-    from ..io.scores import load_scores, read_score_file
+    from .inputs import load_background, load_extra_inputs
 
-    bg, direction = spec.background, spec.evidence.score_direction
-    reads = []
-    try:
-        if bg.scores is not None:
-            data = load_scores(scores=str(spec.resolve(bg.scores)), direction=direction)
-            reads += [InputRead("background", "scores", bg.scores, data.ss.size + data.ds.size)]
-        else:
-            data = load_scores(ss=str(spec.resolve(bg.ss)), ds=str(spec.resolve(bg.ds)),
-                               direction=direction)
-            reads += [InputRead("background", "ss", bg.ss, data.ss.size),
-                      InputRead("background", "ds", bg.ds, data.ds.size)]
-    except InputError as exc:
-        raise InputError(f"[background]: {exc}") from None
-    for key in extra_inputs():
-        name = getattr(bg, key, None)
-        if name is None:
-            continue
-        try:
-            values = read_score_file(spec.resolve(name), label=key)
-        except InputError as exc:
-            raise InputError(f"[background] {key}: {exc}") from None
-        reads.append(InputRead("background", key, name, int(values.size)))
+    _, summaries, hashes, files = load_background(spec)
+    _, extra = load_extra_inputs(spec, hashes, files)
+    bg = spec.background
+    if bg.scores is not None:
+        reads = [InputRead("background", "scores", bg.scores,
+                           summaries["ss"].n + summaries["ds"].n)]
+    else:
+        reads = [InputRead("background", k, getattr(bg, k), summaries[k].n) for k in ("ss", "ds")]
+    reads += [InputRead("background", key, s.file, s.n) for key, s in extra.items()]
     return tuple(reads)
 
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..calibration import calibration_checks, elub_bounds, extra_inputs
+from ..calibration import calibration_checks, elub_bounds
 from ..errors import ForensicLRError, ForensicLRWarning
-from ..io.scores import load_scores, orient, read_class_file, sha256_file
+from ..io.scores import orient, sha256_file
 from ..metrics import evaluate
 from ..parallel import call_forked
 from ..provenance import sha256_json, software_versions, source_revision
@@ -25,7 +25,6 @@ from ..records import (
     EvidenceResult,
     Provenance,
     RateCount,
-    ScoreSummary,
     ValidationResult,
 )
 from ..resampling import Progress, stage_progress
@@ -34,6 +33,7 @@ from ..validation.bootstrap import bootstrap_metrics
 from ..validation.criteria import check_criteria
 from ..validation.rates import misleading_rates
 from .evidence import evaluate_evidence_full, method_calibrators
+from .inputs import load_background, load_extra_inputs
 from .policy import decide_conclusion
 from .profile import policy_settings
 from .sensitivity import sensitivity_analysis
@@ -78,68 +78,6 @@ class CaseRun:
     calibrator: object
     evidence_scores: np.ndarray
     scale: VerbalScale
-
-
-def _summary(values: np.ndarray, file: str, sha256: str) -> ScoreSummary:
-    return ScoreSummary(
-        file=file,
-        sha256=sha256,
-        n=int(values.size),
-        minimum=float(values.min()),
-        maximum=float(values.max()),
-        mean=float(values.mean()),
-        sd=float(values.std(ddof=1)) if values.size > 1 else 0.0,
-    )
-
-
-def _load_background(spec: CaseSpec):
-    """Scores as used, a summary of each class on the scale of the files, and provenance.
-
-    Returns the score set, the summaries, ``{name: SHA-256}`` and the provenance record of
-    every file read (names relative to the case file; hashes of the original bytes).
-    """
-    bg = spec.background
-    direction = spec.evidence.score_direction
-    reading = bg.reading()
-    if bg.scores is not None:
-        data = load_scores(scores=str(spec.resolve(bg.scores)), direction=direction, **reading)
-        names = {"ss": bg.scores, "ds": bg.scores}
-    else:
-        data = load_scores(
-            ss=str(spec.resolve(bg.ss)), ds=str(spec.resolve(bg.ds)), direction=direction,
-            **reading,
-        )
-        names = {"ss": bg.ss, "ds": bg.ds}
-    relative = {str(spec.resolve(n)): n for n in names.values()}
-    files = [{**p.to_dict(), "name": relative.get(p.name, p.name)} for p in data.inputs]
-    hashes = {f["name"]: f["sha256"] for f in files}
-    summaries = {
-        k: _summary(orient(getattr(data, k), direction), names[k], hashes[names[k]])
-        for k in names
-    }
-    return data, summaries, hashes, files
-
-
-def _load_extra(spec: CaseSpec, hashes: dict[str, str], files: list[dict]):
-    """The extra score inputs the method declares (``[background] suspect_ss``, ...).
-
-    Returns them score-like (direction applied) and a summary per file; adds each file's
-    SHA-256 to ``hashes`` and its provenance to ``files``.
-    """
-    direction = spec.evidence.score_direction
-    bg = spec.background
-    extra, summaries = {}, {}
-    for key in extra_inputs():
-        name = getattr(bg, key, None)
-        if name is None:
-            continue
-        read = read_class_file(spec.resolve(name), label=key, score_column=bg.score_column,
-                               decimal=bg.decimal, sheet=bg.sheet)
-        hashes[name] = read.provenance.sha256
-        files.append({**read.provenance.to_dict(), "name": name})
-        summaries[key] = _summary(read.values, name, hashes[name])
-        extra[key] = orient(read.values, direction)
-    return extra, summaries
 
 
 def _fold_texts(caught) -> list[str]:
@@ -328,8 +266,8 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
        in speaker recognition, Interspeech 2013.
     """
     scale = load_scale(_scale_ref(spec))
-    data, summaries, hashes, files = _load_background(spec)
-    extra, extra_summaries = _load_extra(spec, hashes, files)
+    data, summaries, hashes, files = load_background(spec)
+    extra, extra_summaries = load_extra_inputs(spec, hashes, files)
     if spec.evidence.scores_file is not None:  # the evidence file is an input like the others
         hashes[spec.evidence.scores_file] = sha256_file(spec.resolve(spec.evidence.scores_file))
     unc = spec.uncertainty

@@ -16,6 +16,7 @@ import datetime
 import hashlib
 import json
 import re
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -498,6 +499,28 @@ def _toml_message(path: Path, text: str, exc: tomllib.TOMLDecodeError) -> str:
     return message
 
 
+#: Deepest nesting of tables and lists a case file may have (it needs 4: section, items,
+#: item, value); deeper input is damaged or hostile and would exhaust the recursion limit.
+MAX_DEPTH = 16
+
+
+def _check_depth(data: Any, source: str) -> None:
+    """Refuse tables or lists nested deeper than :data:`MAX_DEPTH` (one pass, no recursion)."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else (
+            value if isinstance(value, list | tuple) else ())
+        for child in children:
+            if isinstance(child, dict | list | tuple):
+                if depth + 1 > MAX_DEPTH:
+                    raise InputError(
+                        f"{source}: the case file nests tables or lists more than {MAX_DEPTH} "
+                        "levels deep; a case file needs 4 (section, list, item, value)"
+                    )
+                stack.append((child, depth + 1))
+
+
 _INTERNAL_KEYS = (
     "base_dir", "data_roots", "source_sha256", "lab", "lab_sha256", "settings_sources",
     "score_texts",
@@ -527,6 +550,7 @@ def case_from_dict(
     from .profile import apply_profile
     from .verbal import load_scale
 
+    _check_depth(data, source)
     internal = [k for k in _INTERNAL_KEYS if k in data]
     if internal:
         raise InputError(
@@ -625,6 +649,12 @@ def load_case(path: str | Path, *, data_roots: tuple[Path, ...] = (),
         raise InputError(_toml_message(path, text, exc)) from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: cannot parse the case file ({exc})") from None
+    except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits)
+        raise InputError(
+            f"{path}: the case file holds an integer of more than "
+            f"{sys.get_int_max_str_digits():,} digits; no case-file value needs that many: "
+            "check the file"
+        ) from None
     except RecursionError:
         raise InputError(
             f"{path}: the case file is nested too deeply (lists or tables inside each other "

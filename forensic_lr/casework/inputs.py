@@ -1,0 +1,102 @@
+"""Read the score files a case names: the one reader path of ``forensic-lr run`` and ``check``.
+
+:func:`load_background` reads ``[background] ss``/``ds`` (or one labelled ``scores`` file)
+and :func:`load_extra_inputs` the extra score files a method declares (``suspect_ss``,
+``unlabelled``), both with the case's reading options (``score_column``, ``label_column``,
+``source_column``, ``decimal``, ``sheet``) and its score direction. The case pipeline and
+the readiness check call these two functions, so ``check`` says "ready" exactly for the
+files ``run`` reads, and refuses exactly what ``run`` refuses, with the same message.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..calibration import extra_inputs
+from ..errors import InputError
+from ..io.scores import ScoreSet, load_scores, orient, read_class_file
+from ..records import ScoreSummary
+from .spec import CaseSpec
+
+__all__ = ["load_background", "load_extra_inputs"]
+
+
+def _summary(values: np.ndarray, file: str, sha256: str) -> ScoreSummary:
+    return ScoreSummary(
+        file=file,
+        sha256=sha256,
+        n=int(values.size),
+        minimum=float(values.min()),
+        maximum=float(values.max()),
+        mean=float(values.mean()),
+        sd=float(values.std(ddof=1)) if values.size > 1 else 0.0,
+    )
+
+
+def load_background(
+    spec: CaseSpec,
+) -> tuple[ScoreSet, dict[str, ScoreSummary], dict[str, str], list[dict]]:
+    """Scores as used, a summary of each class on the scale of the files, and provenance.
+
+    Returns the score set (direction applied: higher supports Hp), the summaries by class
+    (``"ss"``, ``"ds"``), ``{name: SHA-256}`` and the provenance record of every file read
+    (names relative to the case file; hashes of the original bytes).
+
+    Raises
+    ------
+    InputError
+        A file that cannot be read as the case's reading options say; the message starts
+        with ``[background]`` and names the file, line and column.
+    """
+    bg = spec.background
+    direction = spec.evidence.score_direction
+    if bg.scores is not None:
+        names = {"ss": bg.scores, "ds": bg.scores}
+        paths = {"scores": str(spec.resolve(bg.scores))}
+    else:
+        names = {"ss": bg.ss, "ds": bg.ds}
+        paths = {"ss": str(spec.resolve(bg.ss)), "ds": str(spec.resolve(bg.ds))}
+    try:
+        data = load_scores(**paths, direction=direction, **bg.reading())
+    except InputError as exc:
+        raise InputError(f"[background]: {exc}") from None
+    relative = {str(spec.resolve(n)): n for n in names.values()}
+    files = [{**p.to_dict(), "name": relative.get(p.name, p.name)} for p in data.inputs]
+    hashes = {f["name"]: f["sha256"] for f in files}
+    summaries = {
+        k: _summary(orient(getattr(data, k), direction), names[k], hashes[names[k]])
+        for k in names
+    }
+    return data, summaries, hashes, files
+
+
+def load_extra_inputs(
+    spec: CaseSpec, hashes: dict[str, str], files: list[dict],
+) -> tuple[dict[str, np.ndarray], dict[str, ScoreSummary]]:
+    """The extra score inputs the method declares (``[background] suspect_ss``, ...).
+
+    Returns them score-like (direction applied) and a summary per file, by case key; adds
+    each file's SHA-256 to ``hashes`` and its provenance to ``files``.
+
+    Raises
+    ------
+    InputError
+        A file that cannot be read; the message starts with ``[background] KEY``.
+    """
+    direction = spec.evidence.score_direction
+    bg = spec.background
+    extra, summaries = {}, {}
+    for key in extra_inputs():
+        name = getattr(bg, key, None)
+        if name is None:
+            continue
+        try:
+            read = read_class_file(spec.resolve(name), label=key, score_column=bg.score_column,
+                                   decimal=bg.decimal, sheet=bg.sheet)
+        except InputError as exc:
+            raise InputError(f"[background] {key}: {exc}") from None
+        hashes[name] = read.provenance.sha256
+        files.append({**read.provenance.to_dict(), "name": name})
+        summaries[key] = _summary(read.values, name, hashes[name])
+        extra[key] = orient(read.values, direction)
+    return extra, summaries
