@@ -316,7 +316,7 @@ def test_file_errors_name_file_line_column(tmp_path):
         fusion.read_decisions(f)
     t = tmp_path / "t.csv"
     t.write_text("A,B,fused\n0,0,0\n0,1,0\n1,1,1\n")
-    with pytest.raises(InputError, match=r"no row for \{'A': 1, 'B': 0\}"):
+    with pytest.raises(InputError, match=r"no row for A=1, B=0"):
         fusion.read_truth_table(t)
     t.write_text("A,B,fused\n0,0,0\n0,1,0\n1,0,0\n1,1,1\n0,1,1\n")
     with pytest.raises(InputError, match=r"line 6: combination .* already given at line 3"):

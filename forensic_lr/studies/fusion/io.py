@@ -9,8 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, excerpt
 from ...io.settings_files import read_settings_file
+from ...io.tables import names as shown
 from ...io.text_rows import read_rows
 from .model import Confusion, TruthTable, check_confusion
 
@@ -30,10 +31,10 @@ def _binary(value: str, path, line: int, column: str) -> bool:
     if v in _FALSE:
         return False
     raise InputError(
-        f"value {value!r} is not a binary decision; write 1/0 (or p/n, true/false)",
+        f"value {excerpt(value)} is not a binary decision; write 1/0 (or p/n, true/false)",
         path=str(path),
         line=line,
-        column=column,
+        column=shown([column]),
     )
 
 
@@ -48,7 +49,7 @@ def read_decisions(path) -> tuple[tuple[str, ...], np.ndarray]:
     names = tuple(header)
     if any(not h for h in names) or len(set(names)) != len(names):
         raise InputError(
-            f"the header {list(names)} must name every component once",
+            f"the header ({shown(names)}) must name every component once",
             path=str(path),
             line=line0,
         )
@@ -125,7 +126,7 @@ def read_truth_table(path, components=None) -> TruthTable:
         header, rows, where = all_rows[0][1], all_rows[1:], "line"
     if "fused" not in header:
         raise InputError(
-            f"the truth table needs a column 'fused' next to the components; got {header}",
+            f"the truth table needs a column 'fused' next to the components; got {shown(header)}",
             path=str(path),
         )
     names = [h for h in header if h != "fused"]
@@ -142,7 +143,7 @@ def read_truth_table(path, components=None) -> TruthTable:
         idx = sum(int(b) << (k - 1 - j) for j, b in enumerate(bits))
         if idx in seen_at:
             raise InputError(
-                f"combination {dict(zip(names, map(int, bits), strict=True))} already given "
+                f"combination {_combination(names, bits)} already given "
                 f"at {where} "
                 f"{seen_at[idx]}; give each combination once",
                 path=str(path),
@@ -152,7 +153,7 @@ def read_truth_table(path, components=None) -> TruthTable:
         outputs[idx] = _binary(row["fused"], path, line, "fused")
     if (outputs < 0).any():
         r = int(np.flatnonzero(outputs < 0)[0])
-        missing = {n: (r >> (k - 1 - j)) & 1 for j, n in enumerate(names)}
+        missing = _combination(names, [(r >> (k - 1 - j)) & 1 for j in range(k)])
         raise InputError(
             f"the truth table has no row for {missing} ({int((outputs < 0).sum())} of "
             f"{2**k} combinations missing); add one row per combination",
@@ -167,8 +168,8 @@ def reorder_truth_table(table: TruthTable, components, path=None) -> TruthTable:
     names = tuple(str(c) for c in components)
     if sorted(names) != sorted(table.components):
         raise InputError(
-            f"the truth table's components {list(table.components)} differ from the decision "
-            f"columns {list(names)}; use the same names",
+            f"the truth table's components ({shown(table.components)}) differ from the decision "
+            f"columns ({shown(names)}); use the same names",
             path=None if path is None else str(path),
         )
     k = len(names)
@@ -192,7 +193,7 @@ def read_counts(path) -> dict[str, Confusion]:
     data = _read_json(Path(path))
     keys = ("system_pos", "system_neg", "model")
     if not isinstance(data, dict) or set(data) != set(keys):
-        got = sorted(data) if isinstance(data, dict) else type(data).__name__
+        got = shown(sorted(map(str, data))) if isinstance(data, dict) else type(data).__name__
         raise InputError(
             f"the counts file is an object with exactly the keys {list(keys)}; got {got}",
             path=str(path),
@@ -204,3 +205,8 @@ def read_counts(path) -> dict[str, Confusion]:
         except InputError as exc:
             raise InputError(str(exc), path=str(path), column=k) from None
     return out
+
+
+def _combination(names, bits) -> str:
+    """``A=1, B=0`` with each component name shortened for a message (:func:`shown`)."""
+    return ", ".join(f"{shown([n])}={int(b)}" for n, b in zip(names, bits, strict=True))

@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, excerpt
+from ...io.tables import names as shown
 
 __all__ = [
     "FUSERS",
@@ -119,7 +120,7 @@ def check_confusion(counts, name: str = "confusion") -> Confusion:
     for k in ("tp", "fn", "fp", "tn"):
         v = values[k]
         if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-            raise InputError(f"{name}.{k} = {v!r} is not a number; give a count >= 0")
+            raise InputError(f"{name}.{k} = {excerpt(v)} is not a number; give a count >= 0")
         if v > _MAX_COUNT:  # before isfinite: a Python int this large is no float64
             raise InputError(
                 f"{name}.{k} = {v:.3g} is beyond 2^53 = {_MAX_COUNT:,}, the largest count a "
@@ -220,7 +221,8 @@ def make_fuser(kind: str, components) -> TruthTable:
     n_pos = ((rows[:, None] >> np.arange(k)) & 1).sum(axis=1)
     table = {"and": n_pos == k, "or": n_pos >= 1, "majority": 2 * n_pos > k}
     if kind not in table:
-        raise InputError(f"unknown fuser {kind!r}; use one of {', '.join(FUSERS)} or a table file")
+        raise InputError(f"unknown fuser {excerpt(kind)}; use one of {', '.join(FUSERS)} or "
+                         "a table file")
     return TruthTable(names, tuple(bool(v) for v in table[kind]))
 
 
@@ -377,7 +379,8 @@ def intervene(decisions, labels, components, component: str, fuser) -> Intervene
     d = d.astype(bool)
     y = y.astype(bool)
     if component not in names:
-        raise InputError(f"unknown component {component!r}; the components are {list(names)}")
+        raise InputError(f"unknown component {excerpt(component)}; the components are "
+                         f"{shown(names)}")
     table = make_fuser(fuser, names) if isinstance(fuser, str) else fuser
     if tuple(table.components) != names:
         raise InputError(
@@ -387,7 +390,7 @@ def intervene(decisions, labels, components, component: str, fuser) -> Intervene
     row = table.non_monotone_row(component)
     if row is not None:
         raise InputError(
-            f"the fuser is not monotone in {component!r}: in row "
+            f"the fuser is not monotone in {excerpt(component)}: in row "
             f"{dict(zip(names, row, strict=True))} "
             "switching it to 1 turns the fused decision from 1 to 0; the method's worst case "
             "assumes that a positive from the component can never remove a positive"
@@ -660,7 +663,8 @@ def _fuser_outputs(fuser, n_rep: int) -> np.ndarray:
     kinds = np.broadcast_to(np.asarray(fuser), (n_rep,))
     bad = ~np.isin(kinds, ("or", "and"))
     if bad.any():
-        raise InputError(f"the simulation fuser must be 'or' or 'and', got {kinds[bad][0]!r}")
+        raise InputError("the simulation fuser must be 'or' or 'and', got "
+                         f"{excerpt(kinds[bad][0])}")
     rows = {k: np.asarray(make_fuser(k, ("other", "model")).outputs) for k in ("or", "and")}
     return np.where((kinds == "or")[:, None], rows["or"], rows["and"])
 
@@ -711,7 +715,7 @@ def simulate_worst_case(
     """
     for v, what in ((n_system, "n_system"), (n_model, "n_model"), (n_rep, "n_rep")):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise InputError(f"{what} must be an integer >= 1, got {v!r}")
+            raise InputError(f"{what} must be an integer >= 1, got {excerpt(v)}")
     acc_pos = np.broadcast_to(np.asarray(acc_pos, dtype=float), (n_rep, 2))
     acc_neg = np.broadcast_to(np.asarray(acc_neg, dtype=float), (n_rep, 2))
     p_pos = joint_correct_probabilities(acc_pos[:, 0], acc_pos[:, 1], rho_pos)

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, excerpt
+from ...io.tables import names as shown
 from ...io.text_rows import read_rows
 from .model import Judgements
 
@@ -68,11 +69,11 @@ def read_judgements(path) -> Judgements:
                 continue
             if cell not in ("0", "1", "0.0", "1.0"):
                 raise InputError(
-                    f"value {cell!r} is not a binary judgement; write 1 (positive), 0 "
+                    f"value {excerpt(cell)} is not a binary judgement; write 1 (positive), 0 "
                     "(negative) or leave the cell empty if the assessor did not judge the item",
                     path=str(p),
                     line=lineno,
-                    column=header[j],
+                    column=shown([header[j]]),
                 )
             values[r, k] = float(cell)
         if np.isnan(values[r]).all():

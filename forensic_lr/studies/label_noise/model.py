@@ -58,7 +58,7 @@ import numpy as np
 from scipy.special import expit, xlog1py, xlogy
 from scipy.stats import norm
 
-from ...errors import ForensicLRWarning, InputError
+from ...errors import ForensicLRWarning, InputError, excerpt
 
 __all__ = [
     "CorrectedMetrics",
@@ -93,7 +93,8 @@ def _check_prob(value, name: str) -> float:
     try:
         x = float(value)
     except (TypeError, ValueError):
-        raise InputError(f"{name} = {value!r} is not a number; give a value in [0, 1]") from None
+        raise InputError(f"{name} = {excerpt(value)} is not a number; give a value in "
+                         "[0, 1]") from None
     if not (0.0 <= x <= 1.0):
         raise InputError(f"{name} = {x!r} is not a proportion; give a value in [0, 1]")
     return x
