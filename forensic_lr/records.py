@@ -350,10 +350,13 @@ class CriterionResult(Record):
 
 
 class RateCount(Record):
-    """A rate counted on validation trials with its exact binomial interval.
+    """A rate counted on validation trials with its interval.
 
     ``name``: ``"rmep"`` (same-source trials with LR < 1) or ``"rmed"`` (different-source
-    trials with LR > 1); ``low``/``high``: the Clopper-Pearson interval of ``count / total``.
+    trials with LR > 1); ``low``/``high``: the interval of ``count / total``, by
+    ``interval``: the exact binomial (Clopper-Pearson) interval, which assumes independent
+    trials, or the bootstrap by source of the other metrics
+    (:func:`forensic_lr.validation.rates.misleading_rates`).
     """
 
     name: str
@@ -363,6 +366,7 @@ class RateCount(Record):
     level: float
     low: float
     high: float
+    interval: Literal["exact binomial", "bootstrap by source"] = "exact binomial"
 
 
 class ValidationResult(Record):
@@ -382,7 +386,7 @@ class ValidationResult(Record):
     n_sources: int | None = None
     #: bootstrap_metrics(...).to_dict() of the out-of-fold LLRs (source-aware with sources)
     metric_intervals: dict[str, Any] | None = None
-    #: misleading evidence as counts with exact binomial (Clopper-Pearson) intervals
+    #: misleading evidence as counts with their intervals (by source where sources are named)
     rates: tuple[RateCount, ...] = ()
 
 
@@ -424,7 +428,7 @@ class ValidationStudy(Record):
     data_role: Literal["development", "validation"] = "validation"
     #: True when the best method was chosen on the same data its metrics come from
     selected_on_same_data: bool = False
-    #: the best method's RMEP and RMED as counts with exact binomial intervals
+    #: the best method's RMEP and RMED as counts with their intervals
     rates: tuple[RateCount, ...] = ()
 
     _arrays: Any = PrivateAttr(default=None)

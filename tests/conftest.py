@@ -6,6 +6,7 @@ import os
 
 import numpy as np
 import pytest
+from scipy.stats import norm
 
 
 def gaussian_background(seed: int = 0, n_ss: int = 60, n_ds: int = 200, *, shift: float = 3.0):
@@ -34,3 +35,40 @@ def no_children_left():
     """``no_children_left()`` is True when this process has no child process, running or
     finished and not yet waited for (forked jobs leave none behind)."""
     return _no_children_left
+
+
+def _loop_rate_intervals(ss, ds, ss_src, ds_src, k, n, seed, level, interval):
+    """The rates' intervals by a plain loop over the replicates (reference)."""
+    mis_ss, mis_ds = ss < 0, ds > 0
+    bits = np.random.default_rng(seed).bit_generator
+    reps = {"rmep": [], "rmed": []}
+    for r in range(n):
+        m = np.bincount(np.random.Generator(bits.jumped(r)).integers(0, k, k), minlength=k)
+        w_ss = m[ss_src].astype(float)
+        w_ds = np.where(ds_src[:, 0] == ds_src[:, 1], m[ds_src[:, 0]],
+                        m[ds_src[:, 0]] * m[ds_src[:, 1]]).astype(float)
+        if w_ss.sum() == 0 or w_ds.sum() == 0:
+            continue  # a class without trials: the replicate is left out
+        reps["rmep"].append(w_ss @ mis_ss / w_ss.sum())
+        reps["rmed"].append(w_ds @ mis_ds / w_ds.sum())
+    out = {}
+    alpha = 1 - level
+    for name, estimate in (("rmep", mis_ss.mean()), ("rmed", mis_ds.mean())):
+        values = np.sort(reps[name])
+        q = np.array([alpha / 2, 1 - alpha / 2])
+        if interval == "bc":
+            share = (np.sum(values < estimate) + 0.5 * np.sum(values == estimate)) / values.size
+            share = min(max(share, 0.5 / values.size), 1 - 0.5 / values.size)
+            z0 = norm.ppf(share)
+            q = norm.cdf(2 * z0 + norm.ppf(q))
+        out[name] = tuple(np.quantile(values, q))
+    return out
+
+
+@pytest.fixture(scope="session")
+def loop_rate_intervals():
+    """RMEP and RMED intervals by source from a plain loop over the bootstrap replicates:
+    ``loop_rate_intervals(ss_llr, ds_llr, ss_src, ds_src, k, n, seed, level, interval)``
+    with integer source codes ``0..k-1`` (ss: shape (n,), ds: shape (n, 2)) in the order of
+    the ids' sort; the reference of :func:`forensic_lr.validation.rates.misleading_rates`."""
+    return _loop_rate_intervals

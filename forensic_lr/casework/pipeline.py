@@ -24,7 +24,6 @@ from ..records import (
     CaseResult,
     EvidenceResult,
     Provenance,
-    RateCount,
     ValidationResult,
 )
 from ..resampling import Progress, stage_progress
@@ -147,7 +146,7 @@ def _sources(data):
 
 
 def _uncertainty_of_metrics(spec: CaseSpec, data, ss_cv, ds_cv, texts: list[str]):
-    """Bootstrap intervals of the metrics (by source where given) and the rates' exact ones."""
+    """Bootstrap intervals of the metrics and the rates' intervals (by source where given)."""
     sources = _sources(data) or (None, None)
     unc = spec.uncertainty
     intervals = None
@@ -161,11 +160,7 @@ def _uncertainty_of_metrics(spec: CaseSpec, data, ss_cv, ds_cv, texts: list[str]
         except ForensicLRError as exc:
             texts.append(f"the intervals of the validation metrics could not be computed: {exc}")
     texts += [str(w.message) for w in caught if issubclass(w.category, ForensicLRWarning)]
-    rates = tuple(
-        RateCount(name=r.name, count=r.count, total=r.total, rate=r.rate, level=r.level,
-                  low=r.low, high=r.high)
-        for r in misleading_rates(ss_cv, ds_cv, level=unc.level)
-    )
+    rates = tuple(r.record() for r in misleading_rates(ss_cv, ds_cv, unc.level, intervals))
     return intervals, rates
 
 

@@ -85,13 +85,13 @@ def metric_rows(validation) -> list[dict]:
     """Rows of the case report's metric table: value, interval and, for rates, the count.
 
     Intervals: the bootstrap interval of ``validation.metric_intervals`` (bias-corrected,
-    source-aware where the background names sources); for RMEP and RMED the exact
-    binomial (Clopper-Pearson) interval of ``validation.rates`` instead, never a bootstrap
-    ``[0, 0]``. Cllr_cal is printed as the printed Cllr minus the printed minimum Cllr, so
-    that the three printed numbers agree (its unrounded value differs by at most one unit
-    in the last printed digit). ``percentile``: the bias correction could not be read and
-    the plain percentile interval is given; ``outside``: the printed interval misses the
-    printed value (:func:`printed_outside`).
+    source-aware where the background names sources); for RMEP and RMED the interval of
+    ``validation.rates`` instead (``exact``: the exact binomial interval, never a bootstrap
+    ``[0, 0]``; else the bootstrap by source). Cllr_cal is printed as the printed Cllr
+    minus the printed minimum Cllr, so that the three printed numbers agree (its unrounded
+    value differs by at most one unit in the last printed digit). ``percentile``: the bias
+    correction could not be read and the plain percentile interval is given; ``outside``:
+    the printed interval misses the printed value (:func:`printed_outside`).
     """
     values = validation.metrics
     boots = (validation.metric_intervals or {}).get("intervals", {})
@@ -109,7 +109,8 @@ def metric_rows(validation) -> list[dict]:
                 row["value"] = round(cllr - low, m.fmt)
         if m.key in rates:
             r = rates[m.key]
-            row.update(interval=(r.low, r.high), count=(r.count, r.total), exact=True)
+            row.update(interval=(r.low, r.high), count=(r.count, r.total),
+                       exact=r.interval == "exact binomial")
         elif m.key in boots:
             b = boots[m.key]
             row.update(interval=(b["low"], b["high"]), percentile=m.key in percentile)

@@ -47,7 +47,7 @@ def build_validation_report(
         files[f"figures/{name}.svg"] = svg.encode("utf-8")
     table = metric_table()
     intervals = (study.intervals or {}).get("intervals", {})
-    exact = {r.name for r in study.rates}  # printed with their exact binomial intervals
+    exact = {r.name for r in study.rates if r.interval == "exact binomial"}  # hold their rate
     outside = [table["short"][name] for name, i in intervals.items() if name not in exact
                and printed_outside(i["estimate"], i["low"], i["high"], table["digits"][name])]
     context = {

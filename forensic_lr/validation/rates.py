@@ -1,13 +1,18 @@
-"""Exact binomial (Clopper-Pearson) intervals for rates counted on validation trials.
+"""Intervals of rates counted on validation trials: exact binomial, or by source.
 
 A rate such as the rate of misleading evidence is a count of trials among a total. With
 few trials, or none misleading, a bootstrap of the trials gives the useless interval
-``[0, 0]`` ("0 of 12 can never be 1 of 12"); the exact binomial interval does not: 0 of
-12 at 95 % is ``[0, 0.265]``.
+``[0, 0]`` ("0 of 12 can never be 1 of 12"); the exact binomial (Clopper-Pearson)
+interval does not: 0 of 12 at 95 % is ``[0, 0.265]``. The binomial interval assumes
+independent trials; when trials share sources (several comparisons per speaker or pane),
+:func:`misleading_rates` takes the interval from the bootstrap by source instead (the same
+replicates as the other metrics' intervals), except for a count of none or all.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,13 +20,22 @@ from scipy.special import betaincinv
 
 from .._checks import check_pair
 from ..errors import InputError
+from ..records import RateCount
 
-__all__ = ["RateInterval", "clopper_pearson", "misleading_rates"]
+__all__ = ["BY_SOURCE", "EXACT", "RateInterval", "clopper_pearson", "misleading_rates"]
+
+#: How a rate's interval was obtained, as the reports name it.
+EXACT = "exact binomial"
+BY_SOURCE = "bootstrap by source"
 
 
 @dataclass(frozen=True)
 class RateInterval:
-    """A count among a total, its rate and the exact binomial interval of the rate."""
+    """A count among a total, its rate and the interval of the rate.
+
+    ``interval``: :data:`EXACT` (Clopper-Pearson, independent trials assumed) or
+    :data:`BY_SOURCE` (the bootstrap by source of :func:`misleading_rates`).
+    """
 
     name: str
     count: int
@@ -29,6 +43,7 @@ class RateInterval:
     level: float
     low: float
     high: float
+    interval: str = EXACT
 
     @property
     def rate(self) -> float:
@@ -36,7 +51,12 @@ class RateInterval:
 
     def to_dict(self) -> dict:
         return {"name": self.name, "count": self.count, "total": self.total,
-                "rate": self.rate, "level": self.level, "low": self.low, "high": self.high}
+                "rate": self.rate, "level": self.level, "low": self.low, "high": self.high,
+                "interval": self.interval}
+
+    def record(self) -> RateCount:
+        """The :class:`~forensic_lr.records.RateCount` of result.json and validation.json."""
+        return RateCount(**self.to_dict())
 
 
 def clopper_pearson(count: int, total: int, level: float = 0.95) -> tuple[float, float]:
@@ -83,17 +103,57 @@ def clopper_pearson(count: int, total: int, level: float = 0.95) -> tuple[float,
     return low, high
 
 
-def misleading_rates(ss_llr, ds_llr, level: float = 0.95) -> tuple[RateInterval, RateInterval]:
-    """RMEP and RMED as counts with their Clopper-Pearson intervals.
+def misleading_rates(ss_llr, ds_llr, level: float = 0.95,
+                     intervals: Mapping | None = None) -> tuple[RateInterval, RateInterval]:
+    """RMEP and RMED as counts with their intervals.
 
     ``rmep``: same-source trials with LR < 1 (``llr < 0``); ``rmed``: different-source
     trials with LR > 1 (``llr > 0``); LR = 1 exactly is not misleading, as in
     :func:`forensic_lr.metrics.rmep` and :func:`forensic_lr.metrics.rmed`.
+
+    Parameters
+    ----------
+    ss_llr, ds_llr : array_like
+        Natural-log LRs of the same-source and different-source trials.
+    level : float
+        Confidence level of the intervals.
+    intervals : mapping, optional
+        ``bootstrap_metrics(ss_llr, ds_llr, ...).to_dict()`` of the same LLRs at the same
+        level. When it resampled sources, a rate with ``0 < count < total`` takes its
+        interval from there (:data:`BY_SOURCE`): trials sharing a source are not
+        independent, and the binomial interval would be too narrow. A count of none or
+        all keeps the exact binomial interval (:data:`EXACT`): no draw of sources can
+        move such a rate, and the binomial interval is then the only informative one
+        (it assumes independent trials, which the reports say next to it).
+
+    Notes
+    -----
+    The by-source interval is that of every other metric: sources drawn with replacement,
+    a trial weighted by how often its source (or both its sources) was drawn, and the
+    rate of a replicate ``sum_t w_t [misleading_t] / sum_t w_t`` over its class.
     """
     ss, ds = check_pair(ss_llr, ds_llr)
+    boot = _by_source(intervals, level)
     out = []
     for name, count, total in (("rmep", int(np.sum(ss < 0)), ss.size),
                                ("rmed", int(np.sum(ds > 0)), ds.size)):
         low, high = clopper_pearson(count, total, level)
-        out.append(RateInterval(name, count, int(total), float(level), low, high))
+        kind = EXACT
+        if boot is not None and 0 < count < total:
+            b = boot[name]
+            if b["low"] == b["low"] and b["high"] == b["high"]:  # not NaN
+                low, high, kind = float(b["low"]), float(b["high"]), BY_SOURCE
+        out.append(RateInterval(name, count, int(total), float(level), low, high, kind))
     return out[0], out[1]
+
+
+def _by_source(intervals: Mapping | None, level: float) -> Mapping | None:
+    """The bootstrap intervals by metric when ``intervals`` resampled sources, else None."""
+    if intervals is None or intervals.get("by") != "source":
+        return None
+    if not math.isclose(float(intervals["level"]), float(level)):
+        raise InputError(
+            f"the bootstrap intervals are at level {intervals['level']}, the rates asked "
+            f"for {level}; use the same level"
+        )
+    return intervals["intervals"]

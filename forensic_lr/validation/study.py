@@ -26,7 +26,6 @@ from ..provenance import software_versions
 from ..records import (
     CriterionResult,
     MethodDescription,
-    RateCount,
     StudyMethod,
     ValidationStudy,
 )
@@ -210,11 +209,10 @@ def run_validation_study(
         data_role=role,
         selected_on_same_data=len(methods) > 1,
         rates=tuple(
-            RateCount(name=r.name, count=r.count, total=r.total, rate=r.rate, level=r.level,
-                      low=r.low, high=r.high)
-            for r in misleading_rates(
+            r.record() for r in misleading_rates(
                 *llrs[best.method],
                 level=0.95 if intervals is None else float(intervals.get("level", 0.95)),
+                intervals=extra.get("intervals"),
             )
         ),
         **extra,

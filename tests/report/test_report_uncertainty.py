@@ -13,6 +13,7 @@ import re
 import shutil
 import warnings
 
+import numpy as np
 import pytest
 from scipy.stats import binomtest
 
@@ -240,3 +241,31 @@ def test_printed_outside_compares_the_numbers_as_printed():
     assert printed_outside(0.0394, 0.0396, 0.05, "percent")  # 3.9 % [4.0, 5.0] %
     assert not printed_outside(0.039, 0.031, 0.050, "percent")
     assert not printed_outside(float("nan"), 0.1, 0.2, 3)
+
+
+def test_rates_by_source_in_the_case_report(tmp_path, make_background, loop_rate_intervals):
+    """With source columns the rates' intervals come from the bootstrap by source; the
+    reference is a plain loop over the same draws (conftest's loop_rate_intervals)."""
+    ss, ds = make_background(9, 60, 150, shift=2.0)
+    rng = np.random.default_rng(4)
+    ss_src = rng.integers(0, 12, ss.size)
+    ds_src = np.array([rng.choice(12, 2, replace=False) for _ in ds])
+    lines = ["label,score,source_a,source_b"]
+    lines += [f"ss,{float(v)!r},P{s:02d},P{s:02d}" for v, s in zip(ss, ss_src, strict=True)]
+    lines += [f"ds,{float(v)!r},P{a:02d},P{b:02d}" for v, (a, b) in zip(ds, ds_src, strict=True)]
+    (tmp_path / "scores.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (tmp_path / "case.toml").write_text(
+        '[case]\nid = "S1"\n[propositions]\nhp = "a"\nhd = "b"\n[evidence]\nscore = 2.0\n'
+        '[background]\nscores = "scores.csv"\n[method]\ncalibrator = "gaussian"\n'
+        '[uncertainty]\nmethod = "none"\n[validation]\nfolds = 4\n', encoding="utf-8")
+    run = _run(load_case(tmp_path / "case.toml"))
+    v = run.result.validation
+    expected = loop_rate_intervals(run.ss_llr_cv, run.ds_llr_cv, ss_src, ds_src, 12,
+                               v.metric_intervals["n"], v.seed, 0.95, "bc")
+    text = _html(run)
+    for rate in v.rates:
+        assert 0 < rate.count < rate.total and rate.interval == "bootstrap by source"
+        assert (rate.low, rate.high) == pytest.approx(expected[rate.name], abs=1e-12)
+        assert f"[{100 * rate.low:.1f}, {100 * rate.high:.1f}] %" in text
+    assert "for RMEP and RMED as for the other metrics" in text
+    assert "(exact binomial)" not in text
