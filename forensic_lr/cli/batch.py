@@ -2,7 +2,10 @@
 
 Each case is run as ``forensic-lr run`` runs one (the same check, ``--draft`` and
 ``--format``) into ``DIR/<case id>/``; ``DIR/summary.csv`` and ``DIR/summary.json`` list every
-case's LRs, status (``final``, ``draft`` or ``failed``), warnings and error. A case that fails
+case's status (``final``, ``draft`` or ``failed``), its conclusion (``reported``,
+``withheld`` or ``overridden``) with the reasons, its LRs, warnings and error. A withheld
+case gives no opinion, so its summary lines carry no LR and no verbal equivalent (the
+computed values are in its own ``result.json``). A case that fails
 does not stop the others: they are still written, and the exit status is 2. The folder is
 committed as a whole (all or nothing, like one case).
 """
@@ -22,8 +25,8 @@ from .common import EXIT_OK, EXIT_USER_ERROR, Stages, method_overrides
 
 __all__ = ["run_batch"]
 
-SUMMARY_COLUMNS = ("case_file", "case_id", "folder", "status", "label", "score", "lr",
-                   "log10_lr", "verbal", "warnings", "error")
+SUMMARY_COLUMNS = ("case_file", "case_id", "folder", "status", "conclusion", "reasons",
+                   "label", "score", "lr", "log10_lr", "verbal", "warnings", "error")
 
 
 class _Prefixed:
@@ -67,6 +70,28 @@ def _one_case(case: str, args: argparse.Namespace, stages: Stages):
     return spec, run, files
 
 
+def _case_row(result) -> dict:
+    """A case's summary entry: status, conclusion with reasons, LRs, warnings.
+
+    A withheld case gives no opinion: its LR, log10 LR and verbal equivalent are None (the
+    computed values stay in the case's ``result.json``, marked there as not reported).
+    """
+    conclusion = result.conclusion
+    status = conclusion.status if conclusion is not None else "reported"
+    withheld = status == "withheld"
+    return {
+        "status": "draft" if result.draft else "final",
+        "conclusion": status,
+        "reasons": list(conclusion.reasons) if conclusion is not None else [],
+        "results": [{"label": r.label, "score": r.score,
+                     "lr_text": None if withheld else r.lr_text,
+                     "log10_lr": None if withheld else round(r.log10_lr, 4),
+                     "verbal": None if withheld else r.verbal.level}
+                    for r in result.results],
+        "warnings": list(result.warnings),
+    }
+
+
 def _summary_files(rows: list[dict]) -> dict[str, bytes]:
     """``summary.json`` (one entry per case) and ``summary.csv`` (one line per LR)."""
     from ..records import dumps
@@ -75,13 +100,15 @@ def _summary_files(rows: list[dict]) -> dict[str, bytes]:
     writer = csv.DictWriter(text, fieldnames=SUMMARY_COLUMNS, lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        base = {k: row[k] for k in ("case_file", "case_id", "folder", "status")}
+        base = {k: row[k] for k in ("case_file", "case_id", "folder", "status", "conclusion")}
+        base["reasons"] = " | ".join(row["reasons"])
         base["warnings"] = " | ".join(row["warnings"])
         base["error"] = row["error"]
         for r in row["results"] or [{}]:
             writer.writerow({**base, "label": r.get("label", ""), "score": r.get("score", ""),
-                             "lr": r.get("lr_text", ""), "log10_lr": r.get("log10_lr", ""),
-                             "verbal": r.get("verbal", "")})
+                             "lr": r.get("lr_text") or "",
+                             "log10_lr": "" if r.get("log10_lr") is None else r["log10_lr"],
+                             "verbal": r.get("verbal") or ""})
     return {"summary.json": dumps({"cases": rows}).encode("utf-8"),
             "summary.csv": text.getvalue().encode("utf-8")}
 
@@ -103,7 +130,7 @@ def run_batch(args: argparse.Namespace) -> int:
     with OutputFolder(Path(args.out), force=args.force, inputs=inputs) as target:
         for case in args.case:
             row = {"case_file": case, "case_id": "", "folder": "", "status": "failed",
-                   "results": [], "warnings": [], "error": ""}
+                   "conclusion": "", "reasons": [], "results": [], "warnings": [], "error": ""}
             try:
                 spec, run, case_files = _one_case(case, args, stages)
             except ForensicLRError as exc:
@@ -112,15 +139,7 @@ def run_batch(args: argparse.Namespace) -> int:
                 continue
             folder = _folder_name(spec.case.id, taken)
             files.update({f"{folder}/{name}": data for name, data in case_files.items()})
-            result = run.result
-            row.update(
-                case_id=spec.case.id, folder=folder,
-                status="draft" if result.draft else "final",
-                results=[{"label": r.label, "score": r.score, "lr_text": r.lr_text,
-                          "log10_lr": round(r.log10_lr, 4), "verbal": r.verbal.level}
-                         for r in result.results],
-                warnings=list(result.warnings),
-            )
+            row.update(case_id=spec.case.id, folder=folder, **_case_row(run.result))
             rows.append(row)
         files.update(_summary_files(rows))
         target.commit(files)
@@ -130,7 +149,11 @@ def run_batch(args: argparse.Namespace) -> int:
         for row in rows:
             if row["status"] == "failed":
                 continue
-            lrs = "; ".join(f"{r['label']} LR = {r['lr_text']}" for r in row["results"])
+            if row["conclusion"] == "withheld":
+                lrs = (f"conclusion withheld ({len(row['reasons'])} reason(s); see its "
+                       "report, page 1)")
+            else:
+                lrs = "; ".join(f"{r['label']} LR = {r['lr_text']}" for r in row["results"])
             print(f"{row['case_id']} ({row['status']}): {lrs}"
                   + (f"; {len(row['warnings'])} warning(s)" if row["warnings"] else ""))
         print(f"wrote {len(rows) - len(failed)} of {len(rows)} case(s) and summary.csv, "

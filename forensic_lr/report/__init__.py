@@ -31,6 +31,7 @@ def case_context(run, figures: dict[str, str], template_dir=None) -> dict:
     """Everything the case-report template uses."""
     result = run.result
     table = metric_table()
+    withheld = result.conclusion is not None and result.conclusion.status == "withheld"
     prior_rows = [
         {
             "prior": p,
@@ -38,9 +39,11 @@ def case_context(run, figures: dict[str, str], template_dir=None) -> dict:
             "posteriors": [p + rounded_log10(r.log10_lr) for r in result.results],
         }
         for p in PRIOR_ODDS_LOG10
-    ] if run.spec.report.prior_odds_table else []
+    ] if run.spec.report.prior_odds_table and not withheld else []
     return {
         "r": result,
+        # no verbal level and no posterior odds anywhere; the computed values in one table
+        "withheld": withheld,
         "scale": run.scale,
         "figures": {name: safe_svg(svg) for name, svg in figures.items()},
         "css": Markup(stylesheet(template_dir)),
