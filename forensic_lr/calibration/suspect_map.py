@@ -74,11 +74,11 @@ class SuspectMAPCalibrator(RefitsOnce, TwoNormalsCalibrator):
 
     Parameters
     ----------
-    suspect_ss : array_like or None
+    suspect_ss : array_like
         Same-source scores of the suspect under case conditions (e.g. the suspect's
-        acknowledged recordings compared with each other). ``None`` or empty: no adaptation
-        (the population Gaussian model). A case file passes them with
-        ``[background] suspect_ss = "suspect_ss.csv"``; at least 2 are needed.
+        acknowledged recordings compared with each other), at least 2; required (without
+        them the method would be the population model, ``gaussian``). A case file passes
+        them with ``[background] suspect_ss = "suspect_ss.csv"``.
     relevance : float
         Relevance factor ``r`` (default 16, the value Reynolds et al. found robust [2]_):
         the population model counts as ``r`` suspect scores. Small ``r`` trusts the
@@ -127,7 +127,7 @@ class SuspectMAPCalibrator(RefitsOnce, TwoNormalsCalibrator):
     )
     extra_inputs = (
         ExtraInput("suspect_ss", "--suspect-ss",
-                   "the suspect's own same-source scores (one score per line)", required=False),
+                   "the suspect's own same-source scores (one score per line)", required=True),
     )
 
     def __init__(self, *, suspect_ss=None, relevance: float = 16.0) -> None:
@@ -163,8 +163,14 @@ class SuspectMAPCalibrator(RefitsOnce, TwoNormalsCalibrator):
         )
 
     def _suspect(self) -> np.ndarray:
-        if self.suspect_ss is None:
-            return np.empty(0)
+        if self.suspect_ss is None or (
+                not isinstance(self.suspect_ss, str) and np.size(self.suspect_ss) == 0):
+            raise InputError(
+                "method suspect_map needs the suspect's own same-source scores (suspect_ss, "
+                "at least 2): give them with --suspect-ss FILE (command line) or [background] "
+                'suspect_ss = "file.csv" (case file); without them use method gaussian, the '
+                "population model the adaptation starts from"
+            )
         if isinstance(self.suspect_ss, str):
             raise InputError(
                 f"suspect_ss must be an array of scores, got the text {self.suspect_ss!r}; "
@@ -175,8 +181,8 @@ class SuspectMAPCalibrator(RefitsOnce, TwoNormalsCalibrator):
         if values.size == 1:
             raise InputError(
                 f"suspect_ss holds a single score ({values[0]!r}): adapting a distribution "
-                "needs at least 2 suspect same-source scores; add scores to the suspect file "
-                "or remove suspect_ss to use the population model"
+                "needs at least 2 suspect same-source scores; add scores to the suspect file, "
+                "or use method gaussian (the population model) without suspect_ss"
             )
         return values
 
@@ -184,8 +190,6 @@ class SuspectMAPCalibrator(RefitsOnce, TwoNormalsCalibrator):
         """The suspect scores and the relevance factor, checked together."""
         r = number_option(self.relevance, "relevance", strict=False)
         suspect = self._suspect()
-        if r == 0 and suspect.size == 0:
-            raise InputError("relevance = 0 uses the suspect scores only: give suspect_ss")
         if r == 0 and suspect.min() == suspect.max():
             raise InputError(
                 f"all {suspect.size} suspect_ss scores are equal: with relevance = 0 the "

@@ -176,7 +176,7 @@ def evaluate_evidence_full(
     texts: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ForensicLRWarning)
-        for text in _input_warnings(calibrator, extra, ss, ds):
+        for text in _input_warnings(ss, ds):
             warnings.warn(text, ForensicLRWarning, stacklevel=2)
         texts += fit_warnings(ss, ds, x)
         fitted = copy.deepcopy(template).fit(ss, ds)
@@ -284,22 +284,14 @@ def _refuse_nan(llr: np.ndarray, raw: np.ndarray, calibrator: str, ss, ds) -> No
         )
 
 
-def _input_warnings(calibrator: str, extra: dict, ss: np.ndarray, ds: np.ndarray) -> list[str]:
+def _input_warnings(ss: np.ndarray, ds: np.ndarray) -> list[str]:
     """Inputs that run without error but are probably not what the user meant.
 
-    An optional extra input of the chosen method left out (``suspect_map`` without the
-    suspect's scores is the population model alone), and same-source and different-source
-    backgrounds holding the same values (one file given for both): their LR is 1 whatever
-    the evidence.
+    Same-source and different-source backgrounds holding the same values (one file given
+    for both): their LR is 1 whatever the evidence. (A method's missing extra input is an
+    error, :func:`_check_extra`.)
     """
     texts = []
-    for key, (spec, method) in extra_inputs().items():
-        if method == calibrator and not spec.required and key not in extra:
-            texts.append(
-                f"method {method} was given no {key} file ({spec.flag} FILE, or [background] "
-                f"{key} in a case file): it runs the population model alone, without "
-                "adapting to the suspect; add the file if the suspect's scores exist"
-            )
     if ss.size == ds.size and np.array_equal(np.sort(ss), np.sort(ds)):
         texts.append(
             f"the same-source and different-source background scores are the same {ss.size} "

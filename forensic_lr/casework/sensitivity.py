@@ -325,11 +325,11 @@ def _relevance_rows(ss, ds, scores, options, extra, scale, common) -> list[Sensi
             options=opts, log10_lr=values, levels=_levels(values, scale),
             is_case=r == case_r, note=note,
         ))
-    values, note = _evaluate(ss, ds, scores, calibrator="suspect_map",
-                             options={k: v for k, v in options.items() if k != "relevance"},
-                             extra={}, **common)
+    # the population model the adaptation starts from: suspect_map without suspect scores
+    values, note = _evaluate(ss, ds, scores, calibrator="gaussian", options={}, extra={},
+                             **common)
     rows.append(SensitivityRow(
-        group="relevance", label="population model (no adaptation)", calibrator="suspect_map",
+        group="relevance", label="population model (no adaptation)", calibrator="gaussian",
         log10_lr=values, levels=_levels(values, scale), note=note,
     ))
     return rows

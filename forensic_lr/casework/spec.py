@@ -330,22 +330,25 @@ class CaseSpec(_Section):
         from ..calibration import extra_inputs
 
         name, bg = self.method.calibrator, self.background
+        problems = []  # all of them at once
         for key, (spec, method) in extra_inputs().items():
             if key in self.method.options:
-                raise ValueError(
+                problems.append(
                     f"[method.options] {key}: give the score file under [background] "
                     f'{key} = "file.csv" instead of as a method option'
                 )
             if getattr(bg, key) is not None and name != method:
-                raise ValueError(
+                problems.append(
                     f"[background] {key} is only used by [method] calibrator = "
                     f'"{method}", got {name!r}; remove {key} or use calibrator = "{method}"'
                 )
             if name == method and spec.required and getattr(bg, key) is None:
-                raise ValueError(
+                problems.append(
                     f'[method] calibrator = "{method}" needs {spec.help}: add '
                     f'[background] {key} = "{key}.csv"'
                 )
+        if problems:
+            raise ValueError("; ".join(problems))
         return self
 
     @model_validator(mode="after")

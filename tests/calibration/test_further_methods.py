@@ -36,6 +36,7 @@ from forensic_lr.calibration.checks import (
 )
 from forensic_lr.calibration.scal import SaturationWarning, _loss_and_grad
 from forensic_lr.calibration.student_t import fit_t
+from forensic_lr.calibration.suspect_map import map_adapt
 from forensic_lr.calibration.unsupervised import IdentifiabilityWarning
 from forensic_lr.errors import InputError, NotFittedError, SmallSampleWarning
 
@@ -50,13 +51,24 @@ S = np.array([-3.0, 0.0, 1.5, 3.0, 6.0])
 
 
 # ---------------------------------------------------------------------- suspect-adapted MAP
-def test_suspect_map_without_suspect_scores_is_the_population_model(make_background):
+def test_suspect_map_without_suspect_scores_is_an_input_error(make_background):
     ss, ds = make_background(1, 80, 300)
+    for suspect in (None, [], np.empty(0)):
+        with pytest.raises(InputError, match=r"needs the suspect's own.*--suspect-ss FILE.*"
+                                             r"\[background\] suspect_ss.*method gaussian"):
+            SuspectMAPCalibrator(suspect_ss=suspect).fit(ss, ds)
+    with pytest.raises(InputError, match="suspect_ss"):
+        quiet(SuspectMAPCalibrator(relevance=0).bootstrap_fits, ss, ds, n=5,
+              rng=np.random.default_rng(0))
+
+
+def test_no_adaptation_is_the_population_model_gaussian_fits(make_background):
+    """map_adapt with no scores returns the prior, so the report's "population model (no
+    adaptation)" row may be computed by gaussian: scipy's normal ML fit by hand."""
+    ss, ds = make_background(1, 80, 300)
+    assert map_adapt(1.5, 0.7, np.empty(0), 16.0) == (1.5, 0.7, 0.0)
     expected = stats.norm.logpdf(S, ss.mean(), ss.std()) - stats.norm.logpdf(S, ds.mean(), ds.std())
-    for suspect in (None, []):
-        cal = SuspectMAPCalibrator(suspect_ss=suspect).fit(ss, ds)
-        assert np.allclose(cal.llr(S), expected)
-        assert cal.params()["n_suspect"] == 0 and cal.params()["mean_shift_sd"] == 0
+    assert np.allclose(make_calibrator("gaussian").fit(ss, ds).llr(S), expected)
 
 
 def test_suspect_map_tends_to_the_suspect_only_fit_as_relevance_vanishes(make_background):
@@ -135,7 +147,7 @@ def test_suspect_map_bad_input_is_explained(make_background):
         SuspectMAPCalibrator(suspect_ss=[4.0, np.nan]).fit(ss, ds)
     with pytest.raises(InputError, match="relevance"):
         SuspectMAPCalibrator(suspect_ss=[4.0, 5.0], relevance=-1).fit(ss, ds)
-    with pytest.raises(InputError, match="give suspect_ss"):
+    with pytest.raises(InputError, match="needs the suspect's own"):
         SuspectMAPCalibrator(relevance=0).fit(ss, ds)
     with pytest.raises(InputError, match=r"\[background\] suspect_ss"):
         SuspectMAPCalibrator(suspect_ss="suspect_ss.csv").fit(ss, ds)

@@ -312,7 +312,8 @@ def test_params_are_json_able(make_background):
     import json
 
     ss, ds = make_background(14)
-    extra = {"unsupervised": {"unlabelled": np.r_[ss, ds]}}  # needs unlabelled case scores
+    extra = {"unsupervised": {"unlabelled": np.r_[ss, ds]},  # need their case scores
+             "suspect_map": {"suspect_ss": ss[:8]}}
     for name in CALIBRATORS:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

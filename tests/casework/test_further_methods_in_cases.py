@@ -201,8 +201,8 @@ def test_bootstrap_and_folds_refit_with_the_suspect_scores(suspect_run):
     low, high = np.percentile(llrs, [2.5, 97.5])
     assert e.interval.log10_lr_low == pytest.approx(low / LN10, rel=1e-3, abs=1e-3)
     assert e.interval.log10_lr_high == pytest.approx(high / LN10, rel=1e-3, abs=1e-3)
-    # the population-only calibrator gives different out-of-fold LLRs
-    pop_ss, _ = cross_validated_llr(ss, ds, make_calibrator("suspect_map"), folds=5,
+    # the population model (gaussian) gives different out-of-fold LLRs
+    pop_ss, _ = cross_validated_llr(ss, ds, make_calibrator("gaussian"), folds=5,
                                     seed=spec.uncertainty.seed)
     assert not np.allclose(pop_ss, suspect_run.ss_llr_cv)
 
@@ -353,6 +353,7 @@ def test_cli_calibrate_with_suspect_scores(capsys):
         (["--suspect-ss", "SUS"], "gaussian", "--suspect-ss is only used by --method suspect_map"),
         (["--unlabelled", "SUS"], "bayes", "--unlabelled is only used by --method unsupervised"),
         ([], "unsupervised", "add --unlabelled FILE"),
+        ([], "suspect_map", "add --suspect-ss FILE"),
         (["--option", "suspect_ss=x"], "suspect_map", "give the score file with --suspect-ss"),
     ],
 )

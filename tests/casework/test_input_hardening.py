@@ -14,6 +14,7 @@ from forensic_lr._resources import examples_dir
 from forensic_lr.casework import evaluate_evidence
 from forensic_lr.casework.verbal import HUGE_LOG10, format_log10, format_lr
 from forensic_lr.cli import main
+from forensic_lr.errors import InputError
 
 VOICE = examples_dir() / "voice"
 BACKGROUND = ["--ss", str(VOICE / "ss.csv"), "--ds", str(VOICE / "ds.csv")]
@@ -47,13 +48,32 @@ def test_calibrate_text_prints_no_huge_digits(capsys):
     assert not any(len(word) > 30 for word in out.split())
 
 
-def test_suspect_map_without_suspect_scores_warns(make_background):
+def test_suspect_map_without_suspect_scores_is_an_input_error(make_background, capsys):
     ss, ds = make_background()
-    record = evaluate_evidence(ss, ds, [1.0], calibrator="suspect_map", interval="none")
-    assert any("no suspect_ss file" in w and "population model" in w for w in record.warnings)
+    with pytest.raises(InputError, match=r"method suspect_map needs the suspect's own "
+                                         r"same-source scores.*--suspect-ss FILE"):
+        evaluate_evidence(ss, ds, [1.0], calibrator="suspect_map", interval="none")
     given_scores = evaluate_evidence(ss, ds, [1.0], calibrator="suspect_map", interval="none",
                                      extra={"suspect_ss": ss[:10] + 0.1})
-    assert not any("no suspect_ss file" in w for w in given_scores.warnings)
+    assert given_scores.method.params["n_suspect"] == 10
+    capsys.readouterr()
+    assert main(["calibrate", *BACKGROUND, "--method", "suspect_map", "--score", "5.0"]) == 2
+    err = capsys.readouterr().err
+    assert "suspect_map needs the suspect's own same-source scores" in err
+    assert "--suspect-ss FILE" in err and "Traceback" not in err
+
+
+def test_case_with_suspect_map_and_no_suspect_file_is_refused(tmp_path, capsys):
+    case = (VOICE / "case.toml").read_text(encoding="utf-8")
+    case = case.replace('calibrator = "bayes"', 'calibrator = "suspect_map"')
+    assert 'calibrator = "suspect_map"' in case
+    for name in ("ss.csv", "ds.csv"):
+        (tmp_path / name).write_bytes((VOICE / name).read_bytes())
+    (tmp_path / "case.toml").write_text(case, encoding="utf-8")
+    assert main(["run", str(tmp_path / "case.toml"), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "suspect_map" in err and "suspect_ss" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
 
 
 def test_same_values_for_both_backgrounds_warn(make_background):
