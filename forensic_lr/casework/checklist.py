@@ -10,8 +10,10 @@ Required for a final report (ENFSI guideline for evaluative reporting, 2015, sec
 ISO 21043-4/-5; Morrison et al. 2021, consensus on validation of forensic voice comparison):
 the scoring system's name, version and settings; the relevant population, why it is the
 relevant one and how many sources as well as comparisons stand behind it; the examiner; the
-report date; the validation study the method rests on (identifier and date); for every item,
-its seal, its condition on receipt, when it was received and what was examined. Recorded
+report date; the validation study the method rests on (identifier and date); the
+laboratory's validation criteria (in the case file or the lab profile: without them the
+metrics describe the method but nothing decides whether it is fit for the case); for every
+item, its seal, its condition on receipt, when it was received and what was examined. Recorded
 when known, never a reason to refuse: the technical reviewer (a review is a later step) and
 the software's source revision ("unknown" for an installed package).
 """
@@ -146,6 +148,11 @@ def _missing(spec: CaseSpec) -> list[Finding]:
     for section, key, (part, attr), what in _REQUIRED:
         if _blank(getattr(getattr(spec, part), attr)):
             found.append(Finding(section, key, f"required for a final report: {what}"))
+    if not any(v is not None for v in spec.validation.criteria.model_dump().values()):
+        found.append(Finding(
+            "validation", "criteria", "required for a final report: the laboratory's "
+            "validation criteria, in [validation.criteria] or the lab profile's [criteria], "
+            "e.g. cllr_max = 0.5 (forensic-lr docs lab-profile)"))
     items = spec.case.items
     if not items:
         found.append(Finding("case", "items", "required for a final report: list the items "

@@ -21,6 +21,9 @@ def add_parser(sub) -> None:
         "Writes nothing; exit status 0 when ready, 2 otherwise.",
     )
     p.add_argument("case", metavar="CASE.toml", help="the case file (TOML or JSON)")
+    p.add_argument("--lab", metavar="LAB.toml", default=None,
+                   help="the laboratory's profile, as `run --lab` takes it (its criteria and "
+                        "defaults count)")
     p.set_defaults(func=run)
 
 
@@ -35,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from ..casework.spec import load_case
 
     missing: list[str] = []
-    spec = load_case(args.case, missing_files=missing)
+    spec = load_case(args.case, missing_files=missing, lab=args.lab)
     checklist = check_case(spec, read_inputs=not missing)
     quiet = getattr(args, "quiet", False)
     if not quiet:

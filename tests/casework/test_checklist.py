@@ -28,6 +28,7 @@ EXPECTED_TEMPLATE_PROBLEMS = [
     "[background] description", "[background] population",
     "[background] population_justification", "[background] sources", "[system] name",
     "[system] version", "[system] settings", "[validation] study_id", "[validation] study_date",
+    "[validation] criteria",
 ]
 
 
@@ -123,3 +124,35 @@ def test_sources_must_be_a_count_or_a_sentence(tmp_path):
         data["background"]["sources"] = bad
         with pytest.raises(InputError, match=r"\[background\] sources"):
             case_from_dict(data, base_dir=tmp_path)
+
+
+def test_a_final_report_needs_validation_criteria(tmp_path, capsys):
+    """A case without criteria anywhere (case file or lab profile) is not ready, and `run`
+    refuses it without --draft; criteria from the lab profile alone make it ready."""
+    data = _filled(tmp_path)
+    data["validation"].pop("criteria", None)
+    spec = case_from_dict(data, base_dir=tmp_path)
+    names = [f"[{p.section}] {p.key}" for p in check_case(spec).problems]
+    assert names == ["[validation] criteria"]
+    import shutil
+
+    from forensic_lr._resources import examples_dir
+
+    folder = tmp_path / "voice"
+    shutil.copytree(examples_dir() / "voice", folder)
+    case = folder / "case.toml"
+    text = case.read_text(encoding="utf-8")
+    case.write_text(text.replace("[validation.criteria]\ncllr_max = 0.5\neer_max = 0.1\n", ""),
+                    encoding="utf-8")
+    assert "criteria" not in case.read_text(encoding="utf-8")
+    assert main(["check", str(case)]) == 2
+    assert "[validation] criteria: required for a final report" in capsys.readouterr().out
+    out = tmp_path / "out"
+    assert main(["-q", "run", str(case), "--out", str(out), "--format", "json"]) == 2
+    assert "[validation] criteria" in capsys.readouterr().err and not out.exists()
+    lab = tmp_path / "lab"
+    lab.mkdir()
+    (lab / "lab.toml").write_text("[criteria]\ncllr_max = 0.5\n", encoding="utf-8")
+    spec = load_case(case, lab=lab / "lab.toml")
+    assert check_case(spec).ready
+    assert main(["-q", "check", str(case), "--lab", str(lab / "lab.toml")]) == 0
