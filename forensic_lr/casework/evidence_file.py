@@ -13,6 +13,7 @@ import math
 from pathlib import Path
 
 from ..errors import InputError, excerpt
+from ..io.paths import input_file
 
 __all__ = ["read_evidence_file"]
 
@@ -29,7 +30,7 @@ def read_evidence_file(path: str | Path) -> tuple[tuple[str, ...], tuple[float, 
         Not UTF-8 text, no ``label`` or ``score`` column, an empty or repeated label, a
         score that is not a finite number, no rows, or more than :data:`MAX_EVIDENCE` rows.
     """
-    path = Path(path)
+    path = input_file(path, "evidence file")
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError:

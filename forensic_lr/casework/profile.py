@@ -25,6 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import InputError
+from ..io.paths import input_file, input_folder, resolve_path
 from ..io.settings_files import read_settings_file
 from ..metrics.catalogue import CRITERIA
 from ..records import LabInfo, PolicySetting, jsonable
@@ -155,9 +156,7 @@ def load_profile(path: str | Path) -> tuple[LabProfile, str]:
     """
     from ..calibration import CALIBRATORS
 
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"lab profile not found: {path}")
+    path = input_file(path, "lab profile")
     raw = path.read_bytes()
     data = read_settings_file(path, "lab profile")
     try:
@@ -168,14 +167,17 @@ def load_profile(path: str | Path) -> tuple[LabProfile, str]:
     if name is not None and name not in CALIBRATORS:
         raise InputError(f"{path}: [method] calibrator: unknown calibrator {name!r}; choose "
                          f"one of {sorted(CALIBRATORS)}")
-    folder = path.resolve().parent
-    checks = [("laboratory", "logo", profile.laboratory.logo, Path.is_file),
-              ("report", "template_dir", profile.report.template_dir, Path.is_dir)]
-    checks += [("data", "roots", root, Path.is_dir) for root in profile.data.roots]
-    for section, key, value, exists in checks:
-        if value is not None and not exists(folder / value):
-            raise InputError(f"{path}: [{section}] {key}: {folder / value} not found; paths in "
-                             "a lab profile are relative to the profile's folder")
+    folder = resolve_path(path).parent
+    checks = [("laboratory", "logo", profile.laboratory.logo, input_file),
+              ("report", "template_dir", profile.report.template_dir, input_folder)]
+    checks += [("data", "roots", root, input_folder) for root in profile.data.roots]
+    for section, key, value, check in checks:
+        try:
+            if value is not None:
+                check(folder / value, hint="paths in a lab profile are relative to the "
+                      "profile's folder")
+        except InputError as exc:
+            raise InputError(f"{path}: [{section}] {key}: {exc}") from None
     return profile, hashlib.sha256(raw).hexdigest()
 
 
@@ -270,7 +272,7 @@ def apply_profile(data: dict[str, Any], *, base_dir: Path, source: str = "case",
         except InputError as exc:
             where = "--lab" if lab is not None else "[report] lab_profile"
             raise InputError(f"{source}: {where}: {exc}") from None
-        folder = profile_path.resolve().parent
+        folder = resolve_path(profile_path).parent
         owned = _profile_values(profile, folder)
         for section, values in owned.items():
             table = _table(merged, section) or {}

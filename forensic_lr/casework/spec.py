@@ -24,6 +24,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..errors import InputError, excerpt
+from ..io.paths import input_file, input_folder, resolve_path
 from ..records import CaseDetails, CaseInfo, LabInfo, Propositions, ScoreDirection, ScoringSystem
 from ..resampling import DEFAULT_SEED, LEVEL_RANGE, MIN_REPLICATES
 
@@ -369,13 +370,12 @@ class CaseSpec(_Section):
         The path must lie, after symbolic links, inside the case folder or one of
         ``data_roots``: absolute paths elsewhere, ``..`` climbing out and links leading
         out are refused (:class:`~forensic_lr.errors.InputError`), so that a case file
-        cannot make the tool read, hash or quote an arbitrary file.
+        cannot make the tool read, hash or quote an arbitrary file; so are symbolic link
+        loops and over-long paths (:func:`~forensic_lr.io.paths.resolve_path`).
         """
-        if "\x00" in relative:
-            raise InputError(f"path {excerpt(relative)} contains a NUL character")
-        path = (self.base_dir / relative).resolve()
+        path = resolve_path(self.base_dir / relative)
         roots = (self.base_dir, *self.data_roots)
-        if not any(path.is_relative_to(Path(root).resolve()) for root in roots):
+        if not any(path.is_relative_to(resolve_path(root)) for root in roots):
             where = "the case folder" + (" or the lab's data folders" if self.data_roots else "")
             raise InputError(
                 f"path {excerpt(relative)} leads outside {where} (after symbolic links); "
@@ -524,6 +524,9 @@ def _check_depth(data: Any, source: str) -> None:
                 stack.append((child, depth + 1))
 
 
+#: what to do about a missing file a case file names
+_RELATIVE = "paths are relative to the case file's folder"
+
 _INTERNAL_KEYS = (
     "base_dir", "data_roots", "source_sha256", "lab", "lab_sha256", "settings_sources",
     "score_texts",
@@ -572,27 +575,29 @@ def case_from_dict(
         raise InputError(format_validation_error(source, exc)) from None
     from ..calibration import extra_inputs
 
-    def resolved(section: str, key: str, name: str) -> Path:
+    def resolved(section: str, key: str, name: str, check=None, hint: str = _RELATIVE) -> Path:
+        """The path of a key, checked by ``check`` (``input_file`` or ``input_folder``)."""
         try:
-            return spec.resolve(name)
+            path = spec.resolve(name)
+            return path if check is None else check(path, hint=hint)
         except InputError as exc:
             raise InputError(f"{source}: [{section}] {key}: {exc}") from None
 
     for key in ("ss", "ds", "scores", *extra_inputs()):
         name = getattr(spec.background, key)
-        if name is not None and not resolved("background", key, name).is_file():
-            message = (f"[background] {key}: file not found: {spec.resolve(name)}; "
-                       "paths are relative to the case file's folder")
+        if name is None:
+            continue
+        try:
+            resolved("background", key, name, input_file)
+        except InputError as exc:
             if missing_files is None:
-                raise InputError(f"{source}: {message}")
-            missing_files.append(message)
+                raise
+            missing_files.append(str(exc).removeprefix(f"{source}: "))
     spec = _with_evidence_file(spec, source, resolved)
     template_dir = spec.report.template_dir
-    if template_dir is not None and not resolved("report", "template_dir", template_dir).is_dir():
-        raise InputError(
-            f"{source}: [report] template_dir: folder not found: {spec.resolve(template_dir)}; "
-            "remove the key to use the shipped templates"
-        )
+    if template_dir is not None:
+        resolved("report", "template_dir", template_dir, input_folder,
+                 "remove the key to use the shipped templates")
     scale = spec.report.verbal_scale
     if scale.lower().endswith(".json"):
         scale = str(resolved("report", "verbal_scale", scale))
@@ -610,10 +615,7 @@ def _with_evidence_file(spec: CaseSpec, source: str, resolved) -> CaseSpec:
     name = spec.evidence.scores_file
     if name is None:
         return spec
-    path = resolved("evidence", "scores_file", name)
-    if not path.is_file():
-        raise InputError(f"{source}: [evidence] scores_file: file not found: {path}; paths "
-                         "are relative to the case file's folder")
+    path = resolved("evidence", "scores_file", name, input_file)
     try:
         labels, scores = read_evidence_file(path)
     except InputError as exc:
@@ -638,9 +640,7 @@ def load_case(path: str | Path, *, data_roots: tuple[Path, ...] = (),
         The file is missing, is not valid TOML/JSON, or breaks the schema
         (the message lists every problem with its section and key).
     """
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"case file not found: {path}")
+    path = input_file(path, "case file")
     raw = path.read_bytes()
     text = _decode_case_text(path, raw)
     try:
@@ -667,7 +667,7 @@ def load_case(path: str | Path, *, data_roots: tuple[Path, ...] = (),
         raise InputError(f"{path}: the case file must be a table of sections")
     return case_from_dict(
         data,
-        base_dir=path.resolve().parent,
+        base_dir=resolve_path(path).parent,
         source=str(path),
         source_sha256=hashlib.sha256(raw).hexdigest(),
         data_roots=data_roots,

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..errors import InputError, excerpt
+from ..io.paths import input_file
 from ..io.settings_files import read_settings_file
 from ..records import VerbalEquivalent
 
@@ -194,8 +195,7 @@ def load_scale(name_or_path: str | Path) -> VerbalScale:
             f"unknown verbal scale {str(name_or_path)!r}; choose one of {sorted(shipped)} "
             "or give the path of a JSON scale file"
         )
-    if not path.is_file():
-        raise InputError(f"verbal scale file not found: {path}")
+    input_file(path, "verbal scale file")
     data = _read_json(path)
     if isinstance(data, dict) and "scales" in data:
         scales = data["scales"]

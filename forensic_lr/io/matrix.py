@@ -10,11 +10,10 @@ editor shows it (or the sheet row), the column and the value.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
 from ..errors import InputError
+from .paths import input_file
 from .scores import load_npy
 from .tables import Column, read_table
 
@@ -26,9 +25,7 @@ def _all_numbers(header, width, fail):
 
 def _load(path, what: str, *, decimal: str | None, sheet: str | None):
     """``(values, where)``: an array, and the line/row of each row (None for ``.npy``)."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"{what} file not found; check the path", path=str(path))
+    path = input_file(path, f"{what} file")
     if path.suffix.lower() == ".npy":
         return load_npy(path)[0], None
     table = read_table(path, _all_numbers, decimal=decimal, sheet=sheet)

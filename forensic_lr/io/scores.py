@@ -41,6 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError, excerpt
+from .paths import input_file
 from .tables import (
     DS_LABELS,
     LABEL_HELP,
@@ -545,14 +546,9 @@ def _check_ids(ids: np.ndarray, where: np.ndarray, path: str, column: str, unit:
 
 # --------------------------------------------------------------------------- readers
 def _existing(path) -> Path:
-    p = Path(path)
-    if not p.is_file():
-        raise InputError(
-            "file not found; check the path (relative paths start from the "
-            "current directory or the case file)",
-            path=str(p),
-        )
-    return p
+    """``Path(path)`` of an existing regular file (:func:`~forensic_lr.io.paths.input_file`)."""
+    return input_file(path, hint="check the path (relative paths start from the current "
+                      "directory or the case file)")
 
 
 def read_score_file(

@@ -24,9 +24,9 @@ from __future__ import annotations
 import codecs
 import json
 import sys
-from pathlib import Path
 
 from ..errors import InputError, excerpt
+from .paths import input_file
 
 #: byte-order marks, longest first (the UTF-32-LE mark starts with the UTF-16-LE one)
 _BOMS = (
@@ -75,14 +75,12 @@ def read_input_bytes(path, what: str) -> bytes:
     Raises
     ------
     InputError
-        The file is missing, is a folder, or cannot be read (with the system's reason).
+        The file is missing, is not a regular file (a folder, pipe or device), or cannot be
+        read (with the system's reason): :func:`~forensic_lr.io.paths.input_file`.
     """
+    path = input_file(path, what)
     try:
-        return Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{what} not found; check the path", path=str(path)) from None
-    except IsADirectoryError:
-        raise InputError(f"is a folder, not a {what}", path=str(path)) from None
+        return path.read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read the {what} ({exc.strerror})", path=str(path)) from None
 

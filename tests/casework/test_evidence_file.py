@@ -67,5 +67,5 @@ def test_file_and_inline_scores_together_are_refused(case, tmp_path):
 
 
 def test_missing_evidence_file_names_the_key(case):
-    with pytest.raises(InputError, match=r"\[evidence\] scores_file: file not found"):
+    with pytest.raises(InputError, match=r"\[evidence\] scores_file: .*: file not found"):
         load_case(case)

@@ -119,7 +119,7 @@ def test_extra_score_keys_need_their_method(tmp_path, background, calibrator, ba
 
 def test_missing_suspect_file_names_the_key(tmp_path, background):
     path = _case(tmp_path, calibrator="suspect_map", background='suspect_ss = "nope.csv"')
-    with pytest.raises(InputError, match=r"\[background\] suspect_ss: file not found"):
+    with pytest.raises(InputError, match=r"\[background\] suspect_ss: .*: file not found"):
         load_case(path)
 
 

@@ -104,6 +104,7 @@ def test_check_of_a_fresh_init_template_names_every_placeholder_and_the_missing_
     assert cli_main(["check", str(tmp_path / "new" / "case.toml")]) == 2
     out = capsys.readouterr().out
     for field in ("[case] id", "[case] examiner", "[propositions] hp", "[evidence] score",
-                  "[background] ss: file not found", "[background] ds: file not found"):
+                  "[background] ss: ", "ss.csv: file not found", "[background] ds: ",
+                  "ds.csv: file not found"):
         assert field in out, field
     assert not any(p.name not in ("case.toml",) for p in (tmp_path / "new").iterdir())
