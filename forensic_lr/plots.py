@@ -35,6 +35,7 @@ from scipy.special import ndtri
 from . import metrics
 from ._checks import check_pair
 from .errors import InputError
+from .io.scores import orient
 
 __all__ = [
     "ModelCurves",
@@ -949,7 +950,7 @@ def model_curves(calibrator, ss, ds, *, case_score: float | None = None,
 def score_densities(
     ss, ds, calibrator=None, *, case_score: float | None = None,
     curves: ModelCurves | None = None, elub_log10: tuple[float, float] | None = None,
-    ax: Axes | None = None,
+    direction: str = "higher_is_similar", ax: Axes | None = None,
 ) -> Figure:
     """Histograms of the raw SS and DS scores with the fitted model.
 
@@ -967,6 +968,10 @@ def score_densities(
         ``calibrator``, which is then not called.
     elub_log10 : (float, float), optional
         ELUB bounds in log10 LR, marked by dotted lines on the log10 LR axis.
+    direction : {"higher_is_similar", "lower_is_similar"}
+        How the scores were measured. With ``"lower_is_similar"`` the inputs (scores, case
+        score, ``curves``) are the negated distances the model uses, and the figure draws
+        them as measured: the x axis is the distance (``d = -s``), lower = more similar.
     ax : matplotlib Axes, optional
         Draw here; default a new Figure.
 
@@ -982,26 +987,30 @@ def score_densities(
     ss, ds = check_pair(ss, ds, names=("ss", "ds"), allow_inf=False)
     if curves is None and calibrator is not None:
         curves = model_curves(calibrator, ss, ds, case_score=case_score)
+    distance = direction == "lower_is_similar"
+    ss, ds = orient(ss, direction), orient(ds, direction)  # as measured
+    if case_score is not None:
+        case_score = float(orient(case_score, direction))
     with _axes(ax) as (ax, own):
         _histogram(ax, ss, ds, _bins(np.concatenate([ss, ds])))
+        grid = None if curves is None else orient(curves.score, direction)
         if curves is not None and curves.pdf_ss is not None:
-            ax.plot(curves.score, curves.pdf_ss, color=SS_COLOUR,
-                    label="fitted same-source density")
-            ax.plot(curves.score, curves.pdf_ds, color=DS_COLOUR,
+            ax.plot(grid, curves.pdf_ss, color=SS_COLOUR, label="fitted same-source density")
+            ax.plot(grid, curves.pdf_ds, color=DS_COLOUR,
                     label="fitted different-source density")
-        _mark(ax, case_score, "this case's score")
-        ax.set_xlabel("score")
+        _mark(ax, case_score, f"this case's {'distance' if distance else 'score'}")
+        ax.set_xlabel("distance (lower = more similar)" if distance else "score")
         ax.set_ylabel("density")
         twin = None
         if curves is not None:
             twin = ax.twinx()
-            twin.plot(curves.score, curves.log10_lr, color="black", linewidth=1,
+            twin.plot(grid, curves.log10_lr, color="black", linewidth=1,
                       linestyle="-.", label="log10 LR (right axis)")
             _mark_elub(twin, elub_log10, axis="y")
             twin.set_ylabel("log10 LR")
             twin.grid(False)
         _legend(ax, own, twin)
-        ax.set_title("Background scores and the fitted model")
+        ax.set_title(f"Background {'distances' if distance else 'scores'} and the fitted model")
     return ax.figure
 
 

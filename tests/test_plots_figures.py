@@ -403,7 +403,7 @@ def test_case_figures_evaluate_the_model_once():
     first = SimpleNamespace(llr=1.2, log10_lr=1.2 / np.log(10))
     run = SimpleNamespace(
         result=SimpleNamespace(results=(first,), method=SimpleNamespace(
-            elub_log10_lr_low=-1.0, elub_log10_lr_high=1.5)),
+            elub_log10_lr_low=-1.0, elub_log10_lr_high=1.5), score_direction="higher_is_similar"),
         ss=SS, ds=DS, ss_llr_cv=SS, ds_llr_cv=DS, calibrator=model,
         evidence_scores=np.array([1.0]),
     )

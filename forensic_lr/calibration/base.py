@@ -16,6 +16,7 @@ from ..errors import (
     SmallSampleWarning,
     excerpt,
 )
+from ..io.scores import orient
 from ..records import MethodDescription, ParamRow
 
 #: A background class with fewer scores than this gets a small-sample warning.
@@ -181,7 +182,7 @@ class BaseCalibrator:
         return f"{type(self).__name__}({args})"
 
 
-def fit_warnings(ss, ds, scores) -> tuple[str, ...]:
+def fit_warnings(ss, ds, scores, *, direction: str = "higher_is_similar") -> tuple[str, ...]:
     """Texts of the warnings about a case: extrapolation and small background classes.
 
     Each text is also raised with :func:`warnings.warn` (``ExtrapolationWarning`` or
@@ -192,9 +193,13 @@ def fit_warnings(ss, ds, scores) -> tuple[str, ...]:
     Parameters
     ----------
     ss, ds : array_like
-        Background same-source and different-source scores.
+        Background same-source and different-source scores, score-like (as used).
     scores : array_like
-        Evidence score(s) of the case.
+        Evidence score(s) of the case, score-like (as used).
+    direction : {"higher_is_similar", "lower_is_similar"}
+        How the scores were measured. The texts give them as measured: for distances
+        (``"lower_is_similar"``, negated on input) the distance and the range of the
+        background distances, never the negated values the model uses.
 
     Returns
     -------
@@ -205,12 +210,14 @@ def fit_warnings(ss, ds, scores) -> tuple[str, ...]:
     ss, ds = check_background(ss, ds)
     scores = as_score_array(scores, "scores")
     lo, hi = min(ss.min(), ds.min()), max(ss.max(), ds.max())
+    word = "distance" if direction == "lower_is_similar" else "score"
+    shown_lo, shown_hi = sorted(orient(np.array([lo, hi]), direction))
     found: list[tuple[str, type[Warning]]] = []
-    for s in scores[(scores < lo) | (scores > hi)]:
+    for s in orient(scores[(scores < lo) | (scores > hi)], direction):
         found.append(
             (
-                f"score {s:g} lies outside the range of the background scores "
-                f"[{lo:g}, {hi:g}]: its LR is an extrapolation of the model",
+                f"{word} {s:g} lies outside the range of the background {word}s "
+                f"[{shown_lo:g}, {shown_hi:g}]: its LR is an extrapolation of the model",
                 ExtrapolationWarning,
             )
         )

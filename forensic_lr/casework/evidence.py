@@ -178,14 +178,14 @@ def evaluate_evidence_full(
         warnings.simplefilter("always", ForensicLRWarning)
         for text in _input_warnings(ss, ds):
             warnings.warn(text, ForensicLRWarning, stacklevel=2)
-        texts += fit_warnings(ss, ds, x)
+        texts += fit_warnings(ss, ds, x, direction=direction)
         fitted = copy.deepcopy(template).fit(ss, ds)
         inner = fitted.calibrator if elub else fitted
         texts += getattr(inner, "warnings_", ())  # fit diagnostics (S-cal, unsupervised)
         with np.errstate(over="ignore", invalid="ignore"):  # a NaN is refused just below
             llr = np.asarray(fitted.llr(x), dtype=np.float64)
             llr_unbounded = np.asarray(inner.llr(x), dtype=np.float64)
-        _refuse_nan(llr_unbounded, raw, calibrator, ss, ds)
+        _refuse_nan(llr_unbounded, raw, calibrator, orient(np.concatenate([ss, ds]), direction))
         iv = None
         if interval == "bootstrap":
             iv = bootstrap_interval(base, ss, ds, x, n=n, level=level, seed=seed,
@@ -270,12 +270,14 @@ def _check_extra(calibrator: str, options: dict, extra: dict) -> None:
             )
 
 
-def _refuse_nan(llr: np.ndarray, raw: np.ndarray, calibrator: str, ss, ds) -> None:
-    """An LLR that is not a number (e.g. inf - inf for a score of 1e300) is an error."""
+def _refuse_nan(llr: np.ndarray, raw: np.ndarray, calibrator: str, both: np.ndarray) -> None:
+    """An LLR that is not a number (e.g. inf - inf for a score of 1e300) is an error.
+
+    ``raw`` and ``both`` (the pooled background) are as measured, as the message gives them.
+    """
     bad = np.flatnonzero(np.isnan(llr))
     if bad.size:
         score = float(raw[bad[0]])
-        both = np.concatenate([ss, ds])
         raise InputError(
             f"evidence score {score:g}: method {calibrator} gives no LR (the computation "
             "leaves the floating-point range) for a score this far from the background "

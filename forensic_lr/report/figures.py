@@ -36,7 +36,8 @@ def case_figures(run, *, workers: int | None = None) -> dict[str, str]:
         "llr_histogram": partial(plots.llr_histogram_svg, ss, ds, case_llr=first.llr,
                                  elub_log10=elub),
         "score_densities": partial(plots.score_density_svg, run.ss, run.ds,
-                                   case_score=case_score, curves=curves, elub_log10=elub),
+                                   case_score=case_score, curves=curves, elub_log10=elub,
+                                   direction=run.result.score_direction),
     }
     sensitivity = getattr(run.result, "sensitivity", None)  # None for records without one
     if sensitivity is not None:

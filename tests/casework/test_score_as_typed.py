@@ -45,7 +45,7 @@ def test_report_prints_the_score_as_typed(tmp_path, capsys):
     assert "evidence.scores<" not in html  # the case gives one score, not a list
 
 
-def test_distance_scores_print_as_typed_and_negated(tmp_path):
+def test_distance_scores_print_as_typed_never_negated(tmp_path):
     case_dir = tmp_path / "glass"
     shutil.copytree(examples_dir() / "glass-distance", case_dir)
     case = case_dir / "case.toml"
@@ -54,4 +54,5 @@ def test_distance_scores_print_as_typed_and_negated(tmp_path):
     out = tmp_path / "out"
     assert main(["run", str(case), "--out", str(out), "--draft", "--format", "html"]) == 0
     html = (out / "report.html").read_text(encoding="utf-8")
-    assert '<td class="num">1.40</td><td class="num">-1.40</td>' in html
+    assert '<td class="num">1.40</td><td>yes</td>' in html
+    assert "-1.40" not in html and "negated distance" not in html
