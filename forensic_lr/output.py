@@ -12,10 +12,15 @@ complete set or, for an instant, no folder - never a mix. A folder left beside t
 by a killed run is removed by the next run to the same target (an old set moved aside but
 not replaced is first moved back). The folder holds a manifest,
 :data:`MANIFEST` (name and SHA-256 of each file), which tells a previous output set from a
-folder of other files: ``force`` replaces only a previous output set, and only as a whole.
+folder of other files: ``force`` replaces only a previous output set of the same kind
+(a report set, or a case folder copied by ``examples copy``), only as a whole, and only
+while every file it lists still has the SHA-256 it was written with (a file the user
+edited since is never replaced).
 
 While a run prepares and commits a folder it holds an exclusive lock on the file
-``.NAME.lock`` beside it (:mod:`filelock`): a second run to the same folder is refused.
+``.NAME.lock`` beside it (:mod:`filelock`): a second run to the same folder is refused, and
+so is a run to a folder inside it or around it (``--out nest`` while another run writes
+``nest/report``), when it starts and again just before its swap.
 
 A single output *file* (``compare --plot``, ``init``) is written to a temporary file with a
 unique name created with ``O_EXCL`` in the target's folder (so a planted link is never
@@ -40,7 +45,9 @@ from pathlib import Path, PurePosixPath
 from .errors import InputError
 
 __all__ = [
+    "CASE_FOLDER",
     "MANIFEST",
+    "OUTPUT",
     "OutputFolder",
     "check_output_file",
     "check_output_folder",
@@ -50,6 +57,13 @@ __all__ = [
 
 #: The manifest every committed output folder holds: ``{"files": {name: sha256}, ...}``.
 MANIFEST = ".forensic-lr-output.json"
+
+#: What a committed folder is (the manifest's ``kind``): a command's output set, or a worked
+#: case copied by ``examples copy`` (a case folder, never replaced by a run's output).
+OUTPUT, CASE_FOLDER = "output", "case folder"
+
+_KIND_TEXT = {OUTPUT: "a previous output folder", CASE_FOLDER: "a copied case folder"}
+_LOCK = re.compile(r"\..+\.lock")
 
 _LEFTOVER = r"\.{name}\.(new|old)-[0-9a-f]{{16}}"
 
@@ -163,13 +177,86 @@ def _read_manifest(folder: Path) -> dict | None:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    ok = isinstance(data, dict) and isinstance(data.get("files"), dict)
+    ok = isinstance(data, dict) and isinstance(data.get("files"), dict) and all(
+        isinstance(name, str) and isinstance(digest, str) and _plain_relative(name)
+        for name, digest in data["files"].items())
     return data if ok else None
 
 
+def _plain_relative(name: str) -> bool:
+    rel = PurePosixPath(name)
+    return bool(name) and not rel.is_absolute() and ".." not in rel.parts and "\\" not in name
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _changed_files(folder: Path, manifest: dict) -> list[str]:
+    """Files the manifest lists whose content no longer has the SHA-256 written (a file
+    removed since holds nothing to lose and is not listed)."""
+    changed = []
+    for name, digest in sorted(manifest["files"].items()):
+        path = folder / name
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            changed.append(name)
+        elif path.is_file() and _sha256(path) != digest:
+            changed.append(name)
+    return changed
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+
+def _held(lock_file: Path) -> bool:
+    """Whether another run (or another :class:`OutputFolder` of this one) holds the lock."""
+    from filelock import FileLock, Timeout
+
+    if not lock_file.is_file():
+        return False
+    probe = FileLock(lock_file, timeout=0)
+    try:
+        probe.acquire()
+    except Timeout:
+        return True
+    except OSError:  # a lock file we may not open: someone else's, take it as held
+        return True
+    probe.release()
+    return False
+
+
+def _busy_around(target: Path, option: str) -> None:
+    """Refuse a ``target`` inside a folder another run is writing, or holding one.
+
+    Locks are per folder (``.NAME.lock`` beside it); a run replacing ``nest`` would
+    otherwise delete ``nest/report`` that another run is writing, and the other way round.
+    """
+    for folder in target.parents:
+        if folder.parent != folder and _held(folder.parent / f".{folder.name}.lock"):
+            raise InputError(f"another forensic-lr run is writing to {folder}, which holds "
+                             f"{option} {target}; wait for it to finish or choose another "
+                             "folder")
+    if not target.is_dir():
+        return
+    for dirpath, dirnames, filenames in os.walk(target):
+        for name in filenames:
+            if _LOCK.fullmatch(name) and _held(Path(dirpath) / name):
+                inner = Path(dirpath) / name[1:-len(".lock")]
+                raise InputError(f"another forensic-lr run is writing to {inner}, inside "
+                                 f"{option} {target}; wait for it to finish or choose another "
+                                 "folder")
+        dirnames[:] = [d for d in dirnames if not (Path(dirpath) / d).is_symlink()]
+
+
 def _check_contents(target: Path, *, force: bool, inputs: Iterable[str | Path],
-                    option: str) -> None:
-    """The target is a new or empty folder, or (with ``force``) a previous output set."""
+                    option: str, kind: str = OUTPUT) -> None:
+    """The target is a new or empty folder, or (with ``force``) a previous, unchanged set
+    of the same ``kind``."""
     if target.exists() and not target.is_dir():
         raise InputError(f"{option} {target} exists and is not a folder; give another folder")
     found = _is_input(target, inputs)
@@ -190,31 +277,41 @@ def _check_contents(target: Path, *, force: bool, inputs: Iterable[str | Path],
         raise InputError(f"{option} {target} was not written by forensic-lr (it has no "
                          f"{MANIFEST}); --force replaces only a previous output folder: empty "
                          "it or choose another folder")
+    found_kind = manifest.get("kind", OUTPUT)
+    if found_kind != kind:
+        what = ("a case folder copied by `forensic-lr examples copy`"
+                if found_kind == CASE_FOLDER else f"a folder of kind {found_kind!r}")
+        raise InputError(f"{option} {target} is {what}, not {_KIND_TEXT.get(kind, kind)}; "
+                         "--force never replaces it: choose another folder")
     foreign = _foreign_entries(target, manifest)
     if foreign:
-        shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3
-                                          else "")
-        raise InputError(f"{option} {target} holds entries forensic-lr did not write ({shown}); "
-                         "--force replaces only a previous output set: move them or choose "
-                         "another folder")
+        raise InputError(f"{option} {target} holds entries forensic-lr did not write "
+                         f"({_listed(foreign)}); --force replaces only a previous output set: "
+                         "move them or choose another folder")
+    changed = _changed_files(target, manifest)
+    if changed:
+        raise InputError(f"{option} {target}: {len(changed)} file(s) changed since forensic-lr "
+                         f"wrote them ({_listed(changed)}); --force replaces only files nobody "
+                         "changed since: move the changed files or choose another folder")
 
 
 def check_output_folder(path: str | Path, *, force: bool, inputs: Iterable[str | Path] = (),
-                        option: str = "--out") -> Path:
+                        option: str = "--out", kind: str = OUTPUT) -> Path:
     """Check an output folder before any work is done; return its absolute path.
 
     Refused: a path under a file, a dangling symbolic link, a folder the user may not
     write in, an existing file, a folder holding one of ``inputs`` or the current folder,
     a non-empty folder
     without ``force``, and (with ``force``) a folder that is not a previous output set
-    (no :data:`MANIFEST`, or entries it does not list). ``option`` names the path in
-    messages (``"--out"``, ``"--plots"``...).
+    of ``kind`` (no :data:`MANIFEST`, another kind, entries it does not list, or files
+    whose SHA-256 changed since). ``option`` names the path in messages (``"--out"``,
+    ``"--plots"``...).
 
     :class:`OutputFolder` runs the same checks under its lock; this function is for a
     caller that only wants to know.
     """
     target = _locate(path, option)
-    _check_contents(target, force=force, inputs=list(inputs), option=option)
+    _check_contents(target, force=force, inputs=list(inputs), option=option, kind=kind)
     return target
 
 
@@ -235,11 +332,12 @@ class OutputFolder:
     """
 
     def __init__(self, path: str | Path, *, force: bool, inputs: Iterable[str | Path] = (),
-                 option: str = "--out") -> None:
+                 option: str = "--out", kind: str = OUTPUT) -> None:
         self.path = path
         self.force = force
         self.inputs = list(inputs)
         self.option = option
+        self.kind = kind
         self.target: Path | None = None
         self._lock = None
         self._made: list[Path] = []
@@ -271,11 +369,17 @@ class OutputFolder:
         self.target = target
         try:
             self._tidy()
-            _check_contents(target, force=self.force, inputs=self.inputs, option=self.option)
+            self._check()
         except BaseException:
             self._release()
             raise
         return self
+
+    def _check(self) -> None:
+        """No run writes around or inside the folder; its contents may be replaced."""
+        _busy_around(self.target, self.option)
+        _check_contents(self.target, force=self.force, inputs=self.inputs, option=self.option,
+                        kind=self.kind)
 
     def __exit__(self, *exc) -> None:
         self._release()
@@ -321,6 +425,9 @@ class OutputFolder:
         if self.target is None or self._lock is None:
             raise RuntimeError("OutputFolder.commit is used inside its `with` block")
         target = self.target
+        if not files:
+            raise InputError(f"{self.option} {target}: there is nothing to write (no format or "
+                             "file asked for); the folder is left as it was")
         rel = [(_check_relative(name), content) for name, content in files.items()]
         token = secrets.token_hex(8)
         fresh = target.parent / f".{target.name}.new-{token}"
@@ -328,9 +435,10 @@ class OutputFolder:
         try:
             os.mkdir(fresh)  # exclusive: fails if the name exists
             try:
-                manifest = self._stage(fresh, rel)
+                manifest = self._stage(fresh, rel, self.kind)
                 _write_new(fresh / MANIFEST, manifest)
                 _fsync_dir(fresh)
+                self._check()  # again: a run may have started inside it, a file changed
                 if os.path.lexists(target):
                     os.rename(target, aside)
                 try:
@@ -350,7 +458,7 @@ class OutputFolder:
         return [target / path for path, _ in rel]
 
     @staticmethod
-    def _stage(fresh: Path, rel: list[tuple[PurePosixPath, bytes]]) -> bytes:
+    def _stage(fresh: Path, rel: list[tuple[PurePosixPath, bytes]], kind: str) -> bytes:
         """Write the files under ``fresh``, flush their folders; return the manifest bytes."""
         folders = {fresh}
         hashes = {}
@@ -366,12 +474,13 @@ class OutputFolder:
                 _fsync_dir(folder)
         from . import __version__
 
-        record = {"files": hashes, "written_by": f"forensic-lr {__version__}"}
+        record = {"files": hashes, "kind": kind, "written_by": f"forensic-lr {__version__}"}
         return (json.dumps(record, indent=2, sort_keys=True) + "\n").encode("utf-8")
 
 
 def write_outputs(out_dir: str | Path, files: dict[str, bytes], *, force: bool,
-                  inputs: Iterable[str | Path] = (), option: str = "--out") -> list[Path]:
+                  inputs: Iterable[str | Path] = (), option: str = "--out",
+                  kind: str = OUTPUT) -> list[Path]:
     """Check, lock and commit an output folder in one call (see :class:`OutputFolder`).
 
     Parameters
@@ -387,6 +496,8 @@ def write_outputs(out_dir: str | Path, files: dict[str, bytes], *, force: bool,
         The run's input files and folders; an output folder holding one is refused.
     option : str
         How messages name the folder (``"--out"``, ``"--plots"``...).
+    kind : {OUTPUT, CASE_FOLDER}
+        What the folder is; ``force`` replaces only a folder of the same kind.
 
     Returns
     -------
@@ -399,7 +510,7 @@ def write_outputs(out_dir: str | Path, files: dict[str, bytes], *, force: bool,
         See :func:`check_output_folder`; also a name that is not a plain relative path,
         another run holding the folder's lock, and a disk error while writing.
     """
-    with OutputFolder(out_dir, force=force, inputs=inputs, option=option) as target:
+    with OutputFolder(out_dir, force=force, inputs=inputs, option=option, kind=kind) as target:
         return target.commit(files)
 
 

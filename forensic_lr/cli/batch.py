@@ -20,10 +20,13 @@ import sys
 import warnings
 from pathlib import Path
 
-from ..errors import ForensicLRError, ForensicLRWarning
+from ..errors import ForensicLRError, ForensicLRWarning, InputError, excerpt
 from .common import EXIT_OK, EXIT_USER_ERROR, Stages, method_overrides
 
 __all__ = ["run_batch"]
+
+#: The files a batch writes beside the cases' folders.
+BATCH_FILES = ("summary.csv", "summary.json")
 
 SUMMARY_COLUMNS = ("case_file", "case_id", "folder", "status", "conclusion", "reasons",
                    "label", "score", "lr", "log10_lr", "verbal", "warnings", "error")
@@ -47,6 +50,19 @@ def _folder_name(case_id: str, taken: set[str]) -> str:
         name, k = f"{base}-{k}", k + 1
     taken.add(name.lower())
     return name
+
+
+def _refuse_reserved_ids(specs: dict[str, object]) -> None:
+    """A case whose folder would take the name of the batch's own files is refused before
+    any work (the batch could not write ``summary.json`` beside a folder of that name)."""
+    taken: set[str] = set()
+    for case, spec in specs.items():
+        folder = _folder_name(spec.case.id, taken)
+        if folder.lower() in BATCH_FILES:
+            raise InputError(
+                f"[case] id {excerpt(spec.case.id)} would name the folder {folder}, "
+                f"which is one of the batch's own files ({', '.join(BATCH_FILES)}); give the "
+                "case another id", path=case)
 
 
 def _one_case(case: str, args: argparse.Namespace, stages: Stages):
@@ -120,12 +136,15 @@ def run_batch(args: argparse.Namespace) -> int:
 
     stages = Stages(args)
     inputs: list = []
+    specs = {}
     for case in args.case:  # the output folder may hold none of the cases' inputs
         inputs.append(case)
         try:
-            inputs += load_case(case, lab=args.lab, overrides=method_overrides(args)).input_paths()
+            specs[case] = load_case(case, lab=args.lab, overrides=method_overrides(args))
         except ForensicLRError:
-            pass  # reported with the case below
+            continue  # reported with the case below
+        inputs += specs[case].input_paths()
+    _refuse_reserved_ids(specs)
     rows, files, taken = [], {}, set()
     with OutputFolder(Path(args.out), force=args.force, inputs=inputs) as target:
         for case in args.case:

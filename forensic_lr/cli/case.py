@@ -47,7 +47,8 @@ def add_parsers(sub) -> None:
     c.add_argument("name", help="the case's name (see `forensic-lr examples`)")
     c.add_argument("dir", help="destination folder")
     c.add_argument("--force", action="store_true",
-                   help="replace a worked case copied to DIR before (the whole folder)")
+                   help="replace a worked case copied to DIR before (the whole folder, "
+                   "only if none of its files was changed since)")
     p.set_defaults(func=examples)
 
     p = sub.add_parser("init", help="write a commented case-file template to a folder")
@@ -65,6 +66,9 @@ SEVERAL_SCORES = (
 
 def _parse_formats(text: str | None, default: Sequence[str]) -> tuple[str, ...]:
     if text is None:
+        if not default:  # with --force it would replace the last report set by nothing
+            raise InputError("[report] formats is empty; list at least one of pdf, html, json "
+                             '(e.g. formats = ["pdf", "json"]) or give --format')
         return tuple(default)
     formats = tuple(dict.fromkeys(f.strip().lower() for f in text.split(",") if f.strip()))
     bad = [f for f in formats if f not in ("pdf", "html", "json")]
@@ -186,7 +190,7 @@ def examples(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..errors import InputError
-    from ..output import write_outputs
+    from ..output import CASE_FOLDER, write_outputs
 
     cases = _example_cases()
     if args.examples_command != "copy":
@@ -203,7 +207,8 @@ def examples(args: argparse.Namespace) -> int:
         for p in sorted(folder.rglob("*"))
         if p.is_file() and "__pycache__" not in p.parts
     }
-    write_outputs(Path(args.dir), files, force=args.force, inputs=[folder], option="DIR")
+    write_outputs(Path(args.dir), files, force=args.force, inputs=[folder], option="DIR",
+                  kind=CASE_FOLDER)
     if not args.quiet:
         print(f"copied the {args.name!r} example to {args.dir}")
         if (folder / "case.toml").is_file():
