@@ -85,7 +85,7 @@ def _template() -> dict[str, Any]:
 
 
 def _placeholders(spec: CaseSpec) -> list[Finding]:
-    """Values still equal to the template's examples (ids, generic propositions, score 0)."""
+    """Values still equal to the template's examples (the case id, generic propositions)."""
     t = _template()
     found = []
     if spec.case.id == t["case"]["id"]:
@@ -96,10 +96,6 @@ def _placeholders(spec: CaseSpec) -> list[Finding]:
             found.append(Finding(
                 "propositions", key, "the template's generic proposition; name the items, the "
                 "person or object concerned and, for Hd, the relevant population"))
-    ev = spec.evidence
-    if ev.score is not None and ev.score == t["evidence"]["score"]:
-        found.append(Finding("evidence", "score", f"{ev.score:g} is the template's placeholder; "
-                             "write the comparison score of this case"))
     return found
 
 
@@ -145,6 +141,9 @@ _ITEM_FIELDS = {
 
 def _missing(spec: CaseSpec) -> list[Finding]:
     found = []
+    if not spec.evidence.values:
+        found.append(Finding("evidence", "score", "required, even for a draft: the comparison "
+                             "score of this case, e.g. score = 3.2 (or scores = [...])"))
     for section, key, (part, attr), what in _REQUIRED:
         if _blank(getattr(getattr(spec, part), attr)):
             found.append(Finding(section, key, f"required for a final report: {what}"))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..calibration import calibration_checks, elub_bounds
-from ..errors import ForensicLRError, ForensicLRWarning
+from ..errors import ForensicLRError, ForensicLRWarning, InputError
 from ..io.scores import orient, sha256_file
 from ..metrics import evaluate
 from ..parallel import call_forked
@@ -260,6 +260,9 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
     .. [1] D. A. van Leeuwen, N. Brummer, The distribution of calibrated likelihood-ratios
        in speaker recognition, Interspeech 2013.
     """
+    if not spec.evidence.values:
+        raise InputError("[evidence] score: the case file gives no evidence score; write the "
+                         "comparison score of this case, e.g. score = 3.2 (a draft needs it too)")
     scale = load_scale(_scale_ref(spec))
     data, summaries, hashes, files = load_background(spec)
     extra, extra_summaries = load_extra_inputs(spec, hashes, files)

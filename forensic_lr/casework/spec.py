@@ -39,7 +39,13 @@ class _Section(BaseModel):
 
 
 class Evidence(_Section):
-    """``[evidence]``: the questioned-vs-suspect comparison score(s)."""
+    """``[evidence]``: the questioned-vs-suspect comparison score(s).
+
+    A case file without a score validates (the ``init`` template leaves it out, so that
+    ``forensic-lr check`` lists it with every other field still to fill; any number,
+    0 included, is a score), but nothing can be evaluated without one: the case pipeline
+    refuses it, draft or not.
+    """
 
     score: float | None = None
     scores: tuple[float, ...] | None = None
@@ -70,10 +76,10 @@ class Evidence(_Section):
                     "give the evidence scores either in 'scores_file' (labels in the file) or "
                     "as 'score'/'scores' with 'labels', not both")
             return self
-        if (self.score is None) == (self.scores is None):
+        if self.score is not None and self.scores is not None:
             raise ValueError("give exactly one of 'score = 3.2' or 'scores = [3.2, 1.1]'")
         values = self.values
-        if not values:
+        if self.scores is not None and not values:
             raise ValueError("'scores' is empty; give at least one score")
         if any(v != v or v in (float("inf"), float("-inf")) for v in values):
             raise ValueError("evidence scores must be finite numbers")
@@ -445,7 +451,7 @@ def _value_hint(value: object) -> str:
 
 def format_validation_error(path: str, exc: ValidationError, what: str = "case file") -> str:
     """One line per schema problem, naming its section and key, the value and the fix."""
-    lines = [f"{path}: the {what} has {exc.error_count()} problem(s):"]
+    lines = []
     for err in exc.errors():
         where = _key_path(err["loc"])
         msg = err["msg"].removeprefix("Value error, ")
@@ -467,9 +473,8 @@ def format_validation_error(path: str, exc: ValidationError, what: str = "case f
         elif scalar and err["type"] not in ("value_error", "assertion_error"):
             msg = f"{excerpt(value)}: {msg}"
         # a check across sections names its own section and key
-        lines.append(f"  - {msg}" if not err["loc"] and msg.startswith("[") else
-                     f"  - {where}: {msg}")
-    return "\n".join(lines)
+        lines.append(msg if not err["loc"] and msg.startswith("[") else f"{where}: {msg}")
+    return _problem_list(path, lines, what)
 
 
 def _decode_case_text(path: Path, raw: bytes) -> str:
@@ -487,18 +492,42 @@ def _decode_case_text(path: Path, raw: bytes) -> str:
         ) from None
 
 
+def _shown(text: str, limit: int = 80) -> str | None:
+    """``text`` as typed when it is short and printable (so a fix can quote it), else None."""
+    return text if len(text) <= limit and text.isprintable() else None
+
+
 def _toml_message(path: Path, text: str, exc: tomllib.TOMLDecodeError) -> str:
-    """The parser's message, with a fix when the line holds a decimal comma or a dotted date."""
-    message = f"{path}: cannot parse the case file ({exc})"
+    """The parser's message, with a fix for the usual slips on the line it names.
+
+    Decimal commas and dotted dates (:func:`_value_hint`), text without quotes
+    (``examiner = Dr. Weiß``) and Windows paths whose backslashes start escapes in double
+    quotes (``ss = "C:\\data\\ss.csv"``).
+    """
+    message = f"{path}: cannot parse the case file ({_shown(str(exc), 200) or excerpt(exc)})"
     m = re.search(r"at line (\d+)", str(exc))
     lines = text.splitlines()
-    if m and 0 < int(m.group(1)) <= len(lines):
-        line = lines[int(m.group(1)) - 1]
-        value = line.partition("=")[2].partition("#")[0]
-        for token in re.findall(r"[+-]?\d[\d.,/]*\d", value):
-            hint = _value_hint(token)
-            if hint:
-                return f"{message}: {excerpt(line.strip(), 60)}{hint}"
+    if not m or not 0 < int(m.group(1)) <= len(lines):
+        return message
+    line = lines[int(m.group(1)) - 1].strip()
+    key, _, value = (part.strip() for part in line.partition("="))
+    where = f"{message}: {_shown(line) or excerpt(line, 60)}"
+    if "\\" in value and value.startswith('"'):
+        inner = _shown(value[1:].partition('"')[0])
+        fix = (f'{key} = "{inner.replace(chr(92), "/")}", or in single quotes, '
+               f"{key} = '{inner}'") if inner else "or in single quotes"
+        return (f"{where}; in double quotes a backslash starts an escape: write the path with "
+                f"forward slashes, {fix}")
+    for token in re.findall(r"[+-]?\d[\d.,/]*\d", value.partition("#")[0]):
+        hint = _value_hint(token)
+        if hint:
+            return f"{where}{hint}"
+    word = value.partition(" #")[0].strip()
+    if word[:1].isalpha() and word not in ("true", "false", "inf", "nan"):
+        if word.lower() in ("yes", "no", "on", "off", "true", "false"):
+            return f"{where}; write true or false (lower case, no quotes)"
+        shown = _shown(word) if '"' not in word else None
+        return f"{where}; put text in quotes" + (f': {key} = "{shown}"' if shown else "")
     return message
 
 
@@ -575,51 +604,78 @@ def case_from_dict(
         raise InputError(format_validation_error(source, exc)) from None
     from ..calibration import extra_inputs
 
-    def resolved(section: str, key: str, name: str, check=None, hint: str = _RELATIVE) -> Path:
-        """The path of a key, checked by ``check`` (``input_file`` or ``input_folder``)."""
+    problems: list[str] = []  # every problem of the files the case names, listed at once
+
+    def resolved(section: str, key: str, name: str, check=None,
+                 hint: str = _RELATIVE) -> Path | None:
+        """The path of a key, checked by ``check`` (``input_file`` or ``input_folder``);
+        None, with the problem added to ``problems``, when it cannot be used."""
         try:
             path = spec.resolve(name)
-            return path if check is None else check(path, hint=hint)
+            return path if check is None else check(path, hint=hint + _path_hint(name))
         except InputError as exc:
-            raise InputError(f"{source}: [{section}] {key}: {exc}") from None
+            problems.append(f"[{section}] {key}: {exc}")
+            return None
 
     for key in ("ss", "ds", "scores", *extra_inputs()):
         name = getattr(spec.background, key)
         if name is None:
             continue
-        try:
-            resolved("background", key, name, input_file)
-        except InputError as exc:
-            if missing_files is None:
-                raise
-            missing_files.append(str(exc).removeprefix(f"{source}: "))
-    spec = _with_evidence_file(spec, source, resolved)
+        before = len(problems)
+        resolved("background", key, name, input_file)
+        if missing_files is not None:  # check lists them with the checklist's problems
+            missing_files.extend(problems[before:])
+            del problems[before:]
+    spec = _with_evidence_file(spec, resolved, problems)
     template_dir = spec.report.template_dir
     if template_dir is not None:
         resolved("report", "template_dir", template_dir, input_folder,
                  "remove the key to use the shipped templates")
     scale = spec.report.verbal_scale
     if scale.lower().endswith(".json"):
-        scale = str(resolved("report", "verbal_scale", scale))
-    try:
-        load_scale(scale)
-    except InputError as exc:
-        raise InputError(f"{source}: [report] verbal_scale: {exc}") from None
+        path = resolved("report", "verbal_scale", scale)
+        scale = None if path is None else str(path)
+    if scale is not None:
+        try:
+            load_scale(scale)
+        except InputError as exc:
+            problems.append(f"[report] verbal_scale: {exc}")
+    if problems:
+        raise InputError(_problem_list(source, problems))
     return spec
 
 
-def _with_evidence_file(spec: CaseSpec, source: str, resolved) -> CaseSpec:
-    """The spec with ``[evidence] scores_file`` read into ``scores`` and ``labels``."""
+def _path_hint(name: str) -> str:
+    """A fix for a Windows path whose backslashes TOML read as escapes (``"data\\new.csv"``)."""
+    if any(c in name for c in "\t\n\r\b\f"):
+        return ("; the path holds a tab, line break or other control character: in double "
+                "quotes a backslash starts an escape (\\n, \\t), so write the path with forward "
+                "slashes (\"data/new.csv\") or in single quotes ('data\\new.csv')")
+    return ""
+
+
+def _problem_list(source: str, problems: list[str], what: str = "case file") -> str:
+    """``SOURCE: the case file has N problem(s):`` and one ``  - problem`` line each."""
+    return "\n".join([f"{source}: the {what} has {len(problems)} problem(s):",
+                      *(f"  - {p}" for p in problems)])
+
+
+def _with_evidence_file(spec: CaseSpec, resolved, problems: list[str]) -> CaseSpec:
+    """The spec with ``[evidence] scores_file`` read into ``scores`` and ``labels``.
+
+    A file that cannot be read adds its problem to ``problems`` and leaves the spec as it is.
+    """
     from .evidence_file import read_evidence_file
 
     name = spec.evidence.scores_file
-    if name is None:
+    path = None if name is None else resolved("evidence", "scores_file", name, input_file)
+    if path is None:
         return spec
-    path = resolved("evidence", "scores_file", name, input_file)
     try:
         labels, scores = read_evidence_file(path)
     except InputError as exc:
-        raise InputError(f"{source}: [evidence] scores_file: {exc}") from None
+        problems.append(f"[evidence] scores_file: {exc}")
+        return spec
     evidence = spec.evidence.model_copy(update={"scores": scores, "labels": labels})
     return spec.model_copy(update={"evidence": evidence})
 
@@ -709,6 +765,8 @@ _TEMPLATE = '''\
 # `forensic-lr docs case-file` (all pages: `forensic-lr docs`). Check what a final report
 # still lacks with:  forensic-lr check case.toml
 # Run with:  forensic-lr run case.toml --out report   (add --draft while fields are missing)
+# Text goes in quotes: examiner = "Dr. A. Weiß". Paths are relative to this file; write
+# them with forward slashes ("data/ss.csv"), or in single quotes ('data\\ss.csv').
 
 [case]
 id = "CASE-0001"              # required: the laboratory's case number (letters, digits, ._/ -)
@@ -721,20 +779,32 @@ examiner = ""                 # required: name of the examiner who signs the rep
 requester = ""                # who asked for the examination
 instructions = ""             # the questions the requester asked
 conditioning = ""             # the case information the evaluation relies on
-# items = [                   # required: the items received and examined, each with
-#   { id = "Q1", description = "questioned recording", seal = "bag 1, seal 0417",
-#     condition = "seal intact", received = "2026-02-28 from the police",
-#     examined = "2 min 40 s of net speech" },
-# ]                           #   (TOML: one item per line, or a [[case.items]] table each)
 # declaration = ""            # the examiner's declaration; default: the report's standard
                               #   statement (independence, duty to the court, competence)
+
+# Required: the items received and examined, one [[case.items]] table each (keep them
+# after the other [case] keys: every key below a table header belongs to that table).
+# [[case.items]]
+# id = "Q1"
+# description = "questioned recording"
+# seal = "bag 1, seal 0417"
+# condition = "seal intact"
+# received = "2026-02-28 from the police"
+# examined = "2 min 40 s of net speech"
+# [[case.items]]
+# id = "K1"
+# description = "reference recording of the suspect"
+# seal = "bag 2, seal 0418"
+# condition = "seal intact"
+# received = "2026-03-01 from the police"
+# examined = "3 min 10 s of net speech"
 
 [propositions]                # required: a pair of mutually exclusive propositions
 hp = "The questioned and reference items come from the same source."
 hd = "The questioned and reference items come from different sources."
 
 [evidence]
-score = 0.0                   # required: the comparison score of this case (or:
+# score = 3.2                 # required: the comparison score of this case (or:
 # scores = [1.2, 3.4]         #   several scores, then give one of the two only)
 # labels = ["Q1-K1", "Q2-K1"] # one name per score; default "Q1-K1" for one score and
                               #   two items (their ids), else "E1", "E2", ...

@@ -90,8 +90,6 @@ def test_template_loads_once_data_exist(folder):
          ["[method] calibrator", "unknown calibrator 'magic'", "choose one of"]),
         # both score and scores
         (("score = 2.5", "score = 2.5\nscores = [1.0]"), ["[evidence]", "exactly one of"]),
-        # neither score nor scores
-        (("score = 2.5", ""), ["[evidence]", "exactly one of"]),
         # non-finite evidence score
         (("score = 2.5", "score = nan"), ["[evidence]", "finite"]),
         # labels of the wrong length

@@ -90,7 +90,7 @@ def test_labelled_file_with_label_and_score_columns_is_ready(voice, capsys):
 
 
 def test_a_file_run_refuses_is_refused_by_check_with_the_same_message(voice, capsys):
-    folder, ss, ds = voice
+    folder, ss, _ = voice
     np.savetxt(folder / "ss.csv", np.append(ss, np.inf))
     code, _, err = _check(folder / "case.toml", capsys)
     assert code == main(["-q", "run", str(folder / "case.toml"), "--out", str(folder / "o"),
@@ -123,7 +123,7 @@ def test_deeply_nested_tables_are_exit_2(voice, capsys, deep):
     folder, _, _ = voice
     text = (folder / "case.toml").read_text(encoding="utf-8")
     (folder / "deep.toml").write_text(text + "\n" + deep, encoding="utf-8")
-    code, out, err = _check(folder / "deep.toml", capsys)
+    code, _, err = _check(folder / "deep.toml", capsys)
     assert code == 2
     assert "deep.toml" in err and "levels deep" in err and len(err.splitlines()) == 1
 

@@ -71,14 +71,28 @@ def test_each_item_custody_field_is_required(tmp_path):
     assert names == ["[case] items[0] (Q1) condition", "[case] items[1] (K1) seal"]
 
 
-def test_score_zero_and_template_propositions_are_placeholders(tmp_path):
+def test_score_zero_is_a_score_and_template_propositions_are_placeholders(tmp_path):
     data = _filled(tmp_path)
     template = tomllib.loads(case_template())
-    data["evidence"] = {"score": 0.0, "description": "x"}
+    data["evidence"] = {"score": 0, "description": "x"}
     data["propositions"]["hd"] = template["propositions"]["hd"]
     spec = case_from_dict(data, base_dir=tmp_path)
+    assert spec.evidence.values == (0.0,)
     names = [f"[{p.section}] {p.key}" for p in check_case(spec).problems]
-    assert names == ["[propositions] hd", "[evidence] score"]
+    assert names == ["[propositions] hd"]
+
+
+def test_a_case_without_a_score_is_listed_and_never_run(tmp_path):
+    from forensic_lr.casework import run_case
+
+    data = _filled(tmp_path)
+    data["evidence"] = {"description": "x"}
+    spec = case_from_dict(data, base_dir=tmp_path)
+    problems = check_case(spec).problems
+    assert [f"[{p.section}] {p.key}" for p in problems] == ["[evidence] score"]
+    assert "even for a draft" in problems[0].message
+    with pytest.raises(InputError, match=r"\[evidence\] score: .*score = 3.2"):
+        run_case(spec)
 
 
 def test_reviewer_and_revision_are_notes_never_problems(tmp_path):

@@ -18,6 +18,7 @@ def template_case(tmp_path):
     (folder / "ss.csv").write_text("\n".join(str(1.5 + 0.1 * i) for i in range(20)) + "\n")
     (folder / "ds.csv").write_text("\n".join(str(-1.0 + 0.1 * i) for i in range(30)) + "\n")
     text = (folder / "case.toml").read_text().replace("n = 1000", "n = 100")
+    text = text.replace("# score = 3.2 ", "score = 1.0   ")
     (folder / "case.toml").write_text(text.replace("folds = 5", "folds = 3"))
     return folder / "case.toml"
 
@@ -32,7 +33,7 @@ def test_check_names_every_placeholder_and_writes_nothing(template_case, capsys)
     before = sorted(p.name for p in template_case.parent.iterdir())
     assert main(["check", str(template_case)]) == 2
     out = capsys.readouterr().out
-    for field in ("[case] id", "[case] examiner", "[evidence] score", "[propositions] hp",
+    for field in ("[case] id", "[case] examiner", "[evidence] description", "[propositions] hp",
                   "[system] name", "[background] population", "[validation] study_id",
                   "[case] items", "--draft"):
         assert field in out
