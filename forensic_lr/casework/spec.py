@@ -640,8 +640,8 @@ def case_from_dict(
             load_scale(scale)
         except InputError as exc:
             problems.append(f"[report] verbal_scale: {exc}")
-    if problems:
-        raise InputError(_problem_list(source, problems))
+    if problems:  # with the missing files check would have listed: all at once
+        raise InputError(_problem_list(source, [*(missing_files or ()), *problems]))
     return spec
 
 

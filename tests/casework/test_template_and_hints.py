@@ -118,7 +118,7 @@ def test_a_backslash_path_that_parses_to_a_control_character_is_explained(folder
     # "data\new.csv" is valid TOML: \n is a line break, the path then names no file
     (folder / "data").mkdir()
     message = _error(folder, VOICE.replace('ss = "ss.csv"', r'ss = "data\new.csv"'))
-    assert "file not found" in message and "forward slashes" in message
+    assert "new.csv': file not found" in message and "forward slashes" in message
     assert "single quotes" in message
 
 
@@ -148,7 +148,16 @@ def test_file_problems_are_listed_at_once(folder):
             .replace('ss = "ss.csv"', 'ss = "../outside.csv"'))
     message = _error(folder, text)
     assert "has 4 problem(s)" in message
-    for part in ("[background] ss: path '../outside.csv' leads outside",
-                 "[background] ds: file not found", "[report] template_dir: folder not found",
-                 "[report] verbal_scale:"):
+    for part in ("[background] ss: path '../outside.csv' leads outside", "[background] ds:",
+                 "nothere.csv: file not found", "tpl: folder not found",
+                 "[report] verbal_scale:", "[report] template_dir:"):
         assert part in message, part
+
+
+def test_check_lists_missing_background_files_with_the_other_file_problems(folder, capsys):
+    text = (VOICE.replace('ds = "ds.csv"', 'ds = "nothere.csv"')
+            .replace('verbal_scale = "enfsi"', 'verbal_scale = "nope"'))
+    (folder / "case.toml").write_text(text, encoding="utf-8")
+    assert main(["check", str(folder / "case.toml")]) == 2
+    err = capsys.readouterr().err
+    assert "has 2 problem(s)" in err and "nothere.csv" in err and "verbal_scale" in err
