@@ -92,6 +92,17 @@ def refuse_unless_draft(spec, case: str, draft: bool):
     return checklist
 
 
+def draft_notice(reasons: Sequence[str]) -> str:
+    """What the terminal says of a draft: every field a final report still lacks, or none."""
+    from .check import format_problems
+
+    if not reasons:
+        return ("DRAFT - not for court (--draft was given; the case file lacks nothing a final "
+                "report requires: run without --draft for a final report)")
+    return (f"DRAFT - not for court: a final report still lacks {len(reasons)} field(s) "
+            f"(`forensic-lr check` lists the same):\n{format_problems(reasons)}")
+
+
 def run(args: argparse.Namespace) -> int:
     """``forensic-lr run CASE --out DIR``: evaluate, validate and write the report files."""
     import warnings
@@ -133,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
     conclusion = run.result.conclusion
     withheld = conclusion is not None and conclusion.status == "withheld"
     if run.result.draft:
-        print("DRAFT - not for court: the case file still lacks fields a final report requires")
+        print(draft_notice(run.result.draft_reasons))
     for r in run.result.results:
         print(
             f"{r.label}: score {r.score_text} -> LR = {r.lr_text} (log10 LR = {r.log10_lr:.2f}); "

@@ -109,3 +109,26 @@ def test_check_of_a_fresh_init_template_names_every_placeholder_and_the_missing_
                   "ds.csv: file not found"):
         assert field in out, field
     assert not any(p.name not in ("case.toml",) for p in (tmp_path / "new").iterdir())
+
+
+def test_draft_run_prints_every_field_check_lists(template_case, tmp_path, capsys):
+    assert main(["check", str(template_case)]) == 2
+    listed = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("  - [")]
+    assert len(listed) > 10
+    assert _run(["run", str(template_case), "--out", str(tmp_path / "o"), "--draft",
+                 "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    assert f"a final report still lacks {len(listed)} field(s)" in out
+    printed = [ln for ln in out.splitlines() if ln.startswith("  - [")]
+    assert printed == listed
+    result = json.loads((tmp_path / "o" / "result.json").read_text())
+    assert ["  - " + r for r in result["draft_reasons"]] == listed
+
+
+def test_draft_of_a_ready_case_says_it_lacks_nothing(tmp_path, capsys):
+    assert main(["-q", "examples", "copy", "small-background", str(tmp_path / "c")]) == 0
+    case = tmp_path / "c" / "case.toml"
+    case.write_text(case.read_text().replace("n = 1000", "n = 100"))
+    assert _run(["run", str(case), "--out", str(tmp_path / "o"), "--draft",
+                 "--format", "json"]) == 0
+    assert "lacks nothing a final report requires" in capsys.readouterr().out
