@@ -57,7 +57,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError, excerpt
-from .spreadsheet import REFUSED_SUFFIXES, WORKBOOK_SUFFIXES, workbook_rows
+from .spreadsheet import REFUSED_SUFFIXES, WORKBOOK_SUFFIXES, column_letter, workbook_rows
 from .text_decoding import FALLBACK_ENCODINGS, bom_encoding, refuse_binary
 
 SS_LABELS = frozenset({"1", "ss", "same", "same-source", "same_source", "target", "true", "hp"})
@@ -796,14 +796,6 @@ def _read_workbook(path: Path, layout: Layout, decimal, sheet) -> Table:
     def flush(last: bool) -> None:
         if not block:
             return
-        widths = np.fromiter(map(len, block), dtype=np.int64, count=len(block))
-        long = np.flatnonzero(widths > reader.width)
-        if long.size:
-            reader.fail_rows(
-                f"has a value in column {int(widths[long[0]])}, beyond the "
-                f"{reader.width} named in the header; give that column a name or clear it",
-                np.array(numbers), long, None, last,
-            )
         cells = np.array(
             [r + [""] * (reader.width - len(r)) for r in block], dtype=str
         ).reshape(len(block), reader.width)
@@ -816,6 +808,13 @@ def _read_workbook(path: Path, layout: Layout, decimal, sheet) -> Table:
             reader.start(cells, number)
             if reader.header is not None:
                 continue
+        if len(cells) > reader.width:  # checked row by row: a stray far cell stops the read
+            shape = "the header names" if reader.header is not None else "the first row has"
+            reader.fail(
+                f"has a value in column {column_letter(len(cells))} ({len(cells):,}), beyond "
+                f"the {reader.width} column(s) {shape}; give that column a name or clear the "
+                "cell", number,
+            )
         block.append(cells)
         numbers.append(number)
         if len(block) >= _SHEET_ROWS:

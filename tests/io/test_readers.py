@@ -167,7 +167,8 @@ def test_formula_cells_are_read_by_their_cached_values(tmp_path):
     with pytest.raises(InputError) as info:
         load_scores(scores=path, label_column="Vergleich", score_column=3)
     message = str(info.value)
-    assert "row 2" in message and "empty" in message and "save it again" in message
+    assert "cell C2" in message and "no saved value" in message
+    assert "save it so the values are stored" in message
     # give the formula a cached result, as a spreadsheet program saves it
     part = "xl/worksheets/sheet1.xml"
     with zipfile.ZipFile(path) as z:
