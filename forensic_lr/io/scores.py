@@ -35,6 +35,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -385,7 +386,8 @@ def load_npy(path) -> tuple[np.ndarray, InputProvenance]:
     ------
     InputError
         An empty file, an ``.npz`` archive or another file named ``.npy``, a damaged or
-        pickled array.
+        pickled array, a header that declares more values than the file holds
+        (:func:`_check_npy_header`).
     """
     path = Path(path)
     data, sha256, size = read_bytes(path)
@@ -396,6 +398,7 @@ def load_npy(path) -> tuple[np.ndarray, InputProvenance]:
         raise InputError(
             f"is {kind}; give a 1-D array saved with numpy.save (.npy)", path=str(path)
         )
+    _check_npy_header(data, path)
     try:
         values = np.load(io.BytesIO(data), allow_pickle=False)
     except (ValueError, EOFError, OSError) as exc:
@@ -405,6 +408,48 @@ def load_npy(path) -> tuple[np.ndarray, InputProvenance]:
         ) from None
     return values, InputProvenance(name=str(path), size=size, sha256=sha256, format="npy",
                                    rows=int(values.shape[0]) if values.ndim else 1)
+
+
+def _check_npy_header(data: bytes, path: Path) -> None:
+    """Refuse a ``.npy`` header whose shape x item size exceeds the bytes after it.
+
+    Read with :mod:`numpy.lib.format`'s public header readers (format versions 1.0 and 2.0
+    [1]_) before any array is allocated, so a damaged or hostile header that claims 10^13
+    values is an error naming the sizes, not an attempt to allocate 80 TB.
+
+    References
+    ----------
+    .. [1] NumPy Enhancement Proposal 1, "A simple file format for NumPy arrays" (NEP 1),
+       https://numpy.org/neps/nep-0001-npy-format.html.
+    """
+    from numpy.lib import format as npy_format
+
+    handle = io.BytesIO(data)
+    fix = "save the array again with numpy.save"
+    try:
+        version = npy_format.read_magic(handle)
+        if version == (1, 0):
+            shape, _, dtype = npy_format.read_array_header_1_0(handle)
+        elif version == (2, 0):
+            shape, _, dtype = npy_format.read_array_header_2_0(handle)
+        else:
+            raise InputError(
+                f"is a .npy file of format version {version[0]}.{version[1]} (used for "
+                f"arrays with named fields), not an array of numbers; {fix}", path=str(path))
+    except ValueError as exc:
+        raise InputError(f"is not a readable .npy array (a damaged header: "
+                         f"{excerpt(exc, 80)}); {fix}", path=str(path)) from None
+    if dtype.hasobject:
+        raise InputError("holds Python objects (read only by unpickling, which is never "
+                         f"done); {fix} from an array of numbers", path=str(path))
+    needed = math.prod(shape) * dtype.itemsize
+    available = len(data) - handle.tell()
+    if needed > available:
+        raise InputError(
+            f"is not a readable .npy array: its header declares shape {tuple(shape)} of "
+            f"{dtype} ({needed:,} bytes) but "
+            f"the file holds {available:,} bytes after the header; the file is damaged or "
+            f"cut short: {fix}", path=str(path))
 
 
 def _read_npy(path: Path, what: str) -> tuple[np.ndarray, InputProvenance]:
