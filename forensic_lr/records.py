@@ -471,7 +471,9 @@ class Conclusion(Record):
     a written ``justification``, printed in the report). ``reasons`` lists every reason;
     ``statement`` is the sentence the report prints ("no evaluative opinion can be given
     because ..."), empty when reported. ``elub_notes`` state, for LRs beyond the ELUB
-    bounds when bounding is off, the value the bounds would give.
+    bounds when bounding is off, the value the bounds would give. ``lab_departures``
+    names every setting looser than the laboratory's profile, which the case applies on
+    its written ``lab_justification`` (``[opinion] lab_override``); page 1 prints both.
     """
 
     status: Literal["reported", "withheld", "overridden"]
@@ -479,6 +481,8 @@ class Conclusion(Record):
     justification: str = ""
     statement: str = ""
     elub_notes: tuple[str, ...] = ()
+    lab_departures: tuple[str, ...] = ()
+    lab_justification: str = ""
 
 
 class PolicySetting(Record):
@@ -487,7 +491,13 @@ class PolicySetting(Record):
     key: str                # e.g. "method.elub"
     label: str              # e.g. "ELUB bounding of the reported LR"
     value: Any
-    source: Literal["command line", "case file", "lab profile", "default"]
+    source: Literal["command line", "case file", "lab profile", "case folder's profile",
+                    "default"]
+    #: the laboratory profile's value when the case (or command line) set another one
+    lab_value: Any = None
+    #: how that value compares with the laboratory's: stricter, looser (only on a written
+    #: override, ``[opinion] lab_override``) or differs (a key the floor does not cover)
+    relation: Literal["", "stricter", "looser", "differs"] = ""
 
 
 class LabInfo(Record):
@@ -500,6 +510,12 @@ class LabInfo(Record):
     scale_confirmed_on: datetime.date | None = None
     criteria_sop: str = ""
     criteria_date: datetime.date | None = None
+    #: the laboratory's own profile (``--lab``, or outside every case folder): its
+    #: criteria and opinion thresholds are a floor the case may only tighten; False for a
+    #: profile inside the case folder, which only supplies defaults
+    sets_floor: bool = False
+    #: every setting the profile gives, as ``"section.key"`` -> value
+    values: dict[str, Any] = Field(default_factory=dict)
 
 
 class CaseResult(Record):

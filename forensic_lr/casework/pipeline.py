@@ -342,13 +342,14 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
         details=spec.details(source_revision()),
         sensitivity=stages["sensitivity"],
     )
+    policy = policy_settings(spec)
     result = result.model_copy(update={
         "conclusion": decide_conclusion(
             result, spec.opinion, calibrator=evaluated.inner, ss=data.ss, ds=data.ds,
             evidence=orient(np.asarray(spec.evidence.values, dtype=np.float64),
-                            spec.evidence.score_direction),
+                            spec.evidence.score_direction), policy=policy,
         ),
-        "policy": policy_settings(spec),
+        "policy": policy,
         "lab": spec.lab,
     })
     return CaseRun(

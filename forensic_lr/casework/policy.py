@@ -18,8 +18,11 @@ withholds the opinion ("no evaluative opinion can be given because ...") when
 
 Every reason is listed, not the first. A case may override with ``[opinion] override =
 true`` and a written ``justification``; the status is then ``"overridden"`` and the
-report prints the justification. Withholding is a statement of the report, not a failure
-of the run: every computed number stays in the result.
+report prints the justification. A case that applies settings looser than the
+laboratory's profile (``[opinion] lab_override``, see :mod:`.profile`) has them listed in
+``lab_departures`` with its justification, whatever the status. Withholding is a
+statement of the report, not a failure of the run: every computed number stays in the
+result.
 
 ELUB is not a reason to withhold: bounding is the default for cases; with it off, the
 conclusion states the bounded value beside each LR beyond the bounds (``elub_notes``).
@@ -34,7 +37,7 @@ import numpy as np
 from ..calibration.monotonicity import bulk_span, monotonicity_check
 from ..errors import ForensicLRError
 from ..metrics.catalogue import METRICS
-from ..records import CaseResult, Conclusion
+from ..records import CaseResult, Conclusion, PolicySetting
 from .spec import Opinion
 from .verbal import format_lr
 from .verbal import signed_log10 as _signed
@@ -143,8 +146,24 @@ def _elub_notes(result: CaseResult) -> list[str]:
     return notes
 
 
+def _departures(policy: tuple[PolicySetting, ...]) -> tuple[str, ...]:
+    """The settings looser than the laboratory's profile, as page 1 lists them."""
+    def shown(value) -> str:
+        if isinstance(value, bool):
+            return "on" if value else "off"
+        if isinstance(value, list | tuple):
+            return " to ".join(f"{v:g}" for v in value)
+        return f"{value:g}" if isinstance(value, float | int) else str(value)
+
+    return tuple(
+        f"{p.label}: {shown(p.value)} (the laboratory's profile: {shown(p.lab_value)})"
+        for p in policy if p.relation == "looser"
+    )
+
+
 def decide_conclusion(result: CaseResult, opinion: Opinion, *, calibrator, ss: np.ndarray,
-                      ds: np.ndarray, evidence: np.ndarray) -> Conclusion:
+                      ds: np.ndarray, evidence: np.ndarray,
+                      policy: tuple[PolicySetting, ...] = ()) -> Conclusion:
     """Report, withhold or (with a written override) report despite the reasons.
 
     Parameters
@@ -158,6 +177,9 @@ def decide_conclusion(result: CaseResult, opinion: Opinion, *, calibrator, ss: n
         flattens a curve, it cannot mend its order).
     ss, ds, evidence : numpy.ndarray
         Background and evidence scores as used (score-like: higher supports Hp).
+    policy : tuple of PolicySetting
+        The case's policy settings (:func:`.profile.policy_settings`): those looser than
+        the laboratory's profile become ``lab_departures``.
 
     Returns
     -------
@@ -172,8 +194,11 @@ def decide_conclusion(result: CaseResult, opinion: Opinion, *, calibrator, ss: n
         + _check_reasons(result, opinion)
     )
     notes = tuple(_elub_notes(result))
+    departures = _departures(policy)
+    lab = {"lab_departures": departures,
+           "lab_justification": opinion.lab_override_justification if departures else ""}
     if not reasons:
-        return Conclusion(status="reported", elub_notes=notes)
+        return Conclusion(status="reported", elub_notes=notes, **lab)
     listed = "; ".join(f"({i}) {text}" for i, text in enumerate(reasons, 1))
     if opinion.override:
         return Conclusion(
@@ -182,10 +207,10 @@ def decide_conclusion(result: CaseResult, opinion: Opinion, *, calibrator, ss: n
                 "An evaluative opinion is given on the laboratory's written justification, "
                 f"although under its policy {WITHHELD_OPENING} {listed}."
             ),
-            elub_notes=notes,
+            elub_notes=notes, **lab,
         )
     return Conclusion(
         status="withheld", reasons=tuple(reasons),
         statement=f"{WITHHELD_OPENING[0].upper()}{WITHHELD_OPENING[1:]} {listed}.",
-        elub_notes=notes,
+        elub_notes=notes, **lab,
     )

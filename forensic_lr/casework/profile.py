@@ -11,6 +11,15 @@ Precedence, for every setting: command line > case file > profile > built-in def
 :func:`apply_profile` merges the three layers into the case's data before validation and
 records where each policy setting (:data:`POLICY_KEYS`) came from; the report prints that
 table. Paths in a profile are relative to the profile's folder.
+
+Who gave the profile decides what it may do. The **laboratory's** profile (given with
+``--lab``, or named by the case but lying outside every case folder) is a floor: a case
+may tighten its criteria and opinion thresholds, never loosen them (:data:`FLOOR`), unless
+the case writes ``[opinion] lab_override = true`` with a justification, printed on page 1;
+and it may widen where the case reads from (``[data] roots``, a logo, template folder or
+scale file outside the case folder). A profile **inside the case folder** is part of the
+case: it supplies defaults like the case file, sets no floor, and may name no data roots
+and no file outside the case folder.
 """
 
 from __future__ import annotations
@@ -18,13 +27,14 @@ from __future__ import annotations
 import copy
 import datetime
 import hashlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import InputError
+from ..errors import InputError, excerpt
 from ..io.paths import input_file, input_folder, resolve_path
 from ..io.settings_files import read_settings_file
 from ..metrics.catalogue import CRITERIA
@@ -32,8 +42,8 @@ from ..records import LabInfo, PolicySetting, jsonable
 from .spec import Criteria
 
 __all__ = [
-    "POLICY_KEYS", "LabProfile", "ProfileApplied", "apply_profile", "load_profile",
-    "policy_settings",
+    "FLOOR", "POLICY_KEYS", "LabProfile", "ProfileApplied", "apply_profile", "load_profile",
+    "policy_settings", "profile_template", "relation",
 ]
 
 
@@ -89,6 +99,10 @@ class DataTable(_Table):
     roots: tuple[str, ...] = ()
 
 
+class ValidationTable(_Table):
+    folds: int | None = Field(default=None, ge=2, le=50)
+
+
 class LabProfile(_Table):
     """A laboratory profile, validated (unknown keys are errors)."""
 
@@ -100,6 +114,7 @@ class LabProfile(_Table):
     opinion: OpinionTable = Field(default_factory=OpinionTable)
     report: ReportTable = Field(default_factory=ReportTable)
     data: DataTable = Field(default_factory=DataTable)
+    validation: ValidationTable = Field(default_factory=ValidationTable)
 
 
 #: The policy settings the report's annex lists: (section, key, label). The case-file key
@@ -118,8 +133,51 @@ POLICY_KEYS: tuple[tuple[str, str, str], ...] = (
     ("opinion", "monotonic_tolerance_log10", "largest fall of the LR curve accepted (log10)"),
     ("opinion", "monotonic_quantiles", "span of the monotonicity check (class quantiles)"),
     ("opinion", "override", "opinion given despite reasons to withhold"),
+    ("validation", "folds", "cross-validation folds"),
 )
 _CRITERIA = tuple(Criteria.model_fields)
+
+#: How a case may depart from the laboratory's profile without loosening its policy, per
+#: key: ``"max"`` (a lower value is stricter, a higher one looser), ``"min"`` (the
+#: reverse), ``"span"`` (a wider ``(low, high)`` is stricter, a narrower one looser),
+#: ``"on"`` (on is stricter than off) and ``"same"`` (any other value is looser). Keys not
+#: listed may differ freely; annex E marks the difference.
+FLOOR: dict[str, str] = {
+    **{f"validation.criteria.{k}": ("min" if k.endswith("_min") else "max") for k in _CRITERIA},
+    "opinion.slope_min": "min",
+    "opinion.slope_max": "max",
+    "opinion.offset_max": "max",
+    "opinion.monotonic_tolerance_log10": "max",
+    "opinion.monotonic_quantiles": "span",
+    "validation.folds": "min",
+    "method.elub": "on",
+    "report.verbal_scale": "same",
+    "report.below_first_band": "same",
+}
+
+
+def relation(key: str, value: Any, lab_value: Any) -> str:
+    """How a case's ``value`` of ``key`` compares with the laboratory's ``lab_value``.
+
+    ``""`` (equal), ``"stricter"``, ``"looser"`` (by :data:`FLOOR`) or ``"differs"`` (a
+    key the laboratory's floor does not cover).
+    """
+    if isinstance(value, list | tuple):
+        value, lab_value = tuple(value), tuple(lab_value)
+    if value == lab_value:
+        return ""
+    kind = FLOOR.get(key)
+    if kind is None:
+        return "differs"
+    if kind == "same":
+        return "looser"
+    if kind == "on":
+        return "stricter" if value else "looser"
+    if kind == "span":
+        wider = value[0] <= lab_value[0] and value[1] >= lab_value[1]
+        return "stricter" if wider else "looser"
+    lower = value < lab_value
+    return "stricter" if lower == (kind == "max") else "looser"
 
 
 @dataclass(frozen=True)
@@ -145,14 +203,20 @@ def _format_errors(path: Path, exc: ValidationError) -> str:
     return "\n".join(lines)
 
 
-def load_profile(path: str | Path) -> tuple[LabProfile, str]:
+def load_profile(path: str | Path, *, confine_to: Path | None = None
+                 ) -> tuple[LabProfile, str]:
     """Read and validate a lab profile; returns it and the file's SHA-256.
+
+    ``confine_to``: the case folder of a profile that lies in it. Such a profile may not
+    set ``[data] roots``, and its logo, template folder and scale file must lie inside the
+    folder (after symbolic links), checked before any of them is looked at.
 
     Raises
     ------
     InputError
-        Missing or unparsable file, unknown keys, bad values, an unknown calibrator or a
-        missing logo or template folder (naming the file and the key).
+        Missing or unparsable file, unknown keys, bad values, an unknown calibrator, a
+        missing logo or template folder, or a confined profile reaching out of its folder
+        (naming the file and the key).
     """
     from ..calibration import CALIBRATORS
 
@@ -168,6 +232,8 @@ def load_profile(path: str | Path) -> tuple[LabProfile, str]:
         raise InputError(f"{path}: [method] calibrator: unknown calibrator {name!r}; choose "
                          f"one of {sorted(CALIBRATORS)}")
     folder = resolve_path(path).parent
+    if confine_to is not None:
+        _confine(path, profile, folder, resolve_path(confine_to))
     checks = [("laboratory", "logo", profile.laboratory.logo, input_file),
               ("report", "template_dir", profile.report.template_dir, input_folder)]
     checks += [("data", "roots", root, input_folder) for root in profile.data.roots]
@@ -181,6 +247,28 @@ def load_profile(path: str | Path) -> tuple[LabProfile, str]:
     return profile, hashlib.sha256(raw).hexdigest()
 
 
+def _confine(path: Path, profile: LabProfile, folder: Path, case_folder: Path) -> None:
+    """Refuse what a profile inside a case folder may not do (see the module's notes)."""
+    refusal = ("a profile inside the case folder is part of the case and may not {}; only "
+               "the laboratory's profile (given with --lab, or kept outside every case "
+               "folder) may (docs/user/trust-model.md)")
+    if profile.data.roots:
+        raise InputError(f"{path}: [data] roots: " + refusal.format(
+            "add folders the case may read from"))
+    scale = profile.verbal_scale.scale
+    named = [("laboratory", "logo", profile.laboratory.logo),
+             ("report", "template_dir", profile.report.template_dir),
+             ("verbal_scale", "scale", scale if scale and scale.lower().endswith(".json")
+              else None)]
+    for section, key, value in named:
+        if value is None:
+            continue
+        if "\x00" in value or not resolve_path(folder / value).is_relative_to(case_folder):
+            raise InputError(f"{path}: [{section}] {key}: {excerpt(value)} leads outside the "
+                             "case folder (after symbolic links); " + refusal.format(
+                                 "name a file outside it"))
+
+
 def _profile_values(profile: LabProfile, folder: Path) -> dict[str, dict[str, Any]]:
     """The profile's settings under the case file's sections and keys (paths absolute)."""
     values: dict[str, dict[str, Any]] = {
@@ -190,6 +278,7 @@ def _profile_values(profile: LabProfile, folder: Path) -> dict[str, dict[str, An
         "report": profile.report.model_dump(exclude_none=True),
         "validation.criteria": profile.criteria.model_dump(include=set(_CRITERIA),
                                                            exclude_none=True),
+        "validation": profile.validation.model_dump(exclude_none=True),
     }
     if profile.laboratory.name:
         values["case"] = {"laboratory": profile.laboratory.name}
@@ -211,13 +300,13 @@ def _table(data: dict[str, Any], dotted: str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def _set_default(data: dict[str, Any], dotted: str, key: str, value: Any) -> None:
+def _set(data: dict[str, Any], dotted: str, key: str, value: Any) -> None:
     table = data
     for part in dotted.split("."):
         table = table.setdefault(part, {})
         if not isinstance(table, dict):  # a malformed case: validation will name it
             return
-    table.setdefault(key, value)
+    table[key] = value
 
 
 def _case_key(section: str, key: str) -> str:
@@ -225,9 +314,52 @@ def _case_key(section: str, key: str) -> str:
     return "method" if (section, key) == ("method", "calibrator") else key
 
 
+def _blank(value: Any) -> bool:
+    """``""`` (or only spaces) counts as not set: the profile's value applies."""
+    return isinstance(value, str) and not value.strip()
+
+
+def _given(table: dict[str, Any], section: str, key: str) -> bool:
+    """Whether a case table sets ``key`` (either spelling), to something not blank."""
+    return any(k in table and not _blank(table[k]) for k in {_case_key(section, key), key})
+
+
+def _value(table: dict[str, Any], section: str, key: str) -> Any:
+    return table.get(_case_key(section, key), table.get(key))
+
+
+def _inside(path: Path, folders) -> bool:
+    resolved = resolve_path(path)
+    return any(resolved.is_relative_to(resolve_path(f)) for f in folders)
+
+
+def _comparable(key: str, value: Any, base: Path) -> Any:
+    """A value as the floor compares it: a scale file as its absolute path."""
+    if key == "report.verbal_scale" and isinstance(value, str) and value.lower().endswith(
+            ".json"):
+        return str(resolve_path(base / value))
+    return value
+
+
+def _looser_message(source: str, profile_path: Path, looser: list[tuple[str, Any, Any, str]]
+                    ) -> str:
+    lines = [f"{source}: the case loosens the laboratory's policy ({profile_path}), which a "
+             "case may tighten but not loosen:"]
+    for key, value, lab_value, where in looser:
+        section, _, name = key.rpartition(".")
+        lines.append(f"  - [{section}] {name} = {value!r} ({where}): the laboratory's profile "
+                     f"sets {lab_value!r}")
+    lines.append(
+        "  remove these keys (the laboratory's values apply) or make them stricter; to depart "
+        "from the laboratory's policy in this case, add under [opinion] lab_override = true "
+        'and lab_override_justification = "why" (printed on page 1 of the report)')
+    return "\n".join(lines)
+
+
 def apply_profile(data: dict[str, Any], *, base_dir: Path, source: str = "case",
                   lab: str | Path | None = None,
-                  overrides: dict[str, dict[str, Any]] | None = None) -> ProfileApplied:
+                  overrides: dict[str, dict[str, Any]] | None = None,
+                  case_folders: tuple[Path, ...] = ()) -> ProfileApplied:
     """Merge command-line overrides, the case file and the lab profile (in that order).
 
     Parameters
@@ -242,33 +374,46 @@ def apply_profile(data: dict[str, Any], *, base_dir: Path, source: str = "case",
         A profile given on the command line; wins over the case's ``lab_profile``.
     overrides : dict, optional
         Command-line settings by section, e.g. ``{"method": {"elub": False}}``.
+    case_folders : tuple of Path
+        Other case folders of the run (a batch): a profile in one of them is a case's.
 
     Returns
     -------
     ProfileApplied
         The merged data, ``sources`` (``"section.key"`` -> ``"command line"``, ``"case
-        file"``, ``"lab profile"`` or ``"default"`` for each of :data:`POLICY_KEYS` and
-        each criterion set), what the profile states about the lab, its SHA-256 and its
-        data folders (absolute; the template folder, logo and scale file are added so that
-        the case may use them).
+        file"``, ``"lab profile"``, ``"case folder's profile"`` or ``"default"`` for each of
+        :data:`POLICY_KEYS` and each criterion set), what the profile states about the lab
+        (with its values, and whether it sets a floor), its SHA-256 and its data folders
+        (absolute; for the laboratory's profile, the template folder, logo and scale file
+        are added so that the case may use them).
+
+    Raises
+    ------
+    InputError
+        A profile in the case folder that reaches out of it (see :func:`load_profile`), or
+        a case or command line that loosens the laboratory's profile (:data:`FLOOR`)
+        without ``[opinion] lab_override = true``: every such key is named.
     """
     merged = copy.deepcopy(data)
     case_has = {
         f"{section}.{key}" for section, key, _ in POLICY_KEYS
-        if _case_key(section, key) in (_table(data, section) or {})
-        or key in (_table(data, section) or {})
+        if _given(_table(data, section) or {}, section, key)
     }
-    case_has |= {f"validation.criteria.{k}" for k in (_table(data, "validation.criteria") or {})}
+    case_has |= {f"validation.criteria.{k}"
+                 for k, v in (_table(data, "validation.criteria") or {}).items() if not _blank(v)}
     profile_path = lab
     report = _table(data, "report") or {}
     if profile_path is None and isinstance(report.get("lab_profile"), str):
         profile_path = Path(base_dir) / report["lab_profile"]
     from_profile: set[str] = set()
-    lab_info, sha256, roots = None, None, []
+    lab_info, sha256, roots, owned, floor = None, None, [], {}, False
     if profile_path is not None:
         profile_path = Path(profile_path)
+        # the laboratory's own profile, or one the case brought along in its folder
+        floor = lab is not None or not _inside(profile_path, (base_dir, *case_folders))
         try:
-            profile, sha256 = load_profile(profile_path)
+            profile, sha256 = load_profile(profile_path,
+                                           confine_to=None if floor else Path(base_dir))
         except InputError as exc:
             where = "--lab" if lab is not None else "[report] lab_profile"
             raise InputError(f"{source}: {where}: {exc}") from None
@@ -277,15 +422,16 @@ def apply_profile(data: dict[str, Any], *, base_dir: Path, source: str = "case",
         for section, values in owned.items():
             table = _table(merged, section) or {}
             for key, value in values.items():
-                if _case_key(section, key) in table or key in table:
+                if _given(table, section, key):
                     continue
-                _set_default(merged, section, key, value)
+                table.pop(_case_key(section, key), None)  # a blank value counts as unset
+                _set(merged, section, key, value)
                 from_profile.add(f"{section}.{key}")
-        # the profile's own folders and files (never a path the case file names)
-        roots = [folder / r for r in profile.data.roots]
-        roots += [Path(v) for v in (owned["report"].get("template_dir"),
-                                    owned["report"].get("verbal_scale"))
-                  if v is not None and Path(v).is_absolute()]
+        if floor:  # the laboratory's own folders and files (never a path the case names)
+            roots = [folder / r for r in profile.data.roots]
+            roots += [Path(v) for v in (owned["report"].get("template_dir"),
+                                        owned["report"].get("verbal_scale"))
+                      if v is not None and Path(v).is_absolute()]
         logo = profile.laboratory.logo
         # the confirmation holds for the profile's scale only, not one the case chose
         profile_scale = owned["report"].get("verbal_scale")
@@ -300,6 +446,9 @@ def apply_profile(data: dict[str, Any], *, base_dir: Path, source: str = "case",
             scale_confirmed_on=profile.verbal_scale.confirmed_on if confirms else None,
             criteria_sop=profile.criteria.sop,
             criteria_date=profile.criteria.date,
+            sets_floor=floor,
+            values={f"{s}.{k}": jsonable(v) for s, vs in owned.items() for k, v in vs.items()
+                    if s != "case"},
         )
     from_cli: set[str] = set()
     for section, values in (overrides or {}).items():
@@ -309,26 +458,62 @@ def apply_profile(data: dict[str, Any], *, base_dir: Path, source: str = "case",
                 table.pop(_case_key(section, key), None)
                 table[key] = value
             from_cli.add(f"{section}.{key}")
+    if floor:
+        _hold_the_floor(merged, owned, base_dir, source, profile_path, from_cli)
     keys = [f"{s}.{k}" for s, k, _ in POLICY_KEYS]
     keys += sorted({k for k in case_has | from_profile if k.startswith("validation.criteria.")})
+    own = "lab profile" if floor else "case folder's profile"
     sources = {
         k: "command line" if k in from_cli else "case file" if k in case_has
-        else "lab profile" if k in from_profile else "default"
+        else own if k in from_profile else "default"
         for k in keys
     }
     return ProfileApplied(data=merged, sources=sources, lab=lab_info, sha256=sha256,
                           data_roots=tuple(roots))
 
 
+def _hold_the_floor(merged: dict[str, Any], owned: dict[str, dict[str, Any]], base_dir: Path,
+                    source: str, profile_path: Path, from_cli: set[str]) -> None:
+    """Refuse every value of the case (or command line) looser than the laboratory's."""
+    opinion = _table(merged, "opinion") or {}
+    if opinion.get("lab_override") is True:
+        return  # the departure and its justification are printed on page 1
+    looser = []
+    for section, values in owned.items():
+        table = _table(merged, section) or {}
+        for key, lab_value in values.items():
+            dotted = f"{section}.{key}"
+            if dotted not in FLOOR or not _given(table, section, key):
+                continue
+            value = _value(table, section, key)
+            try:
+                how = relation(dotted, _comparable(dotted, value, Path(base_dir)), lab_value)
+            except TypeError:  # a value of the wrong type: the case's validation names it
+                continue
+            if how == "looser":
+                looser.append((dotted, value, lab_value,
+                               "command line" if dotted in from_cli else "case file"))
+    if looser:
+        raise InputError(_looser_message(source, profile_path, looser))
+
+
 def policy_settings(spec) -> tuple[PolicySetting, ...]:
-    """The policy settings of a validated case and where each came from.
+    """The policy settings of a validated case, where each came from and, under the
+    laboratory's profile, how a value the case set compares with the laboratory's.
 
     ``spec.settings_sources`` (set by :func:`apply_profile`) gives the source; a spec
-    built without it (e.g. in Python) counts a key it sets as from the case file.
+    built without it (e.g. in Python) counts a key it sets as from the case file. A key the
+    laboratory's profile sets and the case (or command line) changed gets the profile's
+    value in ``lab_value`` and ``relation`` ``"stricter"``, ``"looser"`` (only with
+    ``[opinion] lab_override``) or ``"differs"``; such a key outside :data:`POLICY_KEYS`
+    (e.g. ``uncertainty.n``) is listed too.
     """
     rows = []
     labels = {f"{s}.{k}": label for s, k, label in POLICY_KEYS}
+    lab_values = spec.lab.values if spec.lab is not None and spec.lab.sets_floor else {}
     keys = list(spec.settings_sources) or list(labels)
+    listed = set(keys)
+    keys += [k for k in lab_values if k not in listed]
     for key in keys:
         section, _, name = key.rpartition(".")
         table = spec
@@ -337,11 +522,54 @@ def policy_settings(spec) -> tuple[PolicySetting, ...]:
         source = spec.settings_sources.get(key) or (
             "case file" if name in table.model_fields_set else "default"
         )
-        value = getattr(table, name)
+        value = jsonable(getattr(table, name))
+        lab_value, how = None, ""
+        if key in lab_values and source in ("case file", "command line"):
+            how = relation(key, _comparable(key, value, spec.base_dir), lab_values[key])
+            lab_value = lab_values[key] if how else None
+        if key not in listed and not how:
+            continue  # a profile key outside the policy table, applied as the lab set it
         label = labels.get(key) or (
             f"validation criterion: {CRITERIA[name].label} "
             f"{'at least' if name.endswith('_min') else 'at most'}"
-            if name in CRITERIA else f"validation criterion {name}"
+            if name in CRITERIA else f"[{section}] {name}"
         )
-        rows.append(PolicySetting(key=key, label=label, value=jsonable(value), source=source))
+        rows.append(PolicySetting(key=key, label=label, value=value, source=source,
+                                  lab_value=lab_value, relation=how))
     return tuple(rows)
+
+
+_HEADER = re.compile(r"^\[([a-z_.]+)\]")
+_KEY = re.compile(r"^(?:#\s*)?([a-z_0-9]+)\s*=")
+
+
+def profile_template(path: str | Path) -> str:
+    """The ``init`` case-file template without the keys the lab profile at ``path`` sets.
+
+    Each such key (written or commented out in the template), with its continuation
+    comment lines, becomes ``# key: set by the laboratory's profile``, so that the case
+    file does not repeat (and, written, silently override) the laboratory's setting.
+    """
+    from .spec import case_template
+
+    profile, _ = load_profile(path)
+    owned = _profile_values(profile, resolve_path(path).parent)
+    keys = {f"{s}.{k}" for s, values in owned.items() for k in values}
+    out = [f"# The laboratory's profile {Path(path).name} sets the keys marked below; run "
+           f"with --lab {path}"]
+    section, skipping = "", False
+    for line in case_template().splitlines():
+        header = _HEADER.match(line)
+        if header:
+            section, skipping = header.group(1), False
+        elif skipping and line.startswith(" ") and line.lstrip().startswith("#"):
+            continue  # the continuation of a key's comment
+        else:
+            skipping = False
+            key = _KEY.match(line)
+            if key and f"{section}.{key.group(1)}" in keys:
+                out.append(f"# {key.group(1)}: set by the laboratory's profile")
+                skipping = True
+                continue
+        out.append(line)
+    return "\n".join(out) + "\n"

@@ -260,6 +260,10 @@ class Opinion(_Section):
 
     override: bool = False
     justification: str = ""
+    lab_override: bool = Field(
+        default=False, description="depart from the laboratory profile's policy (looser "
+        "criteria, thresholds or scale) in this case, with a written justification")
+    lab_override_justification: str = ""
     slope_min: float = Field(default=0.8, gt=0, lt=1)
     slope_max: float = Field(default=1.25, gt=1)
     offset_max: float = Field(
@@ -279,6 +283,17 @@ class Opinion(_Section):
             raise ValueError(
                 "a justification is given but override is not set; add override = true or "
                 "remove the justification"
+            )
+        if self.lab_override and len(self.lab_override_justification.strip()) < 20:
+            raise ValueError(
+                "lab_override = true needs a written lab_override_justification (at least 20 "
+                'characters): add lab_override_justification = "why this case departs from '
+                'the laboratory\'s policy"'
+            )
+        if self.lab_override_justification.strip() and not self.lab_override:
+            raise ValueError(
+                "a lab_override_justification is given but lab_override is not set; add "
+                "lab_override = true or remove the justification"
             )
         lo, hi = self.monotonic_quantiles
         if not 0.0 <= lo < hi <= 1.0:
@@ -567,6 +582,7 @@ def case_from_dict(
     data_roots: tuple[Path, ...] = (), lab: str | Path | None = None,
     overrides: dict[str, dict[str, Any]] | None = None,
     missing_files: list[str] | None = None, score_texts: tuple[str, ...] | None = None,
+    case_folders: tuple[Path, ...] = (),
 ) -> CaseSpec:
     """Validate a parsed case file; errors name the section, the key and the fix.
 
@@ -592,7 +608,8 @@ def case_from_dict(
             f"{source}: the case file has 1 problem(s):\n  - (top level) {internal[0]}: "
             "unknown key; remove it or check its spelling against `forensic-lr init`"
         )
-    applied = apply_profile(data, base_dir=base_dir, source=source, lab=lab, overrides=overrides)
+    applied = apply_profile(data, base_dir=base_dir, source=source, lab=lab, overrides=overrides,
+                            case_folders=case_folders)
     try:
         spec = CaseSpec.model_validate(
             {**applied.data, "base_dir": base_dir, "source_sha256": source_sha256,
@@ -683,12 +700,14 @@ def _with_evidence_file(spec: CaseSpec, resolved, problems: list[str]) -> CaseSp
 def load_case(path: str | Path, *, data_roots: tuple[Path, ...] = (),
               lab: str | Path | None = None,
               overrides: dict[str, dict[str, Any]] | None = None,
-              missing_files: list[str] | None = None) -> CaseSpec:
+              missing_files: list[str] | None = None,
+              case_folders: tuple[Path, ...] = ()) -> CaseSpec:
     """Read and validate a case file (``.toml`` or ``.json``).
 
     Paths in the case file must lie inside its folder or one of ``data_roots`` (folders
     a lab profile names for shared background data). ``lab`` and ``overrides``: see
-    :func:`case_from_dict`.
+    :func:`case_from_dict`. ``case_folders``: the other case folders of a batch (a lab
+    profile inside one of them is a case's, not the laboratory's).
 
     Raises
     ------
@@ -730,6 +749,7 @@ def load_case(path: str | Path, *, data_roots: tuple[Path, ...] = (),
         lab=lab,
         overrides=overrides,
         missing_files=missing_files,
+        case_folders=case_folders,
         score_texts=typed_scores(text, json_file=path.suffix.lower() == ".json"),
     )
 

@@ -65,6 +65,12 @@ def _refuse_reserved_ids(specs: dict[str, object]) -> None:
                 "case another id", path=case)
 
 
+def _case_folders(args: argparse.Namespace) -> tuple[Path, ...]:
+    """The folder of every case of the batch: a lab profile in one of them is a case's own
+    (it sets no floor and may not widen where a case reads)."""
+    return tuple(Path(case).absolute().parent for case in args.case)
+
+
 def _one_case(case: str, args: argparse.Namespace, stages: Stages):
     """``(spec, run, files)`` of one case; raises ForensicLRError for a user mistake."""
     from ..casework.checklist import mark_draft
@@ -73,7 +79,8 @@ def _one_case(case: str, args: argparse.Namespace, stages: Stages):
     from ..report import build_report
     from .case import _parse_formats, refuse_unless_draft
 
-    spec = load_case(case, lab=args.lab, overrides=method_overrides(args))
+    spec = load_case(case, lab=args.lab, overrides=method_overrides(args),
+                     case_folders=_case_folders(args))
     checklist = refuse_unless_draft(spec, case, args.draft)
     formats = _parse_formats(args.format, spec.report.formats)
     with warnings.catch_warnings():  # their texts are in the result and in the summary
@@ -140,7 +147,8 @@ def run_batch(args: argparse.Namespace) -> int:
     for case in args.case:  # the output folder may hold none of the cases' inputs
         inputs.append(case)
         try:
-            specs[case] = load_case(case, lab=args.lab, overrides=method_overrides(args))
+            specs[case] = load_case(case, lab=args.lab, overrides=method_overrides(args),
+                                    case_folders=_case_folders(args))
         except ForensicLRError:
             continue  # reported with the case below
         inputs += specs[case].input_paths()

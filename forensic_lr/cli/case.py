@@ -54,6 +54,8 @@ def add_parsers(sub) -> None:
     p = sub.add_parser("init", help="write a commented case-file template to a folder")
     p.add_argument("dir", help="folder for case.toml (created if missing)")
     p.add_argument("--force", action="store_true", help="overwrite an existing case.toml")
+    p.add_argument("--lab", metavar="LAB.toml", default=None,
+                   help="the laboratory's profile: leave out of the template the keys it sets")
     p.set_defaults(func=init)
 
 
@@ -241,7 +243,13 @@ def init(args: argparse.Namespace) -> int:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InputError(f"cannot create the folder {target.parent}: {exc.strerror}") from None
-    write_file(target, case_template().encode("utf-8"), force=args.force, option="case.toml")
+    if args.lab is not None:
+        from ..casework.profile import profile_template
+
+        text = profile_template(args.lab)
+    else:
+        text = case_template()
+    write_file(target, text.encode("utf-8"), force=args.force, option="case.toml")
     if not args.quiet:
         print(f"wrote {target}. Next:")
         print("  1. put the same-source scores in ss.csv and the different-source scores in")

@@ -156,6 +156,10 @@ def test_confirmation_does_not_carry_over_to_another_scale(lab):
     _, case = lab
     text = case.read_text(encoding="utf-8").replace("[report]", '[report]\nverbal_scale = "afsp"')
     case.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError, match=r"\[report\] verbal_scale = 'afsp' \(case file\)"):
+        load_case(case)  # another scale than the laboratory's needs a written override
+    case.write_text(text + '[opinion]\nlab_override = true\nlab_override_justification = '
+                    '"the requester\'s jurisdiction uses the AFSP scale"\n', encoding="utf-8")
     spec = load_case(case)
     assert spec.report.verbal_scale == "afsp" and spec.lab.scale_confirmed_by == ""
 
