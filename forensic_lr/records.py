@@ -25,7 +25,7 @@ from pathlib import PurePath
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from .errors import ForensicLRError
 
@@ -33,6 +33,7 @@ __all__ = [
     "CaseDetails",
     "CaseInfo",
     "CaseResult",
+    "ComparisonPropositions",
     "Conclusion",
     "CriterionResult",
     "EvidenceEvaluation",
@@ -211,11 +212,60 @@ class CaseDetails(Record):
     source_revision: str = "unknown"
 
 
-class Propositions(Record):
-    """``[propositions]``: the pair of mutually exclusive propositions."""
+class ComparisonPropositions(Record):
+    """``[[propositions.comparison]]``: the propositions of one comparison, by its label."""
 
+    label: str = Field(min_length=1, description="the comparison's label, e.g. 'Q3-K1'")
     hp: str = Field(min_length=1, description="prosecution / same-source proposition")
     hd: str = Field(min_length=1, description="defence / different-source proposition")
+
+
+class Propositions(Record):
+    """``[propositions]``: the pair of mutually exclusive propositions.
+
+    One pair (``hp``, ``hd``) serves a case with one comparison, or several comparisons of
+    the same items; several comparisons of different items give each its own pair in
+    ``[[propositions.comparison]]`` tables (``comparison``), never both forms.
+    """
+
+    hp: str | None = Field(default=None, min_length=1,
+                           description="prosecution / same-source proposition")
+    hd: str | None = Field(default=None, min_length=1,
+                           description="defence / different-source proposition")
+    comparison: tuple[ComparisonPropositions, ...] = Field(
+        default=(), description="one pair of propositions per comparison, by label"
+    )
+
+    @model_validator(mode="after")
+    def _one_form(self) -> Propositions:
+        """Tables or one pair, not both; one table per label. (A case file without either
+        is refused by the case file's schema, which names the missing key.)"""
+        if self.comparison:
+            if self.hp is not None or self.hd is not None:
+                raise ValueError(
+                    "give either hp and hd (one pair for every comparison) or one "
+                    "[[propositions.comparison]] table per comparison, not both"
+                )
+            labels = [c.label for c in self.comparison]
+            twice = sorted({x for x in labels if labels.count(x) > 1})
+            if twice:
+                raise ValueError(
+                    f"[[propositions.comparison]] label {twice[0]!r} is given twice; give "
+                    "each comparison one table"
+                )
+        return self
+
+    def pair(self, label: str) -> ComparisonPropositions:
+        """The propositions of the comparison ``label`` (the one pair, if only one is given).
+
+        Raises KeyError for a label without a ``[[propositions.comparison]]`` table.
+        """
+        if not self.comparison:
+            return ComparisonPropositions(label=label, hp=self.hp, hd=self.hd)
+        for c in self.comparison:
+            if c.label == label:
+                return c
+        raise KeyError(label)
 
 
 # --------------------------------------------------------------------------- methods

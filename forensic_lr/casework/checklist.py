@@ -91,11 +91,14 @@ def _placeholders(spec: CaseSpec) -> list[Finding]:
     if spec.case.id == t["case"]["id"]:
         found.append(Finding("case", "id", f"{spec.case.id!r} is the template's example id; "
                              "write the laboratory's case number"))
-    for key in ("hp", "hd"):
-        if getattr(spec.propositions, key).strip() == t["propositions"][key]:
-            found.append(Finding(
-                "propositions", key, "the template's generic proposition; name the items, the "
-                "person or object concerned and, for Hd, the relevant population"))
+    props = spec.propositions
+    for pair in props.comparison or (props,):
+        for key in ("hp", "hd"):
+            if getattr(pair, key).strip() == t["propositions"][key]:
+                found.append(Finding(
+                    "propositions", key if pair is props else f"comparison {pair.label} {key}",
+                    "the template's generic proposition; name the items, the person or "
+                    "object concerned and, for Hd, the relevant population"))
     return found
 
 

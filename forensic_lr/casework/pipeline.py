@@ -127,17 +127,8 @@ def _case_results(spec: CaseSpec, evaluation, scale: VerbalScale) -> tuple[Evide
             verbal=verbal_equivalent(e.log10_lr, scale,
                                      below_first_band=spec.report.below_first_band),
         )
-        for label, text, e in zip(_labels(spec), texts, evaluation.results, strict=True)
+        for label, text, e in zip(spec.comparison_labels, texts, evaluation.results, strict=True)
     )
-
-
-def _labels(spec: CaseSpec) -> tuple[str, ...]:
-    """The case's labels; else, for one score and two items, their ids ("Q1-K1"); else E1..."""
-    ev = spec.evidence
-    items = spec.case.items
-    if not ev.labels and len(ev.values) == 1 and len(items) == 2:
-        return (f"{items[0].id}-{items[1].id}",)
-    return ev.labels or tuple(f"E{i + 1}" for i in range(len(ev.values)))
 
 
 def _sources(data):
@@ -269,7 +260,7 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
     if spec.evidence.scores_file is not None:  # the evidence file is an input like the others
         hashes[spec.evidence.scores_file] = sha256_file(spec.resolve(spec.evidence.scores_file))
     unc = spec.uncertainty
-    labels = _labels(spec)
+    labels = spec.comparison_labels
 
     def evidence():
         return evaluate_evidence_full(

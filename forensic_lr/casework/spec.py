@@ -374,6 +374,18 @@ class CaseSpec(_Section):
         return self
 
     @model_validator(mode="after")
+    def _propositions_given(self) -> CaseSpec:
+        """hp and hd, unless each comparison has a ``[[propositions.comparison]]`` table."""
+        props = self.propositions
+        missing = [k for k in ("hp", "hd") if not props.comparison and getattr(props, k) is None]
+        if missing:
+            raise ValueError("; ".join(
+                f"[propositions] {k}: required but missing; give hp and hd, or one "
+                "[[propositions.comparison]] table (label, hp, hd) per comparison"
+                for k in missing))
+        return self
+
+    @model_validator(mode="after")
     def _posterior_interval_needs_posterior(self) -> CaseSpec:
         from ..calibration import CALIBRATORS
 
@@ -403,6 +415,15 @@ class CaseSpec(_Section):
                 "put the file in the case folder and name it relative to the case file"
             )
         return path
+
+    @property
+    def comparison_labels(self) -> tuple[str, ...]:
+        """The comparisons' labels: ``[evidence] labels`` (or the scores file's); else, for
+        one score and two items, their ids ("Q1-K1"); else "E1", "E2", ..."""
+        ev, items = self.evidence, self.case.items
+        if not ev.labels and len(ev.values) == 1 and len(items) == 2:
+            return (f"{items[0].id}-{items[1].id}",)
+        return ev.labels or tuple(f"E{i + 1}" for i in range(len(ev.values)))
 
     def details(self, source_revision: str = "unknown") -> CaseDetails:
         """The scoring system, population and validation study a final report names."""
@@ -644,6 +665,10 @@ def case_from_dict(
             missing_files.extend(problems[before:])
             del problems[before:]
     spec = _with_evidence_file(spec, resolved, problems)
+    if spec.evidence.scores_file is None or spec.evidence.scores is not None:  # labels known
+        problem = propositions_problem(spec)
+        if problem:
+            problems.append(problem)
     template_dir = spec.report.template_dir
     if template_dir is not None:
         resolved("report", "template_dir", template_dir, input_folder,
@@ -675,6 +700,67 @@ def _problem_list(source: str, problems: list[str], what: str = "case file") -> 
     """``SOURCE: the case file has N problem(s):`` and one ``  - problem`` line each."""
     return "\n".join([f"{source}: the {what} has {len(problems)} problem(s):",
                       *(f"  - {p}" for p in problems)])
+
+
+def _named_items(text: str, ids: list[str]) -> list[str]:
+    """The item ids that ``text`` names as a word of their own ("Q1" in "Q1-K1", not "Q10")."""
+    return [i for i in ids
+            if re.search(rf"(?<![A-Za-z0-9]){re.escape(i)}(?![A-Za-z0-9])", text)]
+
+
+def propositions_problem(spec: CaseSpec) -> str:
+    """Why the propositions do not fit the comparisons, with the tables to write; or "".
+
+    ``[[propositions.comparison]]`` tables must give exactly one table per comparison
+    label. A single pair (``hp``, ``hd``) must not name an item (an id of ``[case]
+    items``, as a word of its own) that a comparison's label shows it does not involve:
+    "Q1 comes from K1" cannot be the proposition of the comparison Q3-K1. A label that
+    names no item gives nothing to check.
+    """
+    props, labels = spec.propositions, spec.comparison_labels
+    if props.comparison:
+        given = [c.label for c in props.comparison]
+        unknown = [x for x in given if x not in labels]
+        missing = [x for x in labels if x not in given]
+        if not unknown and not missing:
+            return ""
+        text = "[propositions] the [[propositions.comparison]] tables must match the comparisons"
+        text += f" ({', '.join(labels)})"
+        if unknown:
+            text += f"; no comparison is labelled {', '.join(map(repr, unknown))}"
+        if missing:
+            text += f"; add a table for {', '.join(map(repr, missing))}:\n" + _tables(missing)
+        return text
+    ids = [item.id for item in spec.case.items]
+    named = _named_items(f"{props.hp}\n{props.hd}", ids)
+    wrong = {}
+    for label in labels:
+        involved = _named_items(label, ids)
+        if involved and set(named) - set(involved):
+            wrong[label] = [i for i in named if i not in involved]
+    if not wrong:
+        return ""
+    which = "; ".join(f"{label} does not involve {', '.join(i)}" for label, i in wrong.items())
+    return (
+        f"[propositions] hp and hd name {', '.join(named)}, but comparison {which}: every "
+        "conclusion would quote propositions about other items. Give each comparison its "
+        "own propositions: replace hp and hd under [propositions] by these tables:\n"
+        + _tables(labels, props, wrong)
+    )
+
+
+def _tables(labels, keep: Propositions | None = None, wrong=()) -> str:
+    """The ``[[propositions.comparison]]`` tables to write for ``labels`` (TOML text): the
+    pair ``keep`` for a label not in ``wrong``, a placeholder to fill in otherwise."""
+    out = []
+    for label in labels:
+        fits = keep is not None and label not in wrong
+        hp = keep.hp if fits else f"(Hp of {label}: name its items)"
+        hd = keep.hd if fits else f"(Hd of {label}: name its items)"
+        out.append(f"  [[propositions.comparison]]\n  label = {json.dumps(label)}\n"
+                   f"  hp = {json.dumps(hp, ensure_ascii=False)}\n"
+                   f"  hd = {json.dumps(hd, ensure_ascii=False)}")
+    return "\n".join(out)
 
 
 def _with_evidence_file(spec: CaseSpec, resolved, problems: list[str]) -> CaseSpec:

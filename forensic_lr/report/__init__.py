@@ -45,6 +45,8 @@ def case_context(run, figures: dict[str, str], template_dir=None) -> dict:
         # no verbal level and no posterior odds anywhere; the computed values in one table
         "withheld": withheld,
         "scale": run.scale,
+        # each comparison's own pair of propositions, by label (templates call no methods)
+        "propositions": {e.label: result.propositions.pair(e.label) for e in result.results},
         "figures": {name: safe_svg(svg) for name, svg in figures.items()},
         "css": Markup(stylesheet(template_dir)),
         "metrics": metric_rows(result.validation),
