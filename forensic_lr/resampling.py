@@ -29,6 +29,7 @@ __all__ = [
     "SourceSplit",
     "bootstrap_index_chunks",
     "check_interval_options",
+    "coded_sources",
     "counts_of_draw",
     "fold_ids",
     "narrowest_uint",
@@ -468,6 +469,12 @@ def source_codes(ss_sources, ds_sources, n_ss: int, n_ds: int):
 
     A 1-D array gives one source per trial (both columns equal).
     """
+    codes_ss, codes_ds, ids = coded_sources(ss_sources, ds_sources, n_ss, n_ds)
+    return codes_ss, codes_ds, int(ids.size)
+
+
+def coded_sources(ss_sources, ds_sources, n_ss: int, n_ds: int):
+    """:func:`source_codes` with the ids themselves: ``ids[code]`` is the source's id."""
     arrays = [np.asarray(ss_sources), np.asarray(ds_sources)]
     if not all(a.dtype.kind in "iu" for a in arrays):  # integer ids are coded as they are
         arrays = [a.astype(str) for a in arrays]
@@ -486,7 +493,7 @@ def source_codes(ss_sources, ds_sources, n_ss: int, n_ds: int):
         pairs.append(arr)
     ids, codes = np.unique(np.concatenate(pairs), return_inverse=True)
     codes = codes.reshape(-1, 2)
-    return codes[:n_ss], codes[n_ss:], int(ids.size)
+    return codes[:n_ss], codes[n_ss:], ids
 
 
 def source_folds(

@@ -13,7 +13,15 @@ import numpy as np
 
 from ._checks import as_score_array, check_pair
 from .errors import ForensicLRError, ForensicLRWarning, InputError
-from .resampling import Progress, bootstrap_index_chunks, fold_ids, quantile_rows, source_folds
+from .resampling import (
+    Progress,
+    SourceSplit,
+    bootstrap_index_chunks,
+    coded_sources,
+    fold_ids,
+    quantile_rows,
+    source_folds,
+)
 
 __all__ = ["LRInterval", "bayes_interval", "bootstrap_interval", "cross_validated_llr"]
 
@@ -290,6 +298,10 @@ def cross_validated_llr(
     holds :math:`\\lfloor n/K \\rfloor` or :math:`\\lceil n/K \\rceil` scores of each
     class. For fold k the calibrator is fitted on the SS and DS scores outside fold k
     and applied to those inside it; no score is ever scored by a model that saw it [1]_.
+    A calibrator that adapts to the case's source (``suspect_map``) says how to validate
+    it through its ``fold_llr`` hook: with ``groups``, each held-out source takes the
+    suspect's place (see
+    :meth:`~forensic_lr.calibration.suspect_map.SuspectMAPCalibrator.fold_llr`).
 
     References
     ----------
@@ -316,9 +328,9 @@ def cross_validated_llr(
     out_ds = np.empty(ds.size)
     for k in range(int(folds)):
         in_ss, in_ds = fold_ss == k, fold_ds == k
-        model = copy.deepcopy(calibrator).fit(ss[~in_ss], ds[~in_ds])
-        out_ss[in_ss] = model.llr(ss[in_ss])
-        out_ds[in_ds] = model.llr(ds[in_ds])
+        split = SourceSplit(np.flatnonzero(~in_ss), np.flatnonzero(~in_ds),
+                            np.flatnonzero(in_ss), np.flatnonzero(in_ds))
+        out_ss[in_ss], out_ds[in_ds] = _fold_llr(calibrator, ss, ds, split, None)
         if progress is not None:
             progress(k + 1, int(folds))
     return out_ss, out_ds
@@ -328,14 +340,30 @@ def _source_cross_validated_llr(ss, ds, calibrator, folds, seed, groups, progres
     """Out-of-fold LLRs with folds by source (see :func:`cross_validated_llr`)."""
     out_ss, out_ds = np.empty(ss.size), np.empty(ds.size)
     splits = list(source_folds(*groups, folds=folds, seed=seed))
+    codes = coded_sources(*groups, ss.size, ds.size)
     for k, split in enumerate(splits):
         if progress is not None and k:
             progress(k, len(splits))
-        model = copy.deepcopy(calibrator).fit(ss[split.train_ss], ds[split.train_ds])
-        if split.test_ss.size:
-            out_ss[split.test_ss] = model.llr(ss[split.test_ss])
-        if split.test_ds.size:
-            out_ds[split.test_ds] = model.llr(ds[split.test_ds])
+        out_ss[split.test_ss], out_ds[split.test_ds] = _fold_llr(calibrator, ss, ds, split,
+                                                                 codes)
     if progress is not None:
         progress(len(splits), len(splits))
     return out_ss, out_ds
+
+
+def _fold_llr(calibrator, ss, ds, split: SourceSplit, sources):
+    """LLRs of one split's test trials from a copy of ``calibrator`` fitted without them.
+
+    A calibrator that must do more than ``fit`` on the training trials (``suspect_map``
+    adapts to each held-out source's own trials) defines ``fold_llr(ss, ds, split,
+    sources)``, called with ``sources`` = :func:`~forensic_lr.resampling.coded_sources`
+    or None (folds by trial).
+    """
+    model = copy.deepcopy(calibrator)
+    hook = getattr(model, "fold_llr", None)
+    if hook is not None:
+        return hook(ss, ds, split, sources)
+    model.fit(ss[split.train_ss], ds[split.train_ds])
+    test_ss, test_ds = ss[split.test_ss], ds[split.test_ds]
+    return (model.llr(test_ss) if test_ss.size else test_ss,
+            model.llr(test_ds) if test_ds.size else test_ds)

@@ -13,22 +13,45 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 
+#: Background speakers, and same-speaker comparisons per speaker: each of 9 recordings
+#: compared with the speaker's reference recording. Left out one at a time in the
+#: validation, a speaker's other 8 play the suspect's 8 scores.
+SPEAKERS = 40
+SS_PER_SPEAKER = 9
 
-def _write(path: Path, values: np.ndarray) -> None:
-    """One score per line, four decimals (the resolution of the simulated system)."""
-    path.write_text("".join(f"{v:.4f}\n" for v in values), encoding="utf-8")
+
+def _rows(values: np.ndarray, *columns: list[str]) -> str:
+    """CSV lines: the score with four decimals (the simulated system's resolution), then ids."""
+    return "".join(
+        ",".join([f"{v:.4f}", *ids]) + "\n" for v, *ids in zip(values, *columns, strict=True)
+    )
 
 
 def suspect_adapted() -> None:
-    """Population voice scores plus 8 same-speaker scores of the suspect's own calls.
+    """Population voice scores of 40 named speakers plus 8 same-speaker scores of the suspect.
 
-    The suspect's scores are lower and less spread than the population's same-speaker
-    scores (his calls were recorded through a noisier channel than the background's).
+    Each speaker has his own same-speaker score level (mean N(5.5, 0.45)) and spread (SD
+    0.4): pooled, the population's same-speaker scores have an SD of about 0.6, wider
+    than any one speaker's, which is why adapting the model to a speaker's own scores
+    helps. Different-speaker scores are N(3.4, 0.65), one for each ordered pair of
+    speakers (the first compared with the second's reference). The suspect is none of
+    the 40; his 8 scores are lower than most speakers' (his calls came through a noisier
+    line) and spread like any one speaker's.
     """
     rng = np.random.default_rng(1600)
-    _write(HERE / "ss.csv", rng.normal(5.5, 0.6, 300))
-    _write(HERE / "ds.csv", rng.normal(3.4, 0.65, 3000))
-    _write(HERE / "suspect_ss.csv", rng.normal(4.7, 0.45, 8))
+    names = [f"S{i + 1:02d}" for i in range(SPEAKERS)]
+    level = rng.normal(5.5, 0.45, SPEAKERS)
+    ss = rng.normal(np.repeat(level, SS_PER_SPEAKER), 0.4)
+    first, second = np.nonzero(~np.eye(SPEAKERS, dtype=bool))
+    ds = rng.normal(3.4, 0.65, first.size)
+    (HERE / "ss.csv").write_text(
+        "score,source\n" + _rows(ss, np.repeat(names, SS_PER_SPEAKER).tolist()),
+        encoding="utf-8")
+    (HERE / "ds.csv").write_text(
+        "score,source_a,source_b\n"
+        + _rows(ds, [names[i] for i in first], [names[i] for i in second]),
+        encoding="utf-8")
+    (HERE / "suspect_ss.csv").write_text(_rows(rng.normal(4.7, 0.4, 8)), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -159,6 +159,21 @@ class ELUB(BaseCalibrator):
         """
         return self.calibrator.density
 
+    @property
+    def fold_llr(self):
+        """The wrapped calibrator's cross-validation hook, its LLRs bounded.
+
+        Absent (``hasattr`` is ``False``) when the wrapped calibrator has none. The bounds
+        of a split are those of :meth:`fit` on the split's training trials.
+        """
+        inner = self.calibrator.fold_llr
+
+        def bounded(ss, ds, split, sources):
+            self.fit(ss[split.train_ss], ds[split.train_ds])
+            return tuple(np.clip(v, *self.bounds_) for v in inner(ss, ds, split, sources))
+
+        return bounded
+
     def params(self) -> dict:
         self._scores([0.0])
         return {

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .._checks import as_score_array
-from ..errors import InputError
+from ..errors import ForensicLRWarning, InputError
 from ..records import ParamRow
-from ..resampling import bootstrap_index_chunks
+from ..resampling import SourceSplit, bootstrap_index_chunks
 from .base import ExtraInput, number_option, param_row
 from .bootstrap_fits import BootstrapFits, RefitsOnce, normal_pair_fits
+from .densities import normal_logpdf
 from .gaussian import TwoNormalsCalibrator, _row_moments
 
 
@@ -59,12 +62,18 @@ def _adapt(mean_prior, var_prior, values: np.ndarray, relevance: float):
     n = values.size
     if n == 0:
         return mean_prior, var_prior, 0.0
+    centred = float(np.sum((values - values.mean()) ** 2))
+    return _adapt_moments(mean_prior, var_prior, n, values.mean(), centred, relevance)
+
+
+def _adapt_moments(mean_prior, var_prior, n, mean_x, centred, relevance: float):
+    """The MAP update of :func:`map_adapt` from the adaptation scores' count ``n >= 1``,
+    mean and sum of squared deviations (arrays broadcast: one adaptation set per entry)."""
     alpha = n / (n + relevance)
-    mean = alpha * values.mean() + (1 - alpha) * mean_prior
+    mean = alpha * mean_x + (1 - alpha) * mean_prior
     # alpha E[x^2] + (1 - alpha)(sigma_pop^2 + mu_pop^2) - mu^2 cancels badly when
     # |mu| >> sigma; the same quantity written with centred sums does not.
-    centred = float(np.sum((values - values.mean()) ** 2))
-    shift = n * relevance / (n + relevance) * (values.mean() - mean_prior) ** 2
+    shift = n * relevance / (n + relevance) * (mean_x - mean_prior) ** 2
     var = (centred + relevance * var_prior + shift) / (n + relevance)
     return mean, var, alpha
 
@@ -97,8 +106,8 @@ class SuspectMAPCalibrator(RefitsOnce, TwoNormalsCalibrator):
 
     ``params()`` reports how many suspect scores were used and how far the model moved
     (``mean_shift_sd``: ``(mu_ss - mu_pop) / sigma_pop``; ``sd_ratio``: ``sigma_ss /
-    sigma_pop``). Cross-validating this method on background folds validates the
-    population part only: the suspect scores are the same in every fold.
+    sigma_pop``). Cross-validation validates the method as applied through
+    :meth:`fold_llr`: each held-out source of the background takes the suspect's place.
 
     References
     ----------
@@ -139,12 +148,14 @@ class SuspectMAPCalibrator(RefitsOnce, TwoNormalsCalibrator):
 
 
     def limitations(self) -> tuple[str, ...]:
-        if self.suspect_ss is None:
-            return ()
         return (
-            "The cross-validation validates only the population part of the suspect-adapted "
-            "model: the suspect's own same-source scores are the same in every fold, so how "
-            "much the adaptation to them helps or harms is not measured by the validation.",
+            "The suspect's own same-source scores are not validation data. The validation "
+            "adapts the model, in turn, to the own same-source scores of each background "
+            "source (speaker) left out, as the case adapts it to the suspect's, and scores "
+            "that source's comparisons with the adapted model; it holds for the suspect as "
+            "far as the suspect's scores behave like those of the background's sources. "
+            "This needs the source of every background comparison; without it only the "
+            "population model is validated (the warnings then say so).",
         )
 
     def param_rows(self) -> tuple[ParamRow, ...]:
@@ -226,6 +237,87 @@ class SuspectMAPCalibrator(RefitsOnce, TwoNormalsCalibrator):
             "sd_ratio": self.sd_ss_ / self.sd_pop_,
         }
 
+    def fold_llr(self, ss, ds, split: SourceSplit, sources) -> tuple[np.ndarray, np.ndarray]:
+        """Out-of-fold LLRs of one cross-validation split, each held-out source adapted to.
+
+        The hook :func:`forensic_lr.uncertainty.cross_validated_llr` calls instead of
+        ``fit`` and ``llr``: the method is validated as the case applies it, with each
+        held-out source of the background in the suspect's place.
+
+        Parameters
+        ----------
+        ss, ds : ndarray
+            All background scores.
+        split : SourceSplit
+            Training and test indices of the split.
+        sources : (codes_ss, codes_ds, ids) or None
+            Integer source codes of the two items of every SS and DS trial, shape
+            ``(n, 2)``, and the source id of each code
+            (:func:`forensic_lr.resampling.coded_sources`); None when the background
+            names no sources.
+
+        Returns
+        -------
+        ss_llr, ds_llr : ndarray
+            LLRs of ``ss[split.test_ss]`` and ``ds[split.test_ds]``.
+
+        Warns
+        -----
+        ForensicLRWarning
+            Without sources: only the population model (no adaptation) is validated.
+
+        Raises
+        ------
+        InputError
+            A source whose same-source trials are too few to adapt to (naming it).
+
+        Notes
+        -----
+        The population SS and the DS model are the ML normal fits to the training trials
+        (no trial of a held-out source). The suspect of a held-out trial is a held-out
+        source, and its "suspect scores" are that source's own same-source trials, all
+        of them held out too:
+
+        * a same-source trial of source ``j`` is scored by the population model adapted
+          (:func:`map_adapt`, the case's relevance) to the other ``n_j - 1`` same-source
+          trials of ``j``: leave one trial out within the source, so that no trial both
+          adapts the model and is scored by it. The moments without trial ``t`` are
+          ``mean = (n_j m_j - x_t) / (n_j - 1)`` and
+          ``S = S_j - n_j / (n_j - 1) (x_t - m_j)^2`` (the sum of squared deviations
+          downdated, [1]_);
+        * a different-source trial compares the items of two sources; the second item's
+          source (``source_b``: the reference side of a questioned-vs-reference
+          comparison, or the one ``source`` of the trial) is its suspect, adapted to with
+          all its same-source trials (the first item's source when the second has fewer
+          than 2).
+
+        Every adaptation set holds at least 2 scores, as the case requires of the
+        suspect's. Without sources the case's own suspect scores would adapt the model
+        scored on other sources' trials, which measures how unlike those sources the
+        suspect is, not how the method performs; the population model is validated
+        instead and a warning says so.
+
+        References
+        ----------
+        .. [1] T. F. Chan, G. H. Golub, R. J. LeVeque, "Algorithms for computing the sample
+               variance: analysis and recommendations", The American Statistician 37
+               (1983) 242-247.
+        """
+        train_ss, train_ds = self._validate(ss[split.train_ss], ds[split.train_ds])
+        r = number_option(self.relevance, "relevance", strict=False)
+        m_pop, v_pop = (float(v) for v in _row_moments(train_ss))
+        m_ds, v_ds = (float(v) for v in _row_moments(train_ds))
+        if sources is None:
+            warnings.warn(_NO_SOURCES, ForensicLRWarning, stacklevel=2)
+            models = ((m_pop, v_pop), (m_pop, v_pop))
+        else:
+            models = _source_adapted(ss, split, sources, m_pop, v_pop, r)
+        return tuple(  # type: ignore[return-value]
+            normal_logpdf(x, mean, np.sqrt(var)) - normal_logpdf(x, m_ds, np.sqrt(v_ds))
+            for x, (mean, var) in zip((ss[split.test_ss], ds[split.test_ds]), models,
+                                      strict=True)
+        )
+
     def bootstrap_fits(self, ss, ds, *, n, rng, progress=None) -> BootstrapFits:
         """``n`` bootstrap refits from per-replicate moments only.
 
@@ -245,3 +337,67 @@ class SuspectMAPCalibrator(RefitsOnce, TwoNormalsCalibrator):
             if progress is not None:
                 progress(sum(p[0].size for p in params), n)
         return normal_pair_fits(*(np.concatenate(column) for column in zip(*params, strict=True)))
+
+
+#: The warning of a cross-validation without sources (see :meth:`SuspectMAPCalibrator.fold_llr`).
+_NO_SOURCES = (
+    "the background files name no sources (speakers), so the cross-validation cannot adapt "
+    "the model to each left-out source's own same-source scores as the case adapts it to "
+    "the suspect's: it validates the population model only, without the adaptation; give "
+    "the background files a source column (or source_a and source_b) to validate the "
+    "method as applied"
+)
+
+
+def _source_adapted(ss, split: SourceSplit, sources, m_pop: float, v_pop: float, r: float):
+    """Adapted SS means and variances for the split's test SS and DS trials.
+
+    See :meth:`SuspectMAPCalibrator.fold_llr`: SS trials leave themselves out of their
+    source's adaptation set; DS trials adapt to their suspect source's SS trials.
+    """
+    codes_ss, codes_ds, ids = sources
+    of = codes_ss[:, 0]  # both items of a same-source trial have one source
+    count = np.bincount(of, minlength=ids.size)
+    mean = np.bincount(of, ss, minlength=ids.size) / np.maximum(count, 1)
+    centred = np.bincount(of, (ss - mean[of]) ** 2, minlength=ids.size)
+
+    src, x = of[split.test_ss], ss[split.test_ss]
+    few = np.unique(src[count[src] < 3])
+    if few.size:
+        raise InputError(
+            f"source(s) {_names(ids, few)} of the same-source background have fewer than 3 "
+            "trials: the validation of suspect_map adapts the model to a source's other "
+            "same-source trials (at least 2, as for the suspect) while it scores one of them; "
+            "give each source at least 3 same-source trials, or leave those sources' trials "
+            "out of the background"
+        )
+    n = count[src] - 1
+    loo_mean = (count[src] * mean[src] - x) / n
+    loo_centred = np.maximum(centred[src] - count[src] / n * (x - mean[src]) ** 2, 0.0)
+    ss_model = _adapt_moments(m_pop, v_pop, n, loo_mean, loo_centred, r)
+
+    first, second = codes_ds[split.test_ds, 0], codes_ds[split.test_ds, 1]
+    suspect = np.where(count[second] >= 2, second, first)
+    lone = count[suspect] < 2
+    if lone.any():
+        i = int(np.argmax(lone))
+        raise InputError(
+            f"a different-source trial between sources {_names(ids, [first[i], second[i]])}: "
+            "neither source has 2 same-source trials to adapt the model to (the suspect's "
+            "place in the validation of suspect_map); give one of them at least 2 "
+            "same-source trials, or leave its different-source trials out of the background"
+        )
+    ds_model = _adapt_moments(m_pop, v_pop, count[suspect], mean[suspect], centred[suspect], r)
+    if min(ss_model[1].min(initial=1.0), ds_model[1].min(initial=1.0)) <= 0:
+        raise InputError(
+            "with relevance = 0 the model adapts to a held-out source's same-source scores "
+            "alone, and some source's are all equal (variance 0): use relevance > 0"
+        )
+    return ss_model[:2], ds_model[:2]
+
+
+def _names(ids: np.ndarray, codes) -> str:
+    """The ids of ``codes`` as a message lists them (the first 5)."""
+    codes = list(dict.fromkeys(int(c) for c in codes))
+    more = f" and {len(codes) - 5} more" if len(codes) > 5 else ""
+    return ", ".join(repr(str(ids[c])) for c in codes[:5]) + more

@@ -31,6 +31,11 @@ LN10 = math.log(10.0)
 CASE = examples_dir() / "suspect-adapted"
 
 
+def _scores(path):
+    """The score column of one of the example's background files (score,source... CSV)."""
+    return np.loadtxt(path, delimiter=",", skiprows=1, usecols=0)
+
+
 def _fast(spec, n=200):
     unc = spec.uncertainty.model_copy(update={"n": n})
     return spec.model_copy(update={"uncertainty": unc})
@@ -145,8 +150,8 @@ def _map_by_hand(pop, suspect, r):
 
 
 def test_suspect_case_lr_equals_direct_and_hand_computation(suspect_run):
-    ss = np.loadtxt(CASE / "ss.csv")
-    ds = np.loadtxt(CASE / "ds.csv")
+    ss = _scores(CASE / "ss.csv")
+    ds = _scores(CASE / "ds.csv")
     suspect = np.loadtxt(CASE / "suspect_ss.csv")
     result = suspect_run.result
     e = result.results[0]
@@ -176,11 +181,13 @@ def test_suspect_case_records_file_hashes_summary_and_limitation(suspect_run):
     assert (summary.n, summary.sha256) == (8, digest)
     assert summary.mean == pytest.approx(suspect.mean(), rel=1e-12)
     assert result.background_unlabelled is None
-    assert any("population part" in text for text in result.limitations)
+    assert any("not validation data" in text and "each background source" in text
+               for text in result.limitations)
 
 
 def test_bootstrap_and_folds_refit_with_the_suspect_scores(suspect_run):
     """Interval and CV LLRs from a loop written here over the same draws / folds."""
+    from forensic_lr.io.scores import load_scores
     from forensic_lr.uncertainty import cross_validated_llr
 
     ss, ds = suspect_run.ss, suspect_run.ds
@@ -201,9 +208,21 @@ def test_bootstrap_and_folds_refit_with_the_suspect_scores(suspect_run):
     low, high = np.percentile(llrs, [2.5, 97.5])
     assert e.interval.log10_lr_low == pytest.approx(low / LN10, rel=1e-3, abs=1e-3)
     assert e.interval.log10_lr_high == pytest.approx(high / LN10, rel=1e-3, abs=1e-3)
-    # the population model (gaussian) gives different out-of-fold LLRs
-    pop_ss, _ = cross_validated_llr(ss, ds, make_calibrator("gaussian"), folds=5,
-                                    seed=spec.uncertainty.seed)
+    # the validation leaves one speaker out (40 folds, 40 speakers) and adapts the model
+    # to each left-out speaker's own scores; tests/calibration/test_suspect_validation.py
+    # checks that against a plain loop of hand-made fits on these data
+    assert suspect_run.result.validation.folds_by == "source"
+    assert suspect_run.result.validation.n_sources == spec.validation.folds == 40
+    data = load_scores(ss=str(CASE / "ss.csv"), ds=str(CASE / "ds.csv"))
+    relevance = spec.method.options["relevance"]
+    loso = cross_validated_llr(
+        ss, ds, make_calibrator("suspect_map", suspect_ss=suspect, relevance=relevance),
+        folds=None, groups=(data.ss_sources, data.ds_sources))
+    np.testing.assert_array_equal(loso[0], suspect_run.ss_llr_cv)
+    np.testing.assert_array_equal(loso[1], suspect_run.ds_llr_cv)
+    # not the population model's (gaussian) out-of-fold LLRs
+    pop_ss, _ = cross_validated_llr(ss, ds, make_calibrator("gaussian"), folds=None,
+                                    groups=(data.ss_sources, data.ds_sources))
     assert not np.allclose(pop_ss, suspect_run.ss_llr_cv)
 
 
@@ -316,7 +335,7 @@ def test_report_method_sections(suspect_run, tmp_path, background):
     text = " ".join(" ".join(page.extract_text() for page in reader.pages).split())
     assert "suspect same-source scores used 8" in text
     assert "Calibration checks" in text and "recalibration slope" in text
-    assert "validates only the population part" in text
+    assert "not validation data" in text
     slope = suspect_run.result.validation.calibration_checks["recalibration"]["slope"]
     assert f"{slope:.2f}" in text
 
@@ -340,7 +359,7 @@ def test_cli_calibrate_with_suspect_scores(capsys):
     ])
     assert code == 0
     out = json.loads(capsys.readouterr().out)
-    ss, ds = np.loadtxt(folder / "ss.csv"), np.loadtxt(folder / "ds.csv")
+    ss, ds = _scores(folder / "ss.csv"), _scores(folder / "ds.csv")
     mu, sd = _map_by_hand(ss, np.loadtxt(folder / "suspect_ss.csv"), 8.0)
     by_hand = stats.norm.logpdf(4.85, mu, sd) - stats.norm.logpdf(4.85, ds.mean(), ds.std())
     assert out["results"][0]["llr"] == pytest.approx(by_hand, rel=1e-9)
@@ -384,3 +403,31 @@ def test_cli_calibrate_unlabelled_with_distances(tmp_path, background, capsys):
         direct = make_calibrator("unsupervised", unlabelled=unlabelled).fit(ss, ds)
     assert out["results"][0]["llr"] == pytest.approx(float(direct.llr([0.5])[0]), rel=1e-12)
     assert out["params"]["n_unlabelled"] == 200
+
+
+def test_example_readme_states_what_the_case_prints(suspect_run):
+    """The README's numbers, each formatted from the run as the report prints it."""
+    readme = " ".join((CASE / "README.md").read_text(encoding="utf-8").split())
+    r = suspect_run.result
+    p, m = r.method.params, r.validation.metrics
+    rec = r.validation.calibration_checks["recalibration"]
+    sens = {row.label: row.log10_lr[0] for row in r.sensitivity.rows}
+    from forensic_lr.casework.verbal import format_lr
+
+    assert r.conclusion.status == "reported"
+    expected = [
+        f"LR {r.results[0].lr_text} (log10 LR {r.results[0].log10_lr:+.2f}",
+        f"against {format_lr(sens['population model (no adaptation)'])} with the population",
+        ", ".join(format_lr(sens[f"relevance r = {k}"]) for k in (2, 4, 8)),
+        f"from {p['mean_pop']:.2f} to {p['mean_ss']:.2f}",
+        f"a shift of {p['mean_shift_sd']:.2f} population SDs",
+        f"(ratio {p['sd_ratio']:.2f})",
+        f"adaptation weight {p['alpha']:.2f}",
+        f"Cllr {m['cllr']:.3f} (minimum {m['min_cllr']:.3f}), EER {100 * m['eer']:.1f} %",
+        "slope of {:.2f} [{:.2f}, {:.2f}]".format(rec["slope"], *rec["slope_interval"]),
+        "offset {:.2f} [{:.2f}, {:.2f}]".format(rec["offset"], *rec["offset_interval"]),
+        f"`folds = {r.validation.folds}` with {r.validation.n_sources} named speakers",
+    ]
+    for text in expected:
+        assert text in readme, text
+    assert r.results[0].verbal.level == "moderate support"

@@ -112,11 +112,12 @@ def test_relevance_factors_and_population_model(tmp_path):
     gaussian = next(r for r in s.rows if r.calibrator == "gaussian")
     assert rel["population model (no adaptation)"].log10_lr == pytest.approx(
         gaussian.log10_lr, abs=1e-12)
-    # The values the review measured on this case: r = 2: 14, 8: 11, 32: 8.9, population 7.3.
+    # The values the example's README states: r = 2: 15, 8: 12, 32: 10, population 8.9
+    # (the more weight on the suspect's low scores, the higher the LR at 4.85).
     from forensic_lr.casework.verbal import format_lr
     got = {k: format_lr(r.log10_lr[0]) for k, r in rel.items()}
-    assert got["relevance r = 2"] == "14" and got["relevance r = 8"] == "11"
-    assert got["relevance r = 32"] == "8.9" and got["population model (no adaptation)"] == "7.3"
+    assert got["relevance r = 2"] == "15" and got["relevance r = 8"] == "12"
+    assert got["relevance r = 32"] == "10" and got["population model (no adaptation)"] == "8.9"
     assert "relevance factors" in s.summary[0]
 
 
