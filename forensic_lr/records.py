@@ -356,6 +356,8 @@ class EvidenceResult(EvidenceLR):
     label: str
     score_text: str         # the score as written in the case file ("5.50"), else shortest
     lr_text: str            # the LR rounded for the conclusion, e.g. "3,000" or "1/20"
+    #: log10 LR as printed beside it: "+3.48"; more decimals near a band edge ("+1.997")
+    log10_text: str
     verbal: VerbalEquivalent
 
 

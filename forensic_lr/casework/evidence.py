@@ -25,7 +25,7 @@ from ..parallel import one_blas_thread
 from ..records import EvidenceEvaluation, EvidenceLR, Interval, MethodResult, jsonable
 from ..resampling import Progress
 from ..uncertainty import LRInterval, bayes_interval, bootstrap_interval
-from .verbal import format_log10
+from .verbal import format_log10, signed_log10
 
 __all__ = [
     "DEFAULT_DRAWS", "EvaluatedEvidence", "evaluate_evidence", "evaluate_evidence_full",
@@ -354,8 +354,8 @@ def _results(raw, x, llr, llr_unbounded, iv: LRInterval | None, bounds_log10, lo
 
 
 def printed_log10(log10_lr: float) -> str:
-    """log10 LR as reports print it: two decimals, signed, no "-0.00"."""
-    return f"{log10_lr:+.2f}".replace("-0.00", "+0.00")
+    """log10 LR as reports print it: two decimals, signed, no "-0.00" (:func:`signed_log10`)."""
+    return signed_log10(log10_lr)
 
 
 def _supported_bounds(calibrator, ss, ds) -> tuple[float, float] | None:

@@ -37,7 +37,7 @@ from .policy import decide_conclusion
 from .profile import policy_settings
 from .sensitivity import sensitivity_analysis
 from .spec import CaseSpec
-from .verbal import VerbalScale, format_lr, load_scale, verbal_equivalent
+from .verbal import VerbalScale, format_log10_lr, format_lr, load_scale, verbal_equivalent
 
 __all__ = ["CaseRun", "run_case", "run_case_full"]
 
@@ -121,11 +121,13 @@ def _case_results(spec: CaseSpec, evaluation, scale: VerbalScale) -> tuple[Evide
     if texts is None or len(texts) != len(evaluation.results):
         # scores from a scores file: the shortest text that reads back as the same number
         texts = tuple(repr(e.score) for e in evaluation.results)
+    below = spec.report.below_first_band
     return tuple(
         EvidenceResult(
-            **e.model_dump(), label=label, score_text=text, lr_text=format_lr(e.log10_lr),
-            verbal=verbal_equivalent(e.log10_lr, scale,
-                                     below_first_band=spec.report.below_first_band),
+            **e.model_dump(), label=label, score_text=text,
+            lr_text=format_lr(e.log10_lr, scale, below_first_band=below),
+            log10_text=format_log10_lr(e.log10_lr, scale, below_first_band=below),
+            verbal=verbal_equivalent(e.log10_lr, scale, below_first_band=below),
         )
         for label, text, e in zip(spec.comparison_labels, texts, evaluation.results, strict=True)
     )

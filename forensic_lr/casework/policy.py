@@ -40,7 +40,6 @@ from ..metrics.catalogue import METRICS
 from ..records import CaseResult, Conclusion, PolicySetting
 from .spec import Opinion
 from .verbal import format_lr
-from .verbal import signed_log10 as _signed
 
 __all__ = ["WITHHELD_OPENING", "decide_conclusion"]
 
@@ -139,7 +138,7 @@ def _elub_notes(result: CaseResult) -> list[str]:
         bound = high if e.log10_lr > high else low if e.log10_lr < low else None
         if bound is not None:
             notes.append(
-                f"{e.label}: LR = {e.lr_text} (log10 LR {_signed(e.log10_lr)}) lies beyond the "
+                f"{e.label}: LR = {e.lr_text} (log10 LR {e.log10_text}) lies beyond the "
                 f"empirical bounds the validation data support (ELUB, {low:+.2f} to "
                 f"{high:+.2f}); bounded, it is LR = {format_lr(bound)} (log10 LR {bound:+.2f})"
             )

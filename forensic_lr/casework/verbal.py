@@ -7,10 +7,15 @@ favours Hd with the same bands (the scales are symmetric).
 
 Band edges: a band applies when ``lower <= m < next lower`` (the lower edge is
 inclusive, the upper exclusive), so LR = 10 is in [10, 100). The band is chosen from the
-LR *as printed* (rounded to two significant figures by :func:`format_lr`), so that the
-number and the words never disagree: an LR of 9.97 prints "10" and gets the band of 10.
-The comparison is exact (the printed value is a rational number, compared with each
-edge in integer arithmetic); no LR is ever exponentiated.
+LR *as computed* (a |log10 LR| within :data:`EDGE_TOLERANCE` of an edge counts as on it:
+floating-point noise, ``ln(1000)/ln(10) = 2.9999999999999996``), never from a rounded
+value, so that rounding never moves an LR into a stronger band. The LR is printed to two
+significant figures and its log10 to two decimals, each with one more digit at a time
+where the rounded number would lie in another band (:func:`format_lr`,
+:func:`format_log10_lr` with the scale): a reader converting either printed number lands
+in the printed band. An LR of 99.4 prints "99" and "+1.997" (moderate support on the ENFSI
+scale), 99.6 prints "99.6" and "+1.998" (moderate), 100.4 prints "100" and "+2.00"
+(moderately strong). No LR is ever exponentiated.
 
 Below the first band's lower edge: a scale that defines that range (NFC level 0 for
 1/6 < LR < 6) gives its neutral wording; a scale that leaves it undefined
@@ -206,29 +211,28 @@ def load_scale(name_or_path: str | Path) -> VerbalScale:
     return _parse_scale(path.stem, data, str(path))
 
 
-def printed_magnitude(log10_lr: float) -> Fraction:
-    """``max(LR, 1/LR)`` as :func:`format_lr` prints it, exactly (two significant figures).
+#: A computed |log10 LR| this close to a band edge counts as on the edge (and an LR this
+#: close to 1 as 1): float rounding, e.g. ``ln(1000)/ln(10) = 2.9999999999999996``, must not
+#: move an LR of 1000 into the band below. Far below any model's own accuracy.
+EDGE_TOLERANCE = 1e-9
 
-    ``Fraction(digits * 10**(k - 1))`` with ``digits`` in 10..99 (see
-    :func:`format_lr`); LR = 0 or +inf has no finite printed magnitude (an error).
+
+def _index_of_log10(a: float, scale: VerbalScale, tolerance: float) -> int:
+    """-1 below the first band, else the band of the magnitude ``10**a`` (``a >= 0``).
+
+    Edges are compared in log10 (``math.log10`` is exact at powers of ten); a band
+    starting at LR = 1 starts just above 1.
     """
-    x = abs(float(log10_lr))
-    if not math.isfinite(x):
-        raise InputError(f"log10_lr = {log10_lr!r} has no finite printed value")
-    digits, k = _two_significant(x)
-    return Fraction(digits) * Fraction(10) ** (k - 1)
+    index = -1
+    for i, band in enumerate(scale.bands):
+        edge = math.log10(band.lower)
+        if (a > tolerance) if band.lower == 1 else (a >= edge - tolerance):
+            index = i
+    return index
 
 
-#: Band edges are float64 LRs (at most ~1.8e308), so a printed LR beyond 10**309 (or below
-#: its inverse) lies above every band.
-_BEYOND_BANDS = 309
-
-
-def _band_index(log10_lr: float, scale: VerbalScale) -> int:
-    """-1 below the first band, else the index of the band holding the printed LR."""
-    if abs(log10_lr) > _BEYOND_BANDS:  # above every band; no exact 10**k with huge k
-        return len(scale.bands) - 1
-    m = printed_magnitude(log10_lr)
+def _index_of_magnitude(m: Fraction, scale: VerbalScale) -> int:
+    """:func:`_index_of_log10` for an exact printed magnitude ``m >= 1`` (no tolerance)."""
     index = -1
     for i, band in enumerate(scale.bands):
         edge = Fraction(band.lower)
@@ -237,9 +241,28 @@ def _band_index(log10_lr: float, scale: VerbalScale) -> int:
     return index
 
 
+def _wording_class(index: int, side: str, scale: VerbalScale,
+                   below_first_band: BelowFirstBand) -> tuple:
+    """What decides the wording: ``("neither",)`` or ``(band index, side)``.
+
+    ``side`` is ``"neither"`` for LR = 1; below the first band every LR is neutral when
+    the scale or the laboratory's setting says so.
+    """
+    if side == "neither" or (index < 0 and "neutral" in (scale.below_first_band,
+                                                         below_first_band)):
+        return ("neither",)
+    return (index, side)
+
+
+def _computed_class(x: float, scale: VerbalScale, below_first_band: BelowFirstBand) -> tuple:
+    side = "neither" if abs(x) <= EDGE_TOLERANCE else "hp" if x > 0 else "hd"
+    return _wording_class(_index_of_log10(abs(x), scale, EDGE_TOLERANCE), side, scale,
+                          below_first_band)
+
+
 def verbal_equivalent(log10_lr: float, scale: str | Path | VerbalScale = DEFAULT_SCALE, *,
                       below_first_band: BelowFirstBand = "number") -> VerbalEquivalent:
-    """The verbal expression of an LR on a scale, chosen from the LR as printed.
+    """The verbal expression of an LR on a scale, chosen from the LR as computed.
 
     Parameters
     ----------
@@ -260,11 +283,11 @@ def verbal_equivalent(log10_lr: float, scale: str | Path | VerbalScale = DEFAULT
 
     Notes
     -----
-    With ``m`` the printed magnitude (:func:`printed_magnitude`: ``max(LR, 1/LR)``
-    rounded to two significant figures, as :func:`format_lr` writes it), the band is the
-    last one with ``m >= lower`` (``m > 1`` for a band starting at LR = 1): lower edges
-    inclusive, so a printed "10" is moderate support on the ENFSI scale whether the LR was
-    9.97 or 10.4; LR < 1 uses the same bands on 1/LR, the support going to Hd.
+    The band is the last one with ``|log10 LR| >= log10(lower)`` (``> 0`` for a band
+    starting at LR = 1), within :data:`EDGE_TOLERANCE`: lower edges inclusive, chosen from
+    the LR as computed, so an LR of 9.97 is weak support on the ENFSI scale (and prints
+    "9.97", see :func:`format_lr`); LR < 1 uses the same bands on 1/LR, the support going
+    to Hd.
 
     References
     ----------
@@ -277,15 +300,13 @@ def verbal_equivalent(log10_lr: float, scale: str | Path | VerbalScale = DEFAULT
     x = float(log10_lr)
     if math.isnan(x):
         raise InputError("log10_lr is NaN; a verbal equivalent needs a number")
-    i = _band_index(x, scale)
-    side = "hp" if x > 0 else "hd"
-    printed_one = abs(x) < 1 and printed_magnitude(x) == 1
-    if i < 0 and (printed_one or scale.below_first_band == "neutral"
-                  or below_first_band == "neutral"):
+    wording = _computed_class(x, scale, below_first_band)
+    if wording == ("neither",):
         return VerbalEquivalent(
             scale=scale.key, scale_name=scale.name, level="no support for either proposition",
             favours="neither", statement=scale.neutral,
         )
+    i, side = wording
     if i < 0 and below_first_band == "limited":
         template = scale.statement_hp if side == "hp" else scale.statement_hd
         return VerbalEquivalent(
@@ -313,13 +334,64 @@ def verbal_equivalent(log10_lr: float, scale: str | Path | VerbalScale = DEFAULT
     )
 
 
-def _two_significant(x: float) -> tuple[int, int]:
-    """``10**x`` (x >= 0) as ``digits * 10**(k - 1)`` with ``digits`` in 10..99."""
+def _significant(x: float, n: int) -> tuple[int, int]:
+    """``10**x`` (x >= 0) as ``digits * 10**(k - n + 1)`` with ``digits`` of ``n`` figures."""
     k = math.floor(x)
-    digits = math.floor(10.0 ** (x - k + 1) + 0.5)
-    if digits >= 100:
-        digits, k = 10, k + 1
+    digits = math.floor(10.0 ** (x - k + n - 1) + 0.5)
+    if digits >= 10**n:
+        digits, k = 10 ** (n - 1), k + 1
     return digits, k
+
+
+def _lr_text(x: float, n: int) -> tuple[str, int, int]:
+    """The LR ``10**x`` (finite) to ``n`` significant figures: its text, and its magnitude
+    exactly as ``digits * 10**power``.
+
+    ``"3.1"``, ``"31"``, ``"3,100"``, ``"310,000"`` below ``10**6``, ``"3.1 × 10^7"`` from
+    it on; LR < 1 as ``"1/20"``, ``"1/(3.1 × 10^7)"``, and at two figures a whole
+    reciprocal without its ".0" (``"1/2"``, not ``"1/2.0"``); a magnitude of 1 is ``"1.0"``.
+    """
+    digits, k = _significant(abs(x), n)
+    power = k - n + 1
+    unit = 10 ** (n - 1)
+    if k >= 6:
+        text = f"{digits // unit}.{digits % unit:0{n - 1}d} × 10^{k}"
+        return (text if x >= 0 else f"1/({text})"), digits, power
+    if power >= 0:
+        text = f"{digits * 10**power:,}"
+    else:
+        whole, part = divmod(digits, 10**-power)
+        text = f"{whole:,}.{part:0{-power}d}"
+        if x < 0 and n == 2 and part == 0 and whole > 1:
+            text = f"{whole}"  # "1/2", not "1/2.0"
+    if x >= 0 or (digits, power) == (unit, -(n - 1)):  # a magnitude of 1
+        return text, digits, power
+    return f"1/{text}", digits, power
+
+
+def _printed_lr(x: float, scale: VerbalScale | None,
+                below_first_band: BelowFirstBand) -> tuple[str, int, int]:
+    """:func:`_lr_text` with the fewest figures (two or more) that keep the LR's band."""
+    text = _lr_text(x, 2)
+    if scale is None or abs(x) > _BEYOND_BANDS:
+        return text
+    wanted = _computed_class(x, scale, below_first_band)
+    for n in range(2, _MAX_DIGITS + 1):
+        text = _lr_text(x, n)
+        magnitude = Fraction(text[1]) * Fraction(10) ** text[2]
+        side = "neither" if magnitude == 1 else "hp" if x > 0 else "hd"
+        index = _index_of_magnitude(magnitude, scale)
+        if _wording_class(index, side, scale, below_first_band) == wanted:
+            break
+    return text
+
+
+#: Band edges are float64 LRs (at most ~1.8e308): from |log10 LR| = 309 on, every rounding
+#: of the LR lies above every band.
+_BEYOND_BANDS = 309
+#: Most significant figures (or log10 decimals) a printed LR takes to stay in its band;
+#: enough for any LR at least :data:`EDGE_TOLERANCE` (in log10) from an edge.
+_MAX_DIGITS = 12
 
 
 #: From this |log10 LR| on, texts write the logarithm itself in scientific form: an LR of
@@ -348,24 +420,59 @@ def format_log10(value: float, places: int = 3, *, sign: bool = False) -> str:
 
 
 def signed_log10(value: float) -> str:
-    """A log10 LR in messages: ``"+1.23"``, or ``"+2.3 × 10^300"`` (:func:`format_log10`)."""
-    return format_log10(value, 2, sign=True)
+    """A log10 LR in messages: ``"+1.23"``, or ``"+2.3 × 10^300"`` (:func:`format_log10`).
+
+    A value that rounds to zero prints ``"+0.00"``, never ``"-0.00"``.
+    """
+    return format_log10(value, 2, sign=True).replace("-0.00", "+0.00")
 
 
-def format_lr(log10_lr: float) -> str:
+def format_log10_lr(log10_lr: float, scale: VerbalScale | None = None, *,
+                    below_first_band: BelowFirstBand = "number") -> str:
+    """The log10 LR printed beside an LR: signed, two decimals, more near a band edge.
+
+    With a ``scale``, decimals are added one at a time while ``10**(printed value)`` would
+    lie in another band (or on another side of 1) than the LR as computed
+    (:func:`verbal_equivalent`): an LR of 99.4 prints ``"+1.997"``, not ``"+2.00"`` (which
+    reads as 100, moderately strong support). Never ``"-0.00"``.
+    """
+    x = float(log10_lr)
+    text = signed_log10(x)
+    if scale is None or not math.isfinite(x) or abs(x) >= HUGE_LOG10:
+        return text
+    wanted = _computed_class(x, scale, below_first_band)
+    for places in range(2, _MAX_DIGITS + 1):
+        text = f"{x:+.{places}f}"
+        value = float(text)
+        if value == 0:
+            text = "+" + text[1:]
+        side = "neither" if value == 0 else "hp" if value > 0 else "hd"
+        index = _index_of_log10(abs(value), scale, 0.0)
+        if _wording_class(index, side, scale, below_first_band) == wanted:
+            return text
+    return text
+
+
+def format_lr(log10_lr: float, scale: VerbalScale | None = None, *,
+              below_first_band: BelowFirstBand = "number") -> str:
     """The LR as text for a conclusion, rounded to two significant figures.
 
     Parameters
     ----------
     log10_lr : float
         Base-10 logarithm of the LR (+-inf allowed).
+    scale : VerbalScale, optional
+        The scale the LR is worded on. With it, significant figures are added one at a
+        time while the printed LR would lie in another band (or on another side of 1)
+        than the LR as computed (:func:`verbal_equivalent`, with ``below_first_band``):
+        99.6 prints ``"99.6"`` (moderate on the ENFSI scale), not ``"100"``.
 
     Returns
     -------
     str
         For ``m = max(LR, 1/LR)`` rounded to two significant figures: ``"3.1"``,
         ``"31"``, ``"3,100"``, ``"310,000"`` when the rounded ``m < 10**6``, and
-        ``"3.1 × 10^7"`` from ``10**6`` on; LR < 1 is written ``"1/20"`` or
+        ``"3.1 × 10^7"`` from ``10**6`` on; LR < 1 is written ``"1/20"``, ``"1/2"`` or
         ``"1/(3.1 × 10^7)"``. LR = +inf is ``"∞"`` and LR = 0 is ``"0"``. From
         ``|log10 LR| >= 10**6`` on the exponent is itself scientific: ``"10^(2.3 × 10^299)"``.
 
@@ -384,22 +491,18 @@ def format_lr(log10_lr: float) -> str:
     if abs(x) >= HUGE_LOG10:  # the exponent itself in scientific form, never its digits
         text = f"10^({_scientific(abs(x))})"
         return text if x >= 0 else f"1/{text}"
-    digits, k = _two_significant(abs(x))
-    if k >= 6:
-        text = f"{digits // 10}.{digits % 10} × 10^{k}"
-        return text if x >= 0 else f"1/({text})"
-    text = f"{digits // 10}.{digits % 10}" if k == 0 else f"{digits * 10 ** (k - 1):,}"
-    return text if x >= 0 or text == "1.0" else f"1/{text}"
+    return _printed_lr(x, scale, below_first_band)[0]
 
 
-def rounded_log10(log10_lr: float) -> float:
-    """log10 of the LR as :func:`format_lr` prints it (two significant figures).
+def rounded_log10(log10_lr: float, scale: VerbalScale | None = None, *,
+                  below_first_band: BelowFirstBand = "number") -> float:
+    """log10 of the LR as :func:`format_lr` prints it (same ``scale`` and setting).
 
     ``rounded_log10(log10(2437))`` is ``log10(2400)``; +-inf stay infinite. Posterior
     odds computed from this value agree with the LR the reader sees.
     """
     x = float(log10_lr)
-    if math.isinf(x) or math.isnan(x):
+    if math.isinf(x) or math.isnan(x) or abs(x) >= HUGE_LOG10:
         return x
-    digits, k = _two_significant(abs(x))
-    return math.copysign(math.log10(digits) + k - 1, x)
+    _, digits, power = _printed_lr(x, scale, below_first_band)
+    return math.copysign(math.log10(digits) + power, x)

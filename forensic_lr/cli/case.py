@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
         print(draft_notice(run.result.draft_reasons))
     for r in run.result.results:
         print(
-            f"{r.label}: score {r.score_text} -> LR = {r.lr_text} (log10 LR = {r.log10_lr:.2f}); "
+            f"{r.label}: score {r.score_text} -> LR = {r.lr_text} (log10 LR = {r.log10_text}); "
             + ("computed, not given as an opinion" if withheld else r.verbal.statement)
         )
     if conclusion is not None and conclusion.status != "reported":

@@ -36,7 +36,9 @@ def case_context(run, figures: dict[str, str], template_dir=None) -> dict:
         {
             "prior": p,
             # from the LR as printed, so that a reader can check the product by hand
-            "posteriors": [p + rounded_log10(r.log10_lr) for r in result.results],
+            "posteriors": [p + rounded_log10(r.log10_lr, run.scale,
+                                             below_first_band=run.spec.report.below_first_band)
+                           for r in result.results],
         }
         for p in PRIOR_ODDS_LOG10
     ] if run.spec.report.prior_odds_table and not withheld else []

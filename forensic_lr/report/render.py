@@ -28,7 +28,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 from markupsafe import Markup, escape
 
 from .._resources import templates_dir
-from ..casework.verbal import format_log10, format_lr
+from ..casework.verbal import format_log10, format_log10_lr, format_lr, signed_log10
 from ..errors import InputError, excerpt
 
 #: Largest string or sequence a template may build with ``*``, and largest exponent of ``**``.
@@ -109,8 +109,7 @@ def environment(template_dir: str | Path | None = None) -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters.update(
-        log10=lambda v: "n/a" if v is None else format_log10(v, 2, sign=True).replace(
-            "-0.00", "+0.00"),
+        log10=lambda v: "n/a" if v is None else signed_log10(v),
         metric=lambda v, digits=3: "n/a" if v is None or _nan(v) else f"{v:.{digits}f}",
         percent=lambda v: "n/a" if v is None or _nan(v) else f"{100 * v:.1f} %",
         lr=lr_markup,
@@ -118,6 +117,10 @@ def environment(template_dir: str | Path | None = None) -> jinja2.Environment:
         odds=odds_markup,
         count=lambda v: f"{int(v):,}",
         lr_of=lambda log10_lr: lr_markup(format_lr(log10_lr)),
+        # an LR and its log10 beside a verbal level of ``scale`` (default wording below the
+        # first band, as the robustness table's levels): digits added near a band edge
+        lr_on=lambda log10_lr, scale: lr_markup(format_lr(log10_lr, scale)),
+        log10_on=lambda log10_lr, scale: format_log10_lr(log10_lr, scale),
         sig=significant,
         log10_interval=log10_interval,
     )

@@ -18,7 +18,7 @@ from forensic_lr.calibration import make_calibrator
 from forensic_lr.casework.pipeline import run_case_full
 from forensic_lr.casework.policy import WITHHELD_OPENING
 from forensic_lr.casework.spec import load_case
-from forensic_lr.casework.verbal import format_lr, verbal_equivalent
+from forensic_lr.casework.verbal import format_lr, load_scale, verbal_equivalent
 from forensic_lr.cli import main
 from forensic_lr.errors import ForensicLRWarning, InputError
 from forensic_lr.report import build_report
@@ -156,7 +156,7 @@ def test_slope_bounds_are_lab_settings(tmp_path):
     assert not any("recalibration" in r for r in run.result.conclusion.reasons)
 
 
-def test_an_lr_of_9_97_prints_10_and_gets_the_band_of_10(tmp_path):
+def test_an_lr_of_9_97_prints_9_97_and_gets_the_band_of_9_97(tmp_path):
     rng = np.random.default_rng(97)
     ss, ds = rng.normal(2.0, 1.0, 400), rng.normal(-1.0, 1.2, 800)
     np.savetxt(tmp_path / "ss.csv", ss)
@@ -170,13 +170,18 @@ def test_an_lr_of_9_97_prints_10_and_gets_the_band_of_10(tmp_path):
         '[method]\nmethod = "gaussian"\nelub = false\n', encoding="utf-8")
     e = _run(load_case(tmp_path / "case.toml")).result.results[0]
     assert 10 ** e.log10_lr == pytest.approx(9.97, rel=1e-9)
-    assert e.lr_text == "10" and e.verbal.level == "moderate support"
-    # and by hand on the edges of the printed value
-    for lr, text, level in [(9.94, "9.9", "weak support"), (9.95, "10", "moderate support"),
-                            (999.4, "1,000", "strong support"), (994.9, "990",
-                            "moderately strong support"), (1.96, "2.0", "weak support")]:
-        assert format_lr(math.log10(lr)) == text
-        assert verbal_equivalent(math.log10(lr), "enfsi").level == level
+    # the band of the computed LR; "10" and "+1.00" would read as moderate support
+    assert (e.lr_text, e.log10_text) == ("9.97", "+0.999")
+    assert e.verbal.level == "weak support"
+    # and by hand on the edges: rounding never moves an LR into another band
+    scale = load_scale("enfsi")
+    for lr, text, level in [(9.94, "9.9", "weak support"), (9.95, "9.95", "weak support"),
+                            (999.4, "999", "moderately strong support"),
+                            (1000.4, "1,000", "strong support"),
+                            (994.9, "990", "moderately strong support"),
+                            (1.96, "1.96", "no verbal equivalent")]:
+        assert format_lr(math.log10(lr), scale) == text
+        assert verbal_equivalent(math.log10(lr), scale).level == level
 
 
 @pytest.mark.parametrize(("setting", "level", "favours"), [
@@ -192,9 +197,11 @@ def test_wording_between_1_and_2_is_the_labs_choice(setting, level, favours):
     # the NFC scale defines 1/6 < LR < 6 itself (level 0): the setting does not apply
     assert verbal_equivalent(math.log10(1.5), "nfc", below_first_band=setting).favours == (
         "neither")
-    # a printed 1.0 is neutral whatever the setting
-    assert verbal_equivalent(math.log10(1.04), "enfsi", below_first_band=setting).favours == (
-        "neither")
+    # an LR of 1.04 is above 1 (it prints "1.04" unless that range is neutral)
+    v = verbal_equivalent(math.log10(1.04), "enfsi", below_first_band=setting)
+    assert v.favours == favours
+    assert format_lr(math.log10(1.04), load_scale("enfsi"), below_first_band=setting) == (
+        "1.0" if favours == "neither" else "1.04")
 
 
 def test_method_is_another_spelling_of_calibrator(tmp_path):

@@ -27,8 +27,7 @@ def test_shipped_scales_have_sources():
 # ENFSI 2015 table (as recalled in REPORTING.md, see verification note in the data file):
 # 2-10 weak, 10-100 moderate, 100-1,000 moderately strong, 1,000-10,000 strong,
 # 10,000-1,000,000 very strong, >= 1,000,000 extremely strong; lower edge inclusive, the
-# band chosen from the LR as printed (two significant figures): values here round inside
-# their band (edges of the printed value: tests/casework/test_policy.py).
+# band chosen from the LR as computed (printed forms near an edge: test_printed_forms_*).
 @pytest.mark.parametrize(
     ("lr", "level", "favours"),
     [
@@ -88,7 +87,8 @@ def test_nfc_bands(log10_lr, code):
 
 def test_afsp_first_band_starts_just_above_one():
     assert verbal_equivalent(0.0, "afsp").favours == "neither"
-    assert verbal_equivalent(L(1.001), "afsp").favours == "neither"  # printed "1.0"
+    assert verbal_equivalent(L(1.001), "afsp").level == "weak or limited support"
+    assert format_lr(L(1.001), load_scale("afsp")) == "1.001"  # "1.0" would read as neutral
     assert verbal_equivalent(L(1.06), "afsp").level == "weak or limited support"
     assert verbal_equivalent(-L(1.06), "afsp").favours == "hd"
     assert verbal_equivalent(1.0, "afsp").level == "moderate support"
@@ -118,6 +118,9 @@ def test_infinite_and_nan():
         (10**7.3, "2.0 × 10^7"),
         (0.05, "1/20"),
         (0.3, "1/3.3"),
+        (0.5, "1/2"),  # a whole reciprocal without ".0"
+        (1 / 2.04, "1/2"),
+        (1 / 2.06, "1/2.1"),
         (0.97, "1.0"),
         (1 / 4321.0, "1/4,300"),
         (1e-8, "1/(1.0 × 10^8)"),
@@ -241,3 +244,103 @@ def test_confirmed_must_be_a_boolean(tmp_path):
     path.write_text(json.dumps(raw))
     with pytest.raises(InputError, match="'confirmed' must be true or false"):
         load_scale(path)
+
+
+# ---------------------------------------------------------------- printed forms agree
+def _band(value_log10: float, scale) -> tuple[str, str]:
+    """The band of an LR by hand: the last lower edge <= the magnitude (no rounding)."""
+    m = abs(value_log10)
+    if m == 0:
+        return ("neither", "")
+    level = ""
+    for band in scale.bands:
+        if (m > 0) if band.lower == 1 else (m >= L(band.lower)):
+            level = band.level
+    return ("hp" if value_log10 > 0 else "hd", level)
+
+
+def _read_lr(text: str) -> float:
+    """log10 of a printed LR ("99.6", "1/2", "1/(1.0 × 10^8)", "999,700"), read by hand."""
+    inverse = text.startswith("1/")
+    body = text[2:].strip("()") if inverse else text
+    mantissa, _, power = body.partition(" × 10^")
+    value = L(float(mantissa.replace(",", ""))) + (int(power) if power else 0)
+    return -value if inverse and value else value
+
+
+@pytest.mark.parametrize(
+    ("lr", "lr_text", "log10_text", "level"),
+    [  # ENFSI; by hand: 99.4 -> "99" but "+2.00" would read as 100 (moderately strong)
+        (99.4, "99", "+1.997", "moderate support"),
+        (99.6, "99.6", "+1.998", "moderate support"),  # "100" would read as 100
+        (100.4, "100", "+2.00", "moderately strong support"),
+        (1.94, "1.9", "+0.29", "no verbal equivalent"),
+        (1.96, "1.96", "+0.29", "no verbal equivalent"),  # "2.0" would read as weak
+        (9.96, "9.96", "+0.998", "weak support"),  # "10" / "+1.00" would read as moderate
+        (9.94, "9.9", "+0.997", "weak support"),
+        (2437.0, "2,400", "+3.39", "strong support"),
+        (999_700.0, "999,700", "+5.9999", "very strong support"),
+        (1 / 99.4, "1/99", "-1.997", "moderate support"),
+        (1 / 99.6, "1/99.6", "-1.998", "moderate support"),
+        (1 / 1.94, "1/1.9", "-0.29", "no verbal equivalent"),
+        (1 / 9.96, "1/9.96", "-0.998", "weak support"),
+        (0.5, "1/2", "-0.30103", "weak support"),  # "-0.30" reads as 1/1.995
+        (1.0, "1.0", "+0.00", "no support for either proposition"),
+    ],
+)
+def test_printed_forms_by_hand(lr, lr_text, log10_text, level):
+    from forensic_lr.casework.verbal import format_log10_lr
+
+    scale = load_scale("enfsi")
+    x = L(lr)
+    assert (format_lr(x, scale), format_log10_lr(x, scale)) == (lr_text, log10_text)
+    assert verbal_equivalent(x, scale).level == level
+
+
+def test_an_lr_at_an_edge_up_to_float_noise_is_on_the_edge():
+    from forensic_lr.casework.verbal import format_log10_lr
+
+    x = math.log(1000) / math.log(10)  # 2.9999999999999996
+    assert x < 3
+    scale = load_scale("enfsi")
+    assert verbal_equivalent(x, scale).level == "strong support"
+    assert (format_lr(x, scale), format_log10_lr(x, scale)) == ("1,000", "+3.00")
+
+
+def test_the_nfc_edge_at_6():
+    from forensic_lr.casework.verbal import format_log10_lr
+
+    scale = load_scale("nfc")  # 5.951 would print "6.0" (level +1) at two figures
+    assert format_lr(L(5.951), scale) == "5.95" and format_log10_lr(L(5.951), scale) == "+0.77"
+    assert "level 0" in verbal_equivalent(L(5.951), scale).statement
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.one_of(
+        st.floats(min_value=-8, max_value=8, allow_nan=False),
+        # near the edges of every shipped scale: within 0.01 in log10
+        st.tuples(st.sampled_from([0.0, L(2), 1.0, 2.0, 3.0, 4.0, 6.0, L(6), L(6000)]),
+                  st.floats(min_value=-0.01, max_value=0.01), st.booleans())
+        .map(lambda t: (t[0] + t[1]) * (-1 if t[2] else 1)),
+    ),
+    st.sampled_from(["enfsi", "afsp", "nfc"]),
+    st.sampled_from(["number", "neutral", "limited"]),
+)
+def test_printed_forms_agree(x, key, below):
+    # The band a reader gets from the printed LR and from the printed log10 LR (each
+    # converted by hand) is the printed verbal band.
+    from forensic_lr.casework.verbal import format_log10_lr
+
+    scale = load_scale(key)
+    v = verbal_equivalent(x, scale, below_first_band=below)
+    from_lr = _band(_read_lr(format_lr(x, scale, below_first_band=below)), scale)
+    from_log10 = _band(float(format_log10_lr(x, scale, below_first_band=below)), scale)
+    if v.favours == "neither":  # LR = 1, or a neutral range below the first band
+        assert from_lr[1] == "" and from_log10[1] == ""
+    elif v.level in ("no verbal equivalent", "limited support"):  # below the first band
+        assert from_lr == from_log10 == (v.favours, "")
+    else:
+        assert from_lr == from_log10 == (v.favours, v.level)
+    # and the printed LR is within rounding of the computed one
+    assert abs(_read_lr(format_lr(x, scale, below_first_band=below)) - x) <= L(1.05) + 1e-9
