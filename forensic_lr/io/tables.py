@@ -11,9 +11,11 @@ Text rules
 ----------
 * **Encoding**: :mod:`forensic_lr.text_decoding` (UTF-8 with or without BOM, UTF-16/32
   with a BOM, else cp1252 / Latin-1), named in the provenance.
-* **Lines**: ``\\n``, ``\\r\\n`` or ``\\r`` end a line; ``#`` starts a comment (a whole line
-  or a line end); blank lines are skipped; line numbers count every line, as an editor
-  shows them.
+* **Lines**: ``\\n``, ``\\r\\n`` or ``\\r`` end a line; a line whose first non-blank
+  character is ``#`` is a comment; blank lines are skipped; line numbers count every line,
+  as an editor shows them. A ``#`` anywhere else is part of the value (``case0#spk3`` is
+  one source id, never ``case0`` and a comment); a value that starts a line with ``#`` is
+  written in double quotes (``"#3",1.5``).
 * **Delimiter**: a tab for ``.tsv``; else the first data line decides, in the order tab,
   ``;``, ``,``; else runs of blanks. With ``decimal=","``, a comma delimits only a line
   that is neither one number (``1,5``) nor split by blanks (``ss 1,5``); decimals in a
@@ -50,6 +52,7 @@ from __future__ import annotations
 import codecs
 import csv
 import hashlib
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -228,8 +231,20 @@ def names(header: Sequence[str], most: int = 8) -> str:
 
 
 def content(line: str) -> str:
-    """A line without its ``#`` comment and surrounding blanks ("" if nothing is left)."""
-    return line.split("#", 1)[0].strip()
+    """A line without surrounding blanks; "" for a blank line or a ``#`` comment line.
+
+    Only a whole line is a comment: a ``#`` after the first non-blank character belongs
+    to the value (ids such as ``case0#spk3`` are read as written).
+    """
+    stripped = line.strip()
+    return "" if stripped.startswith("#") else stripped
+
+
+COMMENT_HINT = ("'#' starts a comment only as the first character of a line; move the "
+                "comment to a line of its own")
+
+#: a comment line: ``#`` as the first non-blank character of a line
+_COMMENT_LINE = re.compile(r"^[ \t\f\v]*#", re.MULTILINE)
 
 
 class _Reader:
@@ -283,10 +298,11 @@ class _Reader:
                     "its own name",
                     where,
                 )
+        comment = "; " + COMMENT_HINT if any("#" in c for c in cells) else ""
         self.columns = [
             (col, index)
             for col in self.layout(
-                self.header, self.width, lambda message: self.fail(message, where)
+                self.header, self.width, lambda message: self.fail(message + comment, where)
             )
             if (index := self.resolve(col, where)) is not None
         ]
@@ -434,7 +450,9 @@ class _Reader:
         wanted = [col.role for col, index in self.columns if index >= n]
         if wanted:
             hint = f"expected a {wanted[0]!r} value in column {n + 1}; " + hint
-        if n > self.width and self.delimiter == ",":
+        if rows is not None and "#" in rows[i]:
+            hint = COMMENT_HINT
+        elif n > self.width and self.delimiter == ",":
             hint = (
                 "if ',' is your decimal separator, write decimals with '.', or put each "
                 "decimal in double quotes and use decimal = \",\", or separate the fields "
@@ -518,12 +536,11 @@ class _Reader:
         value = str(values[bad[0]])
         if not value.strip():
             hint = "the value is empty; give a number or remove that " + self.unit
-            if self.unit == "row":
-                hint += (" (a formula cell has no saved value: open the workbook in the "
-                         "spreadsheet program and save it again)")
             self.fail_rows(hint, where, bad, name, last)
         if '"' in value:
             hint = "a quote inside a number; remove it"
+        elif "#" in value:
+            hint = COMMENT_HINT
         elif self.delimiter is not None and self.delimiter in value:
             hint = "holds the delimiter; correct that " + self.unit
         else:
@@ -710,7 +727,8 @@ def _text_block(reader: _Reader, lines: list[str], first: int, last: bool,
         )
     quoted = '"' in joined
     point = reader.decimal == "." or (reader.decimal is None and not reader.auto_comma)
-    if "#" not in joined and not quoted and point and reader.delimiter is not None:
+    comments = "#" in joined and _COMMENT_LINE.search(joined) is not None
+    if not comments and not quoted and point and reader.delimiter is not None:
         # loadtxt skips empty lines and refuses blank ones: both send the block on
         if reader.add_fast(lines, np.arange(first, first + len(lines)), last):
             return

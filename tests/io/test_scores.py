@@ -146,7 +146,7 @@ def test_round_trip(tmp_path_factory, values):
         ("space.txt", "id score\na   1.5\nb 2.25\nc\t3.0\n"),
         ("quoted.csv", 'score\n"1.5"\n"2.25"\n"3.0"\n'),
         ("crlf.csv", "score\r\n1.5\r\n2.25\r\n3.0\r\n"),
-        ("inline.csv", "1.5  # first\n2.25\n3.0 # last\n"),
+        ("comment_lines.csv", "# first\n1.5\n  # indented\n2.25\n3.0\n# last\n"),
         ("upper.CSV", "Score\n1.5\n2.25\n3.0\n"),
     ],
 )
