@@ -12,6 +12,7 @@ Three uses of one command (all options kept):
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -246,8 +247,9 @@ def _check_llr_args(args: argparse.Namespace) -> None:
         if not 0.0 < p < 1.0:
             raise InputError(f"--prior {p:g}: a target prior must lie strictly between 0 and 1")
     for flag, cost in (("--c-miss", args.c_miss), ("--c-fa", args.c_fa)):
-        if not cost > 0.0:
-            raise InputError(f"{flag} {cost:g}: costs must be positive numbers")
+        if not (math.isfinite(cost) and cost > 0.0):
+            raise InputError(f"{flag} {cost:g}: a cost must be a positive finite number, such "
+                             "as 1 or 10 (only the ratio of the two costs matters)")
 
 
 def _check_inputs(args: argparse.Namespace) -> None:
