@@ -132,7 +132,9 @@ class BaseCalibrator:
     ``summary``, ``equation`` and ``reference`` (:meth:`describe`), ``extra_inputs``
     (score inputs beyond the background), ``in_default_study`` (one of the methods a
     validation study compares by default), ``posterior`` (offers posterior samples for a
-    Bayesian credible interval), :meth:`limitations` and :meth:`param_rows`.
+    Bayesian credible interval), ``validated_by_source`` (the method adapts to the case's
+    own source, so only folds by source validate it as applied), :meth:`limitations` and
+    :meth:`param_rows`.
     """
 
     name = "base"
@@ -143,6 +145,7 @@ class BaseCalibrator:
     extra_inputs: tuple[ExtraInput, ...] = ()
     in_default_study = False
     posterior = False
+    validated_by_source = False
 
     @classmethod
     def describe(cls) -> MethodDescription:

@@ -134,6 +134,7 @@ class SuspectMAPCalibrator(RefitsOnce, TwoNormalsCalibrator):
         "Suspect-adapted MAP estimation of within-source distributions in generative "
         "likelihood ratio estimation, IEEE Odyssey 2006."
     )
+    validated_by_source = True
     extra_inputs = (
         ExtraInput("suspect_ss", "--suspect-ss",
                    "the suspect's own same-source scores (one score per line)", required=True),

@@ -14,7 +14,11 @@ withholds the opinion ("no evaluative opinion can be given because ...") when
    with its interval excluding the ideal: recalibration slope outside
    ``[slope_min, slope_max]`` (ideal 1) or ``|offset| > offset_max`` (ideal 0). An effect
    size, not a significance test alone: a large study would reject every tiny departure,
-   a small one none.
+   a small one none;
+5. the method adapts the model to the case's own source (``suspect_map``: to the suspect's
+   scores) and the background names no sources, so the validation could test the
+   population model only, not the method as applied
+   (:meth:`~forensic_lr.calibration.suspect_map.SuspectMAPCalibrator.fold_llr`).
 
 Every reason is listed, not the first. A case may override with ``[opinion] override =
 true`` and a written ``justification``; the status is then ``"overridden"`` and the
@@ -160,6 +164,19 @@ def _departures(policy: tuple[PolicySetting, ...]) -> tuple[str, ...]:
     )
 
 
+def _source_reason(result: CaseResult, calibrator) -> list[str]:
+    """A method validated as applied only with folds by source, validated without them."""
+    if not getattr(calibrator, "validated_by_source", False) or (
+            result.validation.folds_by == "source"):
+        return []
+    return [
+        "the method adapts the model to the suspect's own scores, and the background files "
+        "name no sources (speakers), so the validation could test only the population model, "
+        "not the method as applied; give the background files source columns (source, or "
+        "source_a and source_b) to validate it"
+    ]
+
+
 def decide_conclusion(result: CaseResult, opinion: Opinion, *, calibrator, ss: np.ndarray,
                       ds: np.ndarray, evidence: np.ndarray,
                       policy: tuple[PolicySetting, ...] = ()) -> Conclusion:
@@ -191,6 +208,7 @@ def decide_conclusion(result: CaseResult, opinion: Opinion, *, calibrator, ss: n
         + _range_reasons(result)
         + _monotonic_reason(result, opinion, calibrator, ss, ds, evidence)
         + _check_reasons(result, opinion)
+        + _source_reason(result, calibrator)
     )
     notes = tuple(_elub_notes(result))
     departures = _departures(policy)

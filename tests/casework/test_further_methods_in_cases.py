@@ -431,3 +431,31 @@ def test_example_readme_states_what_the_case_prints(suspect_run):
     for text in expected:
         assert text in readme, text
     assert r.results[0].verbal.level == "moderate support"
+
+
+def test_example_without_speaker_ids_validates_the_population_model_and_is_withheld(
+        tmp_path, suspect_run):
+    """The same scores without source columns: the adaptation cannot be validated."""
+    import shutil
+
+    folder = tmp_path / "no-ids"
+    shutil.copytree(CASE, folder)
+    for name in ("ss.csv", "ds.csv"):
+        _write(folder / name, _scores(CASE / name))
+    text = (folder / "case.toml").read_text(encoding="utf-8")
+    (folder / "case.toml").write_text(text.replace("folds = 40", "folds = 5"), encoding="utf-8")
+    run = _quiet(_fast(load_case(folder / "case.toml"), n=100))
+    r = run.result
+    assert r.validation.folds_by == "trial"
+    assert any("name no sources" in w and "population model only" in w for w in r.warnings)
+    # the out-of-fold LLRs are the population model's (gaussian, the same folds)
+    from forensic_lr.uncertainty import cross_validated_llr
+
+    pop = cross_validated_llr(run.ss, run.ds, make_calibrator("gaussian"), folds=5,
+                              seed=r.validation.seed)
+    np.testing.assert_array_equal(pop[0], run.ss_llr_cv)
+    assert r.conclusion.status == "withheld"
+    assert any("not the method as applied" in t and "source columns" in t
+               for t in r.conclusion.reasons)
+    # the LR itself is the adapted model's, as with the speaker ids
+    assert r.results[0].llr == suspect_run.result.results[0].llr
