@@ -151,10 +151,11 @@ class SuspectMAPCalibrator(RefitsOnce, TwoNormalsCalibrator):
     def limitations(self) -> tuple[str, ...]:
         return (
             "The suspect's own same-source scores are not validation data. The validation "
-            "adapts the model, in turn, to the own same-source scores of each background "
-            "source (speaker) left out, as the case adapts it to the suspect's, and scores "
-            "that source's comparisons with the adapted model; it holds for the suspect as "
-            "far as the suspect's scores behave like those of the background's sources. "
+            "leaves out each background source (speaker) in turn, adapts the model to that "
+            "source's own same-source scores as the case adapts it to the suspect's, and "
+            "scores that source's comparisons with the adapted model; it holds for the "
+            "suspect as far as the suspect's scores behave like those of the background's "
+            "sources. "
             "This needs the source of every background comparison; without it only the "
             "population model is validated (the warnings then say so).",
         )
