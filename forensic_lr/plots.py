@@ -428,7 +428,8 @@ def tippett(
         count in the proportions but have no abscissa).
     case_log10_lr : float, optional
         This case's log10 LR, marked by a vertical line; the legend gives how many SS and
-        DS trials reach it, as counts and rates ("1 of 3,000 (0.03 %)").
+        DS trials support the same side at least as strongly, as counts and rates ("1 of
+        3,000 (0.03 %)"): those at or above it for LR >= 1, at or below it for LR < 1.
     kind : {"I", "II"}
         ``"I"`` (the usual form [1]_): both curves show the share of trials with
         log10 LR >= x. ``"II"``: the SS curve shows the share with log10 LR <= x (rising
@@ -477,10 +478,7 @@ def tippett(
         ax.axvline(0, color=REF_COLOUR, linewidth=0.8)
         _mark_elub(ax, elub_log10)
         if case_log10_lr is not None:
-            case_llr = case_log10_lr / _LOG10_E
-            n_ss = int(np.sum(ss >= case_llr) if kind == "I" else np.sum(ss <= case_llr))
-            n_ds = int(np.sum(ds >= case_llr))
-            side = "at or above" if kind == "I" else "at or below"
+            n_ss, n_ds, side = _as_strong(ss, ds, case_log10_lr / _LOG10_E)
             _mark(ax, case_log10_lr,
                   f"this case; LRs {side} it:\nsame source {count_with_rate(n_ss, ss.size)},\n"
                   f"different source {count_with_rate(n_ds, ds.size)}")
@@ -490,6 +488,17 @@ def tippett(
         ax.set_title(f"Tippett plot (type {kind})")
         _legend(ax, own)
     return ax.figure
+
+
+def _as_strong(ss: np.ndarray, ds: np.ndarray, case_llr: float) -> tuple[int, int, str]:
+    """How many SS and DS LLRs support the case's side at least as strongly, and the words.
+
+    For a case LR >= 1 the trials with LLR at or above it, for LR < 1 those at or below it
+    (the same comparison for both classes, whatever the Tippett form).
+    """
+    if case_llr >= 0:
+        return int(np.sum(ss >= case_llr)), int(np.sum(ds >= case_llr)), "at or above"
+    return int(np.sum(ss <= case_llr)), int(np.sum(ds <= case_llr)), "at or below"
 
 
 # ------------------------------------------------------------------------------ APE and ECE
@@ -589,10 +598,11 @@ def ece(ss_llr, ds_llr, *, case_llr: float | None = None, ax: Axes | None = None
 
 # -------------------------------------------------------------------------------------- DET
 #: DET ticks in order of preference (decades first): the conventional 0.1 %, 1 %, 10 %,
-#: 50 % and their 2 and 5 multiples, down to 0.01 % and up to 90 %.
+#: 50 % and their 2 and 5 multiples, down to 0.01 %, and their mirror images up to 99.99 %
+#: (reached only to show this case's operating point).
 _DET_TICKS = np.array(
     [0.5, 0.1, 0.01, 0.001, 0.0001, 0.2, 0.02, 0.002, 0.0002, 0.05, 0.005, 0.0005, 0.3,
-     0.7, 0.9]
+     0.7, 0.9, 0.99, 0.999, 0.9999, 0.8, 0.98, 0.998, 0.9998, 0.95, 0.995, 0.9995]
 )
 
 
@@ -607,6 +617,19 @@ def _det_limits(rates: np.ndarray, eer: float) -> tuple[float, float]:
     low = below.max() if below.size else _DET_TICKS.min()
     high = 0.5 if eer <= 0.4 else 0.9
     return float(min(low, 0.05)), high
+
+
+def _det_reach(limits: tuple[float, float], rate: float) -> tuple[float, float]:
+    """``limits`` widened to the conventional ticks around ``rate`` (0 < rate < 1), so that
+    this case's operating point lies inside; a rate of 0 or 1 has no probit position."""
+    low, high = limits
+    if not 0 < rate < 1:
+        return limits
+    below = _DET_TICKS[_DET_TICKS <= 0.8 * rate]
+    above = _DET_TICKS[1 - _DET_TICKS <= 0.8 * (1 - rate)]
+    low = min(low, below.max() if below.size else _DET_TICKS.min())
+    high = max(high, above.min() if above.size else _DET_TICKS.max())
+    return float(low), float(high)
 
 
 def _det_ticks(limits: tuple[float, float]) -> np.ndarray:
@@ -651,6 +674,21 @@ def _hull_path(hull: metrics.ROC, eer: float, limits) -> tuple[np.ndarray, np.nd
         return ndtri(fa), ndtri(miss)
 
 
+def _mark_operating_point(ax: Axes, rates: tuple[float, float], x_lim, y_lim,
+                          counts: str) -> None:
+    """This case's (false alarm, miss) point; a rate of 0 or 1 (no probit position) is
+    drawn at the edge of its axis as a triangle pointing off it, and the legend says so."""
+    point, marker = [], "s"
+    for rate, (low, high), arrows in zip(rates, (x_lim, y_lim), ("<>", "v^"), strict=True):
+        clipped = min(max(rate, low), high)
+        point.append(float(ndtri(clipped)))
+        if clipped != rate:
+            marker = arrows[rate > high]
+    note = ",\n0 % and 100 % drawn at the axis edge" if marker != "s" else ""
+    ax.plot(*point, marker, color=CASE_COLOUR, fillstyle="none", clip_on=False,
+            label=f"threshold at this case's LR{counts}{note}")
+
+
 def det(ss_llr, ds_llr, *, case_llr: float | None = None, ax: Axes | None = None) -> Figure:
     """DET plot: miss against false-alarm rate on probit axes.
 
@@ -677,7 +715,9 @@ def det(ss_llr, ds_llr, *, case_llr: float | None = None, ax: Axes | None = None
     EER point on it, are drawn where they are. Each axis spans from a conventional tick
     [2]_ below the smallest non-zero rate of that class (1 / N for N trials, so a small
     background fills the plot) and below the EER, to 50 % (90 % when the EER exceeds
-    40 %); points outside the range are clipped.
+    40 %), and further to a tick beyond this case's operating point (up to 99.99 %), so
+    that it is drawn where it is; a rate of 0 or 100 % has no probit position and is drawn
+    at the axis edge as a triangle pointing off the axis, the legend saying so.
 
     References
     ----------
@@ -690,6 +730,10 @@ def det(ss_llr, ds_llr, *, case_llr: float | None = None, ax: Axes | None = None
     hull = metrics.roc_convex_hull(ss, ds)
     eer = metrics.eer(ss, ds)
     x_lim, y_lim = _det_limits(curve.p_fa, eer), _det_limits(curve.p_miss, eer)
+    if case_llr is not None:  # the axes reach this case's operating point
+        n_miss, n_fa = int(np.sum(ss < case_llr)), int(np.sum(ds >= case_llr))
+        p_miss, p_fa = n_miss / ss.size, n_fa / ds.size
+        x_lim, y_lim = _det_reach(x_lim, p_fa), _det_reach(y_lim, p_miss)
     with _axes(ax) as (ax, own):
         with np.errstate(divide="ignore"):
             ax.plot(ndtri(curve.p_fa), ndtri(curve.p_miss), color=SS_COLOUR, label="DET")
@@ -704,18 +748,9 @@ def det(ss_llr, ds_llr, *, case_llr: float | None = None, ax: Axes | None = None
         else:
             ax.plot([], [], "o", color=CASE_COLOUR, label=label + ", outside the range")
         if case_llr is not None:
-            n_miss, n_fa = int(np.sum(ss < case_llr)), int(np.sum(ds >= case_llr))
-            p_miss, p_fa = n_miss / ss.size, n_fa / ds.size
-            with np.errstate(divide="ignore"):
-                point = ndtri([p_fa, p_miss])
-            inside = (x_lim[0] <= p_fa <= x_lim[1]) and (y_lim[0] <= p_miss <= y_lim[1])
-            label = (f"threshold at this case's LR{'' if inside else ' (outside the range)'}"
-                     f":\nfalse alarms {count_with_rate(n_fa, ds.size)},"
-                     f"\nmisses {count_with_rate(n_miss, ss.size)}")
-            if inside:
-                ax.plot(*point, "s", color=CASE_COLOUR, fillstyle="none", label=label)
-            else:  # no marker at a misleading edge position; the rates stay in the legend
-                ax.plot([], [], "s", color=CASE_COLOUR, fillstyle="none", label=label)
+            _mark_operating_point(ax, (p_fa, p_miss), x_lim, y_lim,
+                                  f":\nfalse alarms {count_with_rate(n_fa, ds.size)},"
+                                  f"\nmisses {count_with_rate(n_miss, ss.size)}")
         for limits, set_lim, set_ticks in ((x_lim, ax.set_xlim, ax.set_xticks),
                                            (y_lim, ax.set_ylim, ax.set_yticks)):
             ticks = _det_ticks(limits)

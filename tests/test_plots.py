@@ -189,6 +189,8 @@ def test_score_density_without_density_and_without_calibrator():
 
 def test_case_is_marked():
     assert ">this case; LRs at or above it:</text>" in rendered("tippett")
+    below = plots.tippett_svg(SS, DS, case_log10_lr=-0.5)
+    assert ">this case; LRs at or below it:</text>" in below
     assert ">this case's score</text>" in rendered("density")
 
 

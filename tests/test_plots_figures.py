@@ -322,16 +322,53 @@ def test_det_case_annotation_gives_counts_with_rates():
 
 
 @pytest.mark.parametrize("kind", ["I", "II"])
-def test_tippett_case_annotation_counts_match_brute_force(kind):
-    case = 0.7
+@pytest.mark.parametrize("case", [0.7, -0.7])
+def test_tippett_case_annotation_counts_match_brute_force(kind, case):
+    # The legend counts the trials that support the case's side at least as strongly
+    # (at or above an LR >= 1, at or below an LR < 1) and says which, in both forms.
     fig = plots.tippett(SS, DS, case_log10_lr=case, kind=kind)
     label = next(ln.get_label() for ln in fig.axes[0].get_lines()
                  if ln.get_label().startswith("this case"))
     ss10, ds10 = SS / np.log(10), DS / np.log(10)
-    n_ss = sum(v >= case for v in ss10) if kind == "I" else sum(v <= case for v in ss10)
-    n_ds = sum(v >= case for v in ds10)
+    if case >= 0:
+        n_ss, n_ds = sum(v >= case for v in ss10), sum(v >= case for v in ds10)
+        assert label.startswith("this case; LRs at or above it:")
+    else:
+        n_ss, n_ds = sum(v <= case for v in ss10), sum(v <= case for v in ds10)
+        assert label.startswith("this case; LRs at or below it:")
     assert f"same source {plots.count_with_rate(n_ss, SS.size)}" in label
     assert f"different source {plots.count_with_rate(n_ds, DS.size)}" in label
+
+
+def _case_point(fig):
+    line = next(ln for ln in fig.axes[0].get_lines() if ln.get_label().startswith("threshold"))
+    return line, norm.cdf(line.get_xdata()[0]), norm.cdf(line.get_ydata()[0])
+
+
+@pytest.mark.parametrize("case_llr", [0.5, 3.0, 4.0, -0.5])
+def test_det_case_point_is_drawn_where_it_is(case_llr):
+    # A strong case LR leaves most SS trials below it (miss rate far above 50 %): the axes
+    # reach that point instead of stopping at 50 %.
+    rng = np.random.default_rng(11)
+    ss, ds = rng.normal(2.0, 1.0, 400), rng.normal(-1.0, 2.0, 900)
+    assert 0 < np.mean(ds >= case_llr) < 1 and 0 < np.mean(ss < case_llr) < 1
+    fig = plots.det(ss, ds, case_llr=case_llr)
+    line, p_fa, p_miss = _case_point(fig)
+    assert line.get_marker() == "s" and "drawn at the axis edge" not in line.get_label()
+    assert p_fa == pytest.approx(np.mean(ds >= case_llr), rel=1e-9)  # brute force
+    assert p_miss == pytest.approx(np.mean(ss < case_llr), rel=1e-9)
+    x_lim, y_lim = norm.cdf(fig.axes[0].get_xlim()), norm.cdf(fig.axes[0].get_ylim())
+    assert x_lim[0] < p_fa < x_lim[1] and y_lim[0] < p_miss < y_lim[1]
+
+
+def test_det_case_point_beyond_every_trial_is_drawn_at_the_edge():
+    rng = np.random.default_rng(11)
+    ss, ds = rng.normal(2.0, 1.0, 400), rng.normal(-1.0, 1.2, 900)
+    case_llr = ds.max() + 0.01  # no false alarm: a rate of 0 has no probit position
+    line, p_fa, p_miss = _case_point(plots.det(ss, ds, case_llr=case_llr))
+    assert line.get_marker() == "<" and "0 % and 100 % drawn at the axis edge" in line.get_label()
+    x_lim = norm.cdf(plots.det(ss, ds, case_llr=case_llr).axes[0].get_xlim())
+    assert p_fa == pytest.approx(x_lim[0]) and p_miss == pytest.approx(np.mean(ss < case_llr))
 
 
 # -------------------------------------------------------------------------------- ELUB, PAV
