@@ -15,6 +15,7 @@ import io
 import json
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -431,6 +432,11 @@ def test_example_readme_states_what_the_case_prints(suspect_run):
     for text in expected:
         assert text in readme, text
     assert r.results[0].verbal.level == "moderate support"
+    # docs/user/report.md quotes the example's slope
+    docs = Path(__file__).resolve().parents[2] / "docs" / "user" / "report.md"
+    text = " ".join(docs.read_text(encoding="utf-8").split())
+    assert "`suspect-adapted` shows a slope of {:.2f} [{:.2f}, {:.2f}]".format(
+        rec["slope"], *rec["slope_interval"]) in text
 
 
 def test_example_without_speaker_ids_validates_the_population_model_and_is_withheld(
