@@ -393,12 +393,24 @@ class ScoreSummary(Record):
 
 
 class CriterionResult(Record):
+    """A laboratory criterion against its metric (:func:`forensic_lr.validation.check_criteria`).
+
+    ``bound``: the metric's one-sided 95 % confidence bound on the unfavourable side (upper
+    for ``<=``, lower for ``>=``), None when the metric has none; ``bound_source`` says
+    where it came from ("bootstrap by source", "bootstrap by trial", "exact binomial" or
+    "none"); ``rule``: ``"estimate_and_bound"`` (met when value and bound both pass) or
+    ``"estimate"`` (the value alone, the laboratory's choice).
+    """
+
     name: str               # e.g. "cllr_max"
     metric: str             # e.g. "cllr"
     comparison: Literal["<=", ">="]
     threshold: float
     value: float
     met: bool
+    bound: float | None = None
+    bound_source: str = "none"
+    rule: Literal["estimate_and_bound", "estimate"] = "estimate_and_bound"
 
 
 class RateCount(Record):

@@ -177,18 +177,21 @@ def _validate(spec: CaseSpec, data, template, progress=None):
         metrics = evaluate(ss_cv, ds_cv).to_dict()
         checks = _checks(ss_cv, ds_cv, texts)
     texts += [str(w.message) for w in caught if issubclass(w.category, ForensicLRWarning)]
-    criteria = check_criteria(spec.validation.criteria, metrics)
-    for c in criteria:
-        if not c.met:
-            texts.append(
-                f"validation criterion {c.name} not met: cross-validated {c.metric} = "
-                f"{c.value:.4g}, required {c.comparison} {c.threshold:g}"
-            )
     elub_cv = None
     if spec.method.elub:
         low, high = elub_bounds(ss_cv, ds_cv)
         elub_cv = (float(low / _LN10), float(high / _LN10))
     intervals, rates = _uncertainty_of_metrics(spec, data, ss_cv, ds_cv, texts)
+    criteria = check_criteria(spec.validation.criteria, metrics, intervals=intervals,
+                              rates=rates, rule=spec.validation.criteria_rule)
+    for c in criteria:
+        if not c.met:
+            bound = "" if c.bound is None or c.rule == "estimate" else (
+                f", one-sided 95 % bound {c.bound:.4g}")
+            texts.append(
+                f"validation criterion {c.name} not met: cross-validated {c.metric} = "
+                f"{c.value:.4g}{bound}, required {c.comparison} {c.threshold:g}"
+            )
     validation = ValidationResult(
         folds=spec.validation.folds,
         seed=spec.uncertainty.seed,

@@ -60,10 +60,13 @@ def _criteria_reasons(result: CaseResult) -> list[str]:
         if c.met:
             continue
         show = (lambda v: f"{100 * v:.1f} %") if c.metric in percent else (lambda v: f"{v:.3g}")
+        side = "upper" if c.comparison == "<=" else "lower"
+        bound = "" if c.bound is None or c.rule == "estimate" else (
+            f", one-sided 95 % {side} bound {show(c.bound)}")
         reasons.append(
             f"the method does not meet the laboratory's validation criterion on "
-            f"{labels.get(c.metric, c.metric)}: cross-validated value {show(c.value)}, "
-            f"required {c.comparison} {show(c.threshold)}"
+            f"{labels.get(c.metric, c.metric)}: cross-validated value {show(c.value)}"
+            f"{bound}, required {c.comparison} {show(c.threshold)}"
         )
     return reasons
 

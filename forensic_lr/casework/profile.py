@@ -68,6 +68,7 @@ class CriteriaTable(Criteria):
 
     sop: str = ""
     date: datetime.date | None = None
+    rule: Literal["estimate_and_bound", "estimate"] | None = None
 
 
 class MethodTable(_Table):
@@ -133,14 +134,17 @@ POLICY_KEYS: tuple[tuple[str, str, str], ...] = (
     ("opinion", "monotonic_tolerance_log10", "largest fall of the LR curve accepted (log10)"),
     ("opinion", "monotonic_quantiles", "span of the monotonicity check (class quantiles)"),
     ("opinion", "override", "opinion given despite reasons to withhold"),
+    ("opinion", "lab_override", "settings looser than the laboratory's profile applied"),
     ("validation", "folds", "cross-validation folds"),
+    ("validation", "criteria_rule", "a validation criterion is met by"),
 )
 _CRITERIA = tuple(Criteria.model_fields)
 
 #: How a case may depart from the laboratory's profile without loosening its policy, per
 #: key: ``"max"`` (a lower value is stricter, a higher one looser), ``"min"`` (the
 #: reverse), ``"span"`` (a wider ``(low, high)`` is stricter, a narrower one looser),
-#: ``"on"`` (on is stricter than off) and ``"same"`` (any other value is looser). Keys not
+#: ``"on"`` (on is stricter than off), ``"rule"`` (the estimate alone is looser than the
+#: estimate and its bound) and ``"same"`` (any other value is looser). Keys not
 #: listed may differ freely; annex E marks the difference.
 FLOOR: dict[str, str] = {
     **{f"validation.criteria.{k}": ("min" if k.endswith("_min") else "max") for k in _CRITERIA},
@@ -150,6 +154,7 @@ FLOOR: dict[str, str] = {
     "opinion.monotonic_tolerance_log10": "max",
     "opinion.monotonic_quantiles": "span",
     "validation.folds": "min",
+    "validation.criteria_rule": "rule",
     "method.elub": "on",
     "report.verbal_scale": "same",
     "report.below_first_band": "same",
@@ -173,6 +178,8 @@ def relation(key: str, value: Any, lab_value: Any) -> str:
         return "looser"
     if kind == "on":
         return "stricter" if value else "looser"
+    if kind == "rule":
+        return "looser" if value == "estimate" else "stricter"
     if kind == "span":
         wider = value[0] <= lab_value[0] and value[1] >= lab_value[1]
         return "stricter" if wider else "looser"
@@ -280,6 +287,8 @@ def _profile_values(profile: LabProfile, folder: Path) -> dict[str, dict[str, An
                                                            exclude_none=True),
         "validation": profile.validation.model_dump(exclude_none=True),
     }
+    if profile.criteria.rule is not None:
+        values["validation"]["criteria_rule"] = profile.criteria.rule
     if profile.laboratory.name:
         values["case"] = {"laboratory": profile.laboratory.name}
     scale = profile.verbal_scale

@@ -216,6 +216,9 @@ class Validation(_Section):
 
     folds: int = Field(default=5, ge=2, le=50)
     criteria: Criteria = Field(default_factory=Criteria)
+    criteria_rule: Literal["estimate_and_bound", "estimate"] = Field(
+        default="estimate_and_bound", description="a criterion is met when its value and its "
+        "one-sided 95 % bound both meet it, or (the laboratory's choice) its value alone")
     conditions: str = Field(
         default="", description="how the validation data and conditions compare with the case's"
     )
@@ -962,6 +965,9 @@ conditions = ""               # how the validation data (speakers, devices, dura
 study = ""                    # reference to a separate validation study of the method, if any
 study_id = ""                 # required: identifier of the validation study the method rests on
 # study_date = 2026-01-15     # required: its date (or a sentence saying why there is none)
+
+# criteria_rule = "estimate_and_bound"  # a criterion is met when the value and its one-
+                              #   sided 95 % bound both meet it; "estimate": the value alone
 
 [validation.criteria]         # optional laboratory criteria on the cross-validated metrics
 # cllr_max = 0.5              # Cllr (bits) at most

@@ -332,12 +332,13 @@ def _from_case(args: argparse.Namespace) -> None:
     if args.fold_seed is None:
         args.fold_seed = spec.uncertainty.seed
     args.case_criteria = spec.validation.criteria
+    args.criteria_rule = spec.validation.criteria_rule
     if not (args.calibrate or args.compare):
         args.calibrate = spec.method.calibrator
 
 
 def _study(args: argparse.Namespace, *, criteria=None, intervals=None, about=None,
-           stages: Stages | None = None):
+           criteria_rule: str = "estimate_and_bound", stages: Stages | None = None):
     """Run :func:`~forensic_lr.validation.run_validation_study` on the raw-score inputs."""
     from ..io.scores import load_scores
     from ..validation import run_validation_study
@@ -355,6 +356,7 @@ def _study(args: argparse.Namespace, *, criteria=None, intervals=None, about=Non
         folds=None if groups is not None and args.folds == 0 else args.folds,
         seed=args.fold_seed, criteria=criteria, inputs=data.files, groups=groups,
         intervals=intervals, about=about, data_role=args.data_role,
+        criteria_rule=criteria_rule,
         progress=(stages or Stages(args)).for_stage("validation study (cross-validation)"),
     )
     return study, data
@@ -406,21 +408,27 @@ def _raw_scores(args: argparse.Namespace, folder: OutputFolder | None) -> int:
 
 
 def _criteria(path_text: str | None):
-    """``--criteria FILE`` (TOML or JSON, keys as ``[validation.criteria]``), or None."""
+    """``--criteria FILE`` (TOML or JSON, keys as ``[validation.criteria]``, and ``rule``
+    as the lab profile's ``[criteria] rule``): ``(criteria, rule)``, or ``(None, None)``."""
     from pydantic import ValidationError
 
     from ..casework.spec import Criteria, format_validation_error
     from ..io.settings_files import read_settings_file
 
     if not path_text:
-        return None
+        return None, None
     path = Path(path_text)
     raw = read_settings_file(path, "criteria file")
-    if not isinstance(raw, dict):
+    if not isinstance(raw, dict) or not isinstance(raw.get("criteria", raw), dict):
         raise InputError("a criteria file is a table of keys such as cllr_max = 0.5",
                          path=str(path))
+    table = dict(raw.get("criteria", raw))
+    rule = table.pop("rule", None)
+    if rule not in (None, "estimate_and_bound", "estimate"):
+        raise InputError(f"rule = {rule!r}: use \"estimate_and_bound\" (the default: value and "
+                         'its one-sided 95 % bound) or "estimate"', path=str(path))
     try:
-        return Criteria(**raw.get("criteria", raw))
+        return Criteria(**table), rule
     except ValidationError as exc:
         raise InputError(format_validation_error(str(path), exc, "criteria file")
                          + "\n  keys are those of [validation.criteria], e.g. cllr_max = 0.5"
@@ -436,11 +444,12 @@ def _report(args: argparse.Namespace, folder: OutputFolder) -> int:
         intervals = {"by": args.by, "n": args.n, "level": args.level, "seed": args.seed,
                      "interval": args.interval}
     stages = Stages(args)
-    criteria = _criteria(args.criteria)
+    criteria, rule = _criteria(args.criteria)
     if criteria is None:
         criteria = getattr(args, "case_criteria", None)
+    rule = rule or getattr(args, "criteria_rule", None) or "estimate_and_bound"
     study, _ = _study(
-        args, criteria=criteria, intervals=intervals,
+        args, criteria=criteria, intervals=intervals, criteria_rule=rule,
         about={"title": args.title, "laboratory": args.laboratory, "analyst": args.analyst,
                "date": args.date, "data": args.data_description}, stages=stages,
     )

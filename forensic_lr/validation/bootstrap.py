@@ -51,6 +51,7 @@ from ..resampling import (
 )
 
 __all__ = [
+    "BOUND_LEVEL",
     "INTERVALS",
     "METRICS",
     "MetricInterval",
@@ -62,6 +63,10 @@ __all__ = [
 METRICS = resampled()
 #: Bootstrap interval methods (default first) and their names in reports.
 INTERVALS = {"bc": "bias-corrected percentile", "percentile": "percentile"}
+#: Confidence of the one-sided bounds (``MetricInterval.bound_low``/``bound_high``) that
+#: the laboratory's criteria are judged on: each is the end of the two-sided interval at
+#: level ``2 * BOUND_LEVEL - 1`` (90 %) read off the same replicates by the same method.
+BOUND_LEVEL = 0.95
 
 
 _LN2 = float(np.log(2.0))
@@ -91,15 +96,23 @@ class ResamplingWarning(ForensicLRWarning):
 # --------------------------------------------------------------------------- results
 @dataclass(frozen=True)
 class MetricInterval:
-    """A point estimate and its percentile bootstrap interval."""
+    """A point estimate, its bootstrap interval and its one-sided bounds.
+
+    ``bound_low``/``bound_high``: the one-sided :data:`BOUND_LEVEL` (95 %) lower and upper
+    confidence bounds, from the same replicates and interval method (NaN when unknown).
+    """
 
     metric: str
     estimate: float
     low: float
     high: float
+    bound_low: float = float("nan")
+    bound_high: float = float("nan")
 
     def to_dict(self) -> dict:
-        return {k: (v if isinstance(v, str) else float(v)) for k, v in self.__dict__.items()}
+        """The fields as JSON values; bounds that are not known are left out."""
+        return {k: (v if isinstance(v, str) else float(v)) for k, v in self.__dict__.items()
+                if not (k.startswith("bound_") and math.isnan(v))}
 
 
 @dataclass(frozen=True)
@@ -836,7 +849,8 @@ def bootstrap_metrics(
     ``Cllr_r = (sum_t w_rt log2(1 + e^-llr_t) / W_ss + sum_t w_rt log2(1 + e^llr_t) / W_ds) / 2``;
     minCllr, EER and AUC come from a weighted PAV of the once-sorted units. The estimate
     is the metric of the data as given. The percentile interval is
-    ``[q_{(1-level)/2}, q_{(1+level)/2}]`` of the replicate values [1]_; the
+    ``[q_{(1-level)/2}, q_{(1+level)/2}]`` of the replicate values [1]_ (the one-sided
+    95 % bounds are ``q_0.05`` and ``q_0.95``, or their bias-corrected levels); the
     bias-corrected one reads the quantiles at ``Phi(2 z0 -+ z_{1-alpha/2})`` with
     ``z0 = Phi^-1(share of replicates below the estimate)`` (:func:`_bc_levels`). PAV
     fits a resample with repeated trials more closely, so bootstrap minCllr sits below
@@ -866,11 +880,14 @@ def bootstrap_metrics(
     )
     n_valid = int(np.sum(~np.isnan(reps[:, 0])))
     warned = _invalid_warning(n_valid, n)
-    low, high, kept = _bounds(reps, [estimate[m] for m in METRICS], level, interval)
+    estimates = [estimate[m] for m in METRICS]
+    low, high, kept = _bounds(reps, estimates, level, interval)
     warned += _percentile_kept([metric(m).short for m in METRICS], kept)
+    # one-sided bounds: the ends of the two-sided interval at 2 * BOUND_LEVEL - 1
+    bound_low, bound_high, _ = _bounds(reps, estimates, 2 * BOUND_LEVEL - 1, interval)
     intervals = tuple(
-        MetricInterval(m, float(estimate[m]), float(lo), float(hi))
-        for m, lo, hi in zip(METRICS, low, high, strict=True)
+        MetricInterval(m, float(estimate[m]), float(lo), float(hi), float(blo), float(bhi))
+        for m, lo, hi, blo, bhi in zip(METRICS, low, high, bound_low, bound_high, strict=True)
     )
     return MetricIntervals(
         by, n, n_valid, level, int(seed), n_sources, intervals, _NOTES[by], warned, interval,

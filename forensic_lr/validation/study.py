@@ -96,6 +96,7 @@ def run_validation_study(
     intervals: Mapping[str, Any] | None = None,
     about: Mapping[str, str | None] | None = None,
     data_role: str | None = None,
+    criteria_rule: str = "estimate_and_bound",
     progress: Progress | None = None,
 ) -> ValidationStudy:
     """Cross-validate each method on raw scores and collect the study's record.
@@ -114,7 +115,11 @@ def run_validation_study(
     seed : int
         Seed of the fold assignment.
     criteria : mapping or :class:`~forensic_lr.casework.spec.Criteria`, optional
-        Laboratory criteria (``cllr_max = 0.5``, ...), checked for every method.
+        Laboratory criteria (``cllr_max = 0.5``, ...), checked for every method against
+        its value and, by ``criteria_rule`` (:data:`forensic_lr.validation.criteria.RULES`),
+        its one-sided 95 % bound: rates always have one (exact binomial, or the bootstrap
+        by source), the other metrics when ``intervals`` are asked for (each method is then
+        bootstrapped); without, they are judged on their value and the record says so.
     inputs : mapping, optional
         Input file name -> SHA-256, recorded.
     groups : (ss_sources, ds_sources), optional
@@ -152,7 +157,9 @@ def run_validation_study(
                          "calibrators of raw scores in one study; run them separately")
     if data_role not in (None, "development", "validation"):
         raise InputError(f"data_role must be development or validation, got {data_role!r}")
-    rows, llrs = [], {}
+    rows, llrs, bootstrapped = [], {}, {}
+    ss_src, ds_src = (None, None) if groups is None else groups
+    level = 0.95 if intervals is None else float(intervals.get("level", 0.95))
     for i, name in enumerate(methods):
         if name == AS_GIVEN:
             calibrator, (ss_llr, ds_llr) = None, (ss, ds)
@@ -160,7 +167,15 @@ def run_validation_study(
             calibrator = make_calibrator(name)
             ss_llr, ds_llr = cross_validated_llr(ss, ds, calibrator, folds, seed, groups=groups)
         metrics = evaluate(ss_llr, ds_llr).to_dict()
-        results = () if criteria is None else check_criteria(criteria, metrics)
+        results = ()
+        if criteria is not None:
+            if intervals is not None:  # the bounds the criteria are judged on
+                bootstrapped[name] = bootstrap_metrics(
+                    ss_llr, ds_llr, ss_sources=ss_src, ds_sources=ds_src, **intervals
+                ).to_dict()
+            results = check_criteria(
+                criteria, metrics, intervals=bootstrapped.get(name), rule=criteria_rule,
+                rates=misleading_rates(ss_llr, ds_llr, level, bootstrapped.get(name)))
         rows.append(
             StudyMethod(
                 method=name, metrics=metrics, criteria=results,
@@ -176,8 +191,7 @@ def run_validation_study(
     role = data_role or ("development" if len(methods) > 1 else "validation")
     extra: dict[str, Any] = {}
     if intervals is not None:
-        ss_src, ds_src = (None, None) if groups is None else groups
-        extra["intervals"] = bootstrap_metrics(
+        extra["intervals"] = bootstrapped.get(best.method) or bootstrap_metrics(
             *llrs[best.method], ss_sources=ss_src, ds_sources=ds_src, **intervals
         ).to_dict()
         extra["comparisons"] = tuple(
@@ -210,9 +224,7 @@ def run_validation_study(
         selected_on_same_data=len(methods) > 1,
         rates=tuple(
             r.record() for r in misleading_rates(
-                *llrs[best.method],
-                level=0.95 if intervals is None else float(intervals.get("level", 0.95)),
-                intervals=extra.get("intervals"),
+                *llrs[best.method], level=level, intervals=extra.get("intervals"),
             )
         ),
         **extra,

@@ -27,6 +27,7 @@ scale = "enfsi"
 
 [criteria]
 sop = "SOP-VAL-07 rev. 1"
+rule = "estimate_and_bound"
 cllr_max = 0.15
 auc_min = 0.9
 
@@ -93,6 +94,7 @@ LOOSER = [
     ("[validation]\nfolds = 5\n", "[validation] folds = 5"),
     ("[method]\nelub = false\n", "[method] elub = False"),
     ('[report]\nverbal_scale = "afsp"\n', "[report] verbal_scale = 'afsp'"),
+    ('[validation]\ncriteria_rule = "estimate"\n', "[validation] criteria_rule = 'estimate'"),
 ]
 
 
