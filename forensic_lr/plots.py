@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import matplotlib
+import matplotlib.style
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
@@ -97,6 +98,20 @@ _SVG_STYLE = {
     "font.sans-serif": ["DejaVu Sans"],
 }
 SS_COLOUR, DS_COLOUR, CASE_COLOUR, REF_COLOUR = "#1f5fa8", "#c0392b", "#2e7d32", "#777777"
+
+
+def _package_style(style: dict) -> contextlib.AbstractContextManager:
+    """matplotlib's own defaults with ``style`` on top, for as long as the context lasts.
+
+    The ``"default"`` style (:func:`matplotlib.style.context`) first resets every setting
+    to matplotlib's shipped defaults, so that a ``matplotlibrc`` of the user (in the
+    working folder, ``MPLCONFIGDIR`` or ``$MATPLOTLIBRC``) or settings a notebook made
+    cannot change a report's figures: the same inputs and versions give the same bytes
+    on every machine. The fonts are matplotlib's own DejaVu Sans (which it ships, so the
+    file it measures text with does not depend on the fonts installed or on the order of
+    its font cache), and on exit every setting is restored.
+    """
+    return matplotlib.style.context(["default", style])
 ELUB_COLOUR = "#7b3f99"
 
 
@@ -105,13 +120,13 @@ ELUB_COLOUR = "#7b3f99"
 def _axes(ax: Axes | None) -> Iterator[tuple[Axes, bool]]:
     """Yield ``(axes, own)``: the caller's Axes, or a new Figure's in the package style.
 
-    The style is applied with :func:`matplotlib.rc_context` only while a new Figure is
-    drawn (it restores every setting on exit); a caller's Axes keep the caller's style.
+    The style is applied (:func:`_package_style`) only while a new Figure is drawn (every
+    setting is restored on exit); a caller's Axes keep the caller's style.
     """
     if ax is not None:
         yield ax, False
         return
-    with matplotlib.rc_context(_STYLE):
+    with _package_style(_STYLE):
         fig = Figure(figsize=_SIZE)
         yield fig.add_subplot(), True
         _fix_tick_labels(fig)
@@ -391,10 +406,12 @@ def to_svg(fig: Figure) -> str:
     """SVG text of a Figure: deterministic (fixed id salt, no date) and compact.
 
     Rendered by matplotlib's SVG canvas into memory (no backend is selected, no file is
-    written), then rewritten as described in the module docstring.
+    written) with matplotlib's default save and SVG settings whatever the user's
+    ``matplotlibrc`` says (:func:`_package_style`), then rewritten as described in the
+    module docstring.
     """
     buffer = io.StringIO()
-    with matplotlib.rc_context(_SVG_STYLE):
+    with _package_style(_SVG_STYLE):  # the save settings are never the user's
         fig.savefig(buffer, format="svg", metadata={"Date": None})
     return '<?xml version="1.0" encoding="utf-8"?>\n' + _compact(buffer.getvalue()) + "\n"
 
@@ -1105,7 +1122,7 @@ def paired_comparison(comparison, *, ax: Sequence[Axes] | None = None) -> Figure
     own = ax is None
     with contextlib.ExitStack() as stack:
         if own:
-            stack.enter_context(matplotlib.rc_context(_STYLE))
+            stack.enter_context(_package_style(_STYLE))
             axes = Figure(figsize=_SIZE, layout="constrained").subplots(1, 2, sharey=False)
         else:
             axes = tuple(ax)
@@ -1183,7 +1200,7 @@ def sensitivity(
         names.append(f"background bootstrap ({'sources' if boot.by == 'source' else 'trials'})")
     if ax is None:
         height = min(1.3 + 0.17 * len(names), 4.2)
-        with matplotlib.rc_context(_STYLE):
+        with _package_style(_STYLE):
             fig = Figure(figsize=(_SIZE[0], height))
             ax = fig.add_subplot()
             _draw_sensitivity(ax, rows, names, values, boot, evidence, elub_log10,
