@@ -222,6 +222,42 @@ def _mark(ax: Axes, x: float | None, label: str) -> None:
         ax.axvline(x, color=CASE_COLOUR, linewidth=1.5, linestyle="--", label=label)
 
 
+#: Colour and line style of each comparison's mark when a figure marks several (cycled;
+#: the first is the single case's). Red, blue and purple are the classes' and ELUB's.
+CASE_MARKS = (
+    (CASE_COLOUR, "--"), ("#e67e22", "-."), ("#00838f", ":"), ("#6d4c41", (0, (6, 2))),
+    ("#ad1457", (0, (3, 1, 1, 1, 1, 1))), ("#827717", (0, (1, 1))), ("#222222", "-"),
+)
+
+
+def case_marks(values, labels=None, name: str = "case value") -> list[tuple[str | None, float]]:
+    """``(label, value)`` of each comparison a figure marks.
+
+    ``values``: None (nothing marked), one number, or one per comparison; ``labels``: one
+    per value (default: none for a single value, else "E1", "E2", ...).
+    """
+    if values is None:
+        return []
+    values = np.atleast_1d(np.asarray(values, dtype=np.float64)).ravel()
+    if labels is None:
+        labels = [None] if values.size == 1 else [f"E{i + 1}" for i in range(values.size)]
+    if len(labels) != values.size:
+        raise InputError(f"{name}: {values.size} value(s) but {len(labels)} label(s)")
+    return list(zip(labels, values.tolist(), strict=True))
+
+
+def _mark_each(ax: Axes, marks, text: Callable[[int], str], *, transform=None) -> None:
+    """A vertical line per comparison at ``transform(value)``; legend ``text(i)`` for a
+    single one, the comparison's label for several (each with its own colour and style)."""
+    for i, (label, value) in enumerate(marks):
+        x = value if transform is None else transform(value)
+        if not np.isfinite(x):
+            continue
+        colour, style = CASE_MARKS[i % len(CASE_MARKS)]
+        ax.axvline(x, color=colour, linewidth=1.5, linestyle=style,
+                   label=text(i) if len(marks) == 1 else str(label))
+
+
 def _elub_label(elub_log10: tuple[float, float]) -> str:
     low, high = elub_log10
     return f"ELUB (log10 LR {low:+.2f}, {high:+.2f})"
@@ -433,8 +469,9 @@ def _svg_of(figure_function: Callable[..., Figure], name: str) -> Callable[..., 
 
 # ---------------------------------------------------------------------------------- Tippett
 def tippett(
-    ss_llr, ds_llr, *, case_log10_lr: float | None = None, kind: str = "I",
-    elub_log10: tuple[float, float] | None = None, ax: Axes | None = None,
+    ss_llr, ds_llr, *, case_log10_lr: float | Sequence[float] | None = None, kind: str = "I",
+    elub_log10: tuple[float, float] | None = None, case_labels: Sequence[str] | None = None,
+    ax: Axes | None = None,
 ) -> Figure:
     """Tippett plot of SS and DS log10 LRs.
 
@@ -443,10 +480,12 @@ def tippett(
     ss_llr, ds_llr : array_like
         Natural-log LRs of same-source and different-source trials (+-inf allowed: they
         count in the proportions but have no abscissa).
-    case_log10_lr : float, optional
+    case_log10_lr : float or sequence of float, optional
         This case's log10 LR, marked by a vertical line; the legend gives how many SS and
         DS trials support the same side at least as strongly, as counts and rates ("1 of
         3,000 (0.03 %)"): those at or above it for LR >= 1, at or below it for LR < 1.
+        Several values (one per comparison): one line each, named in the legend by
+        ``case_labels`` (their counts: :func:`forensic_lr.metrics.tippett_counts`).
     kind : {"I", "II"}
         ``"I"`` (the usual form [1]_): both curves show the share of trials with
         log10 LR >= x. ``"II"``: the SS curve shows the share with log10 LR <= x (rising
@@ -455,6 +494,8 @@ def tippett(
         reads the RMEP and the DS curve the RMED.
     elub_log10 : (float, float), optional
         ELUB bounds in log10 LR, marked by dotted lines.
+    case_labels : sequence of str, optional
+        The comparisons' labels, one per value of ``case_log10_lr``.
     ax : matplotlib Axes, optional
         Draw here; default a new Figure.
 
@@ -494,11 +535,14 @@ def tippett(
                 label="different source: LR >= x")
         ax.axvline(0, color=REF_COLOUR, linewidth=0.8)
         _mark_elub(ax, elub_log10)
-        if case_log10_lr is not None:
-            n_ss, n_ds, side = _as_strong(ss, ds, case_log10_lr / _LOG10_E)
-            _mark(ax, case_log10_lr,
-                  f"this case; LRs {side} it:\nsame source {count_with_rate(n_ss, ss.size)},\n"
-                  f"different source {count_with_rate(n_ds, ds.size)}")
+        marks = case_marks(case_log10_lr, case_labels, "case_log10_lr")
+
+        def counts(i: int) -> str:
+            n_ss, n_ds, side = _as_strong(ss, ds, marks[i][1] / _LOG10_E)
+            return (f"this case; LRs {side} it:\nsame source {count_with_rate(n_ss, ss.size)},"
+                    f"\ndifferent source {count_with_rate(n_ds, ds.size)}")
+
+        _mark_each(ax, marks, counts)
         ax.set_xlabel("log10 LR (x)")
         ax.set_ylabel("proportion of trials")
         ax.set_ylim(-0.02, 1.02)
@@ -513,22 +557,24 @@ def _as_strong(ss: np.ndarray, ds: np.ndarray, case_llr: float) -> tuple[int, in
     For a case LR >= 1 the trials with LLR at or above it, for LR < 1 those at or below it
     (the same comparison for both classes, whatever the Tippett form).
     """
-    if case_llr >= 0:
-        return int(np.sum(ss >= case_llr)), int(np.sum(ds >= case_llr)), "at or above"
-    return int(np.sum(ss <= case_llr)), int(np.sum(ds <= case_llr)), "at or below"
+    n_ss, n_ds = metrics.tippett_counts(ss, ds, case_llr)
+    return int(n_ss[0]), int(n_ds[0]), "at or above" if case_llr >= 0 else "at or below"
 
 
 # ------------------------------------------------------------------------------ APE and ECE
-def ape(ss_llr, ds_llr, *, case_llr: float | None = None, ax: Axes | None = None) -> Figure:
+def ape(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
+        case_labels: Sequence[str] | None = None, ax: Axes | None = None) -> Figure:
     """APE curve: Bayes error rate against prior log10 odds.
 
     Parameters
     ----------
     ss_llr, ds_llr : array_like
         Natural-log LRs of SS and DS trials (+-inf allowed).
-    case_llr : float, optional
+    case_llr : float or sequence of float, optional
         Marks the prior log10 odds ``-case_llr / ln 10`` at which this case's LR brings
-        the posterior odds to 1 (where it changes the decision).
+        the posterior odds to 1 (where it changes the decision); one line per value.
+    case_labels : sequence of str, optional
+        The comparisons' labels, one per value of ``case_llr`` (legend).
     ax : matplotlib Axes, optional
         Draw here; default a new Figure.
 
@@ -556,8 +602,9 @@ def ape(ss_llr, ds_llr, *, case_llr: float | None = None, ax: Axes | None = None
         ax.plot(x, curve.minimum, color=SS_COLOUR, linestyle="--", label="after PAV (minimum)")
         ax.plot(x, curve.reference, color=REF_COLOUR, linestyle=":",
                 label="LR = 1 (no evidence)")
-        if case_llr is not None:
-            _mark(ax, -case_llr * _LOG10_E, "prior where this case's LR changes the decision")
+        _mark_each(ax, case_marks(case_llr, case_labels, "case_llr"),
+                   lambda _: "prior where this case's LR changes the decision",
+                   transform=lambda v: -v * _LOG10_E)
         ax.set_xlabel("prior log10 odds")
         ax.set_ylabel("Bayes error rate")
         ax.set_title("Applied probability of error (APE)")
@@ -565,16 +612,19 @@ def ape(ss_llr, ds_llr, *, case_llr: float | None = None, ax: Axes | None = None
     return ax.figure
 
 
-def ece(ss_llr, ds_llr, *, case_llr: float | None = None, ax: Axes | None = None) -> Figure:
+def ece(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
+        case_labels: Sequence[str] | None = None, ax: Axes | None = None) -> Figure:
     """Empirical cross-entropy (ECE, bits) against prior log10 odds.
 
     Parameters
     ----------
     ss_llr, ds_llr : array_like
         Natural-log LRs of SS and DS trials (+-inf allowed).
-    case_llr : float, optional
+    case_llr : float or sequence of float, optional
         Marks the prior log10 odds ``-case_llr / ln 10`` at which this case's LR would
-        bring the posterior odds to 1.
+        bring the posterior odds to 1; one line per value.
+    case_labels : sequence of str, optional
+        The comparisons' labels, one per value of ``case_llr`` (legend).
     ax : matplotlib Axes, optional
         Draw here; default a new Figure.
 
@@ -604,8 +654,9 @@ def ece(ss_llr, ds_llr, *, case_llr: float | None = None, ax: Axes | None = None
         ax.plot(x, curve.reference, color=REF_COLOUR, linestyle=":",
                 label="LR = 1 (no evidence)")
         ax.set_xlabel("prior log10 odds")
-        if case_llr is not None:
-            _mark(ax, -case_llr * _LOG10_E, "prior odds that this case's LR would bring to 1")
+        _mark_each(ax, case_marks(case_llr, case_labels, "case_llr"),
+                   lambda _: "prior odds that this case's LR would bring to 1",
+                   transform=lambda v: -v * _LOG10_E)
         ax.set_ylabel("empirical cross-entropy (bits)")
         ax.set_title("Empirical cross-entropy (ECE)")
         ax.set_ylim(bottom=0)
@@ -692,9 +743,10 @@ def _hull_path(hull: metrics.ROC, eer: float, limits) -> tuple[np.ndarray, np.nd
 
 
 def _mark_operating_point(ax: Axes, rates: tuple[float, float], x_lim, y_lim,
-                          counts: str) -> None:
-    """This case's (false alarm, miss) point; a rate of 0 or 1 (no probit position) is
-    drawn at the edge of its axis as a triangle pointing off it, and the legend says so."""
+                          label: str, colour: str = CASE_COLOUR) -> None:
+    """This case's (false alarm, miss) point, named ``label`` in the legend; a rate of 0
+    or 1 (no probit position) is drawn at the edge of its axis as a triangle pointing off
+    it, and the legend says so."""
     point, marker = [], "s"
     for rate, (low, high), arrows in zip(rates, (x_lim, y_lim), ("<>", "v^"), strict=True):
         clipped = min(max(rate, low), high)
@@ -702,20 +754,24 @@ def _mark_operating_point(ax: Axes, rates: tuple[float, float], x_lim, y_lim,
         if clipped != rate:
             marker = arrows[rate > high]
     note = ",\n0 % and 100 % drawn at the axis edge" if marker != "s" else ""
-    ax.plot(*point, marker, color=CASE_COLOUR, fillstyle="none", clip_on=False,
-            label=f"threshold at this case's LR{counts}{note}")
+    ax.plot(*point, marker, color=colour, fillstyle="none", clip_on=False,
+            label=f"{label}{note}")
 
 
-def det(ss_llr, ds_llr, *, case_llr: float | None = None, ax: Axes | None = None) -> Figure:
+def det(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
+        case_labels: Sequence[str] | None = None, ax: Axes | None = None) -> Figure:
     """DET plot: miss against false-alarm rate on probit axes.
 
     Parameters
     ----------
     ss_llr, ds_llr : array_like
         Natural-log LRs (or any score-like values) of SS and DS trials.
-    case_llr : float, optional
+    case_llr : float or sequence of float, optional
         Marks the operating point of a threshold at this case's LLR (share of SS below
-        it, of DS at or above it), with counts and rates in the legend.
+        it, of DS at or above it), with counts and rates in the legend; several values:
+        one marker each, named in the legend by ``case_labels``.
+    case_labels : sequence of str, optional
+        The comparisons' labels, one per value of ``case_llr``.
     ax : matplotlib Axes, optional
         Draw here; default a new Figure.
 
@@ -747,10 +803,11 @@ def det(ss_llr, ds_llr, *, case_llr: float | None = None, ax: Axes | None = None
     hull = metrics.roc_convex_hull(ss, ds)
     eer = metrics.eer(ss, ds)
     x_lim, y_lim = _det_limits(curve.p_fa, eer), _det_limits(curve.p_miss, eer)
-    if case_llr is not None:  # the axes reach this case's operating point
-        n_miss, n_fa = int(np.sum(ss < case_llr)), int(np.sum(ds >= case_llr))
-        p_miss, p_fa = n_miss / ss.size, n_fa / ds.size
-        x_lim, y_lim = _det_reach(x_lim, p_fa), _det_reach(y_lim, p_miss)
+    points = []
+    for name, value in case_marks(case_llr, case_labels, "case_llr"):
+        n_miss, n_fa = int(np.sum(ss < value)), int(np.sum(ds >= value))
+        points.append((name, n_miss, n_fa))  # the axes reach every operating point
+        x_lim, y_lim = _det_reach(x_lim, n_fa / ds.size), _det_reach(y_lim, n_miss / ss.size)
     with _axes(ax) as (ax, own):
         with np.errstate(divide="ignore"):
             ax.plot(ndtri(curve.p_fa), ndtri(curve.p_miss), color=SS_COLOUR, label="DET")
@@ -764,10 +821,12 @@ def det(ss_llr, ds_llr, *, case_llr: float | None = None, ax: Axes | None = None
             ax.plot([ndtri(eer)], [ndtri(eer)], "o", color=CASE_COLOUR, label=label)
         else:
             ax.plot([], [], "o", color=CASE_COLOUR, label=label + ", outside the range")
-        if case_llr is not None:
-            _mark_operating_point(ax, (p_fa, p_miss), x_lim, y_lim,
-                                  f":\nfalse alarms {count_with_rate(n_fa, ds.size)},"
-                                  f"\nmisses {count_with_rate(n_miss, ss.size)}")
+        for i, (name, n_miss, n_fa) in enumerate(points):
+            label = (f"threshold at this case's LR:\nfalse alarms "
+                     f"{count_with_rate(n_fa, ds.size)},\nmisses "
+                     f"{count_with_rate(n_miss, ss.size)}") if len(points) == 1 else str(name)
+            _mark_operating_point(ax, (n_fa / ds.size, n_miss / ss.size), x_lim, y_lim, label,
+                                  CASE_MARKS[i % len(CASE_MARKS)][0])
         for limits, set_lim, set_ticks in ((x_lim, ax.set_xlim, ax.set_xticks),
                                            (y_lim, ax.set_ylim, ax.set_yticks)):
             ticks = _det_ticks(limits)
@@ -922,8 +981,9 @@ def _bins(values: np.ndarray) -> np.ndarray:
 
 
 def llr_histogram(
-    ss_llr, ds_llr, *, case_llr: float | None = None,
-    elub_log10: tuple[float, float] | None = None, ax: Axes | None = None,
+    ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
+    elub_log10: tuple[float, float] | None = None, case_labels: Sequence[str] | None = None,
+    ax: Axes | None = None,
 ) -> Figure:
     """Histograms of the SS and DS log10 LRs.
 
@@ -931,10 +991,12 @@ def llr_histogram(
     ----------
     ss_llr, ds_llr : array_like
         Natural-log LRs of SS and DS trials; +-inf are counted in the legend, not drawn.
-    case_llr : float, optional
-        This case's natural-log LR, marked at ``case_llr / ln 10``.
+    case_llr : float or sequence of float, optional
+        This case's natural-log LR, marked at ``case_llr / ln 10``; one line per value.
     elub_log10 : (float, float), optional
         ELUB bounds in log10 LR, marked by dotted lines.
+    case_labels : sequence of str, optional
+        The comparisons' labels, one per value of ``case_llr`` (legend).
     ax : matplotlib Axes, optional
         Draw here; default a new Figure.
 
@@ -954,8 +1016,8 @@ def llr_histogram(
         bins = _bins(np.concatenate([ss10, ds10]))
         hidden = (int(ss.size - ss_ok.sum()), int(ds.size - ds_ok.sum()))
         _histogram(ax, ss10, ds10, bins, hidden=hidden)
-        if case_llr is not None:
-            _mark(ax, case_llr * _LOG10_E, "this case")
+        _mark_each(ax, case_marks(case_llr, case_labels, "case_llr"), lambda _: "this case",
+                   transform=lambda v: v * _LOG10_E)
         _mark_elub(ax, elub_log10)
         ax.set_xlabel("log10 LR")
         ax.set_ylabel("density")
@@ -978,20 +1040,21 @@ class ModelCurves:
     log10_lr: np.ndarray
 
 
-def model_curves(calibrator, ss, ds, *, case_score: float | None = None,
+def model_curves(calibrator, ss, ds, *, case_score: float | Sequence[float] | None = None,
                  points: int = 400) -> ModelCurves:
     """Evaluate a fitted calibrator's densities and log10 LR once on a score grid.
 
     The grid spans the background scores (``ss``, ``ds``) widened by 5 % of their range
-    on each side, and this case's score if given. A case report computes this once and
+    on each side, and this case's score(s) if given. A case report computes this once and
     passes it to every figure that draws the model (an expensive model such as a kernel
     density estimate on 10^5 scores is then evaluated once per case).
     """
     both = np.concatenate([np.asarray(ss, dtype=float), np.asarray(ds, dtype=float)])
     span = both.max() - both.min()
     low, high = both.min() - 0.05 * span, both.max() + 0.05 * span
-    if case_score is not None and np.isfinite(case_score):
-        low, high = min(low, case_score), max(high, case_score)
+    scores = [v for _, v in case_marks(case_score) if np.isfinite(v)]
+    if scores:
+        low, high = min(low, *scores), max(high, *scores)
     grid = np.linspace(low, high, points)
     pdf_ss = pdf_ds = None
     if hasattr(calibrator, "density"):
@@ -1000,9 +1063,10 @@ def model_curves(calibrator, ss, ds, *, case_score: float | None = None,
 
 
 def score_densities(
-    ss, ds, calibrator=None, *, case_score: float | None = None,
+    ss, ds, calibrator=None, *, case_score: float | Sequence[float] | None = None,
     curves: ModelCurves | None = None, elub_log10: tuple[float, float] | None = None,
-    direction: str = "higher_is_similar", ax: Axes | None = None,
+    direction: str = "higher_is_similar", case_labels: Sequence[str] | None = None,
+    ax: Axes | None = None,
 ) -> Figure:
     """Histograms of the raw SS and DS scores with the fitted model.
 
@@ -1013,8 +1077,9 @@ def score_densities(
     calibrator : fitted calibrator, optional
         If it has ``density(scores) -> (pdf_ss, pdf_ds)`` its class densities are drawn;
         its ``llr`` is drawn as log10 LR on a second y axis.
-    case_score : float, optional
-        This case's score, marked by a vertical line (the grid is widened to include it).
+    case_score : float or sequence of float, optional
+        This case's score, marked by a vertical line (the grid is widened to include it);
+        one line per value.
     curves : ModelCurves, optional
         The model already evaluated (:func:`model_curves`); used instead of
         ``calibrator``, which is then not called.
@@ -1024,6 +1089,8 @@ def score_densities(
         How the scores were measured. With ``"lower_is_similar"`` the inputs (scores, case
         score, ``curves``) are the negated distances the model uses, and the figure draws
         them as measured: the x axis is the distance (``d = -s``), lower = more similar.
+    case_labels : sequence of str, optional
+        The comparisons' labels, one per value of ``case_score`` (legend).
     ax : matplotlib Axes, optional
         Draw here; default a new Figure.
 
@@ -1041,8 +1108,7 @@ def score_densities(
         curves = model_curves(calibrator, ss, ds, case_score=case_score)
     distance = direction == "lower_is_similar"
     ss, ds = orient(ss, direction), orient(ds, direction)  # as measured
-    if case_score is not None:
-        case_score = float(orient(case_score, direction))
+    marks = case_marks(case_score, case_labels, "case_score")
     with _axes(ax) as (ax, own):
         _histogram(ax, ss, ds, _bins(np.concatenate([ss, ds])))
         grid = None if curves is None else orient(curves.score, direction)
@@ -1050,7 +1116,8 @@ def score_densities(
             ax.plot(grid, curves.pdf_ss, color=SS_COLOUR, label="fitted same-source density")
             ax.plot(grid, curves.pdf_ds, color=DS_COLOUR,
                     label="fitted different-source density")
-        _mark(ax, case_score, f"this case's {'distance' if distance else 'score'}")
+        _mark_each(ax, marks, lambda _: f"this case's {'distance' if distance else 'score'}",
+                   transform=lambda v: float(orient(v, direction)))
         ax.set_xlabel("distance (lower = more similar)" if distance else "score")
         ax.set_ylabel("density")
         twin = None

@@ -437,7 +437,7 @@ class Counting:
 
 def test_case_figures_evaluate_the_model_once():
     model = Counting(make_calibrator("kde").fit(SS, DS))
-    first = SimpleNamespace(llr=1.2, log10_lr=1.2 / np.log(10))
+    first = SimpleNamespace(llr=1.2, log10_lr=1.2 / np.log(10), label="E1")
     run = SimpleNamespace(
         result=SimpleNamespace(results=(first,), method=SimpleNamespace(
             elub_log10_lr_low=-1.0, elub_log10_lr_high=1.5), score_direction="higher_is_similar"),

@@ -10,7 +10,7 @@ from .._checks import check_pair
 from .cllr import _block_cllr, _cllr, cllr, cllr_cal, min_cllr
 from .dcf import APECurve, ape_curve, bayes_threshold, dcf, min_dcf, normalized_bayes_error
 from .ece import ECECurve, ece_curve
-from .evidence import TippettData, _devpav, devpav, rmed, rmep, tippett
+from .evidence import TippettData, _devpav, devpav, rmed, rmep, tippett, tippett_counts
 from .pav import PAVFit, _fit_runs, _sorted_runs, pav_fit, pav_llr
 from .roc import (
     ROC,
@@ -54,6 +54,7 @@ __all__ = [
     "roc",
     "roc_convex_hull",
     "tippett",
+    "tippett_counts",
 ]
 
 

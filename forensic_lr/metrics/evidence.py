@@ -119,6 +119,26 @@ def tippett(ss_llr, ds_llr) -> TippettData:
     )
 
 
+def tippett_counts(ss_llr, ds_llr, llr) -> tuple[np.ndarray, np.ndarray]:
+    """Same-source and different-source trials that support the side of each of ``llr``
+    at least as strongly: ``#{llr_t >= x}`` for ``x >= 0`` (LR >= 1), ``#{llr_t <= x}``
+    for ``x < 0``.
+
+    The counts a report gives beside the Tippett plot for a case's LRs (natural log, like
+    the trials); one sort per class and a ``searchsorted``.
+    """
+    ss, ds = check_pair(ss_llr, ds_llr)
+    x = np.atleast_1d(np.asarray(llr, dtype=np.float64))
+    above = x >= 0
+
+    def count(values: np.ndarray) -> np.ndarray:
+        values = np.sort(values)
+        return np.where(above, values.size - np.searchsorted(values, x, side="left"),
+                        np.searchsorted(values, x, side="right"))
+
+    return count(ss), count(ds)
+
+
 def _area_to_identity(x0, y0, x1, y1) -> np.ndarray:
     """Exact area between segments (x0,y0)-(x1,y1) and the line y = x."""
     g0, g1 = y0 - x0, y1 - x1

@@ -9,6 +9,8 @@ from __future__ import annotations
 from markupsafe import Markup
 
 from ..casework.verbal import rounded_log10
+from ..metrics import tippett_counts
+from ..plots import count_with_rate
 from ..records import dumps
 from .context import (
     check_rows,
@@ -19,13 +21,31 @@ from .context import (
     param_rows,
     safe_svg,
 )
-from .figures import case_figures
+from .figures import case_figures, sensitivity_figure
 from .render import PRIOR_ODDS_LOG10, render, stylesheet, template_roots
 
-__all__ = ["DRAFT_MARK", "build_report", "case_context"]
+__all__ = ["COMPARISONS_PER_TABLE", "DRAFT_MARK", "build_report", "case_context", "tippett_rows"]
+
+#: Most comparisons side by side in one table (the robustness table gives each three
+#: columns, annex A one): more make one table per group, so that no column runs off the
+#: A4 page of the PDF (the HTML has the same tables).
+COMPARISONS_PER_TABLE = {"sensitivity_comparisons": 2, "prior_odds_comparisons": 3}
 
 #: The mark every page of a draft report carries (templates draft_mark.html, draft_notice.html).
 DRAFT_MARK = "DRAFT - not for court"
+
+def tippett_rows(run) -> list[dict]:
+    """Per comparison, the background LRs that support its side at least as strongly
+    (:func:`~forensic_lr.metrics.tippett_counts`): ``{"label", "log10_lr", "ss", "ds",
+    "side"}``, the counts as "3 of 300 (1 %)", ``side`` "at or above" or "at or below"."""
+    ss, ds = run.ss_llr_cv, run.ds_llr_cv
+    results = run.result.results
+    n_ss, n_ds = tippett_counts(ss, ds, [e.llr for e in results])
+    return [{"label": e.label, "log10_lr": e.log10_lr,
+             "ss": count_with_rate(int(a), ss.size), "ds": count_with_rate(int(b), ds.size),
+             "side": "at or above" if e.llr >= 0 else "at or below"}
+            for e, a, b in zip(results, n_ss, n_ds, strict=True)]
+
 
 def case_context(run, figures: dict[str, str], template_dir=None) -> dict:
     """Everything the case-report template uses."""
@@ -47,6 +67,9 @@ def case_context(run, figures: dict[str, str], template_dir=None) -> dict:
         # no verbal level and no posterior odds anywhere; the computed values in one table
         "withheld": withheld,
         "scale": run.scale,
+        "layout": COMPARISONS_PER_TABLE,
+        "tippett_rows": tippett_rows(run),
+        "sensitivity_figures": [sensitivity_figure(i) for i in range(len(result.results))],
         # each comparison's own pair of propositions, by label (templates call no methods)
         "propositions": {e.label: result.propositions.pair(e.label) for e in result.results},
         "figures": {name: safe_svg(svg) for name, svg in figures.items()},
