@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import InputError
+from .limits import check_count
 
 __all__ = [
     "POISSON_FROM",
@@ -108,6 +109,7 @@ def check_interval_options(
             f"{n_name} {n!r} is too few replicates for an interval: use at least "
             f"{MIN_REPLICATES} (e.g. {n_name} 1000)"
         )
+    check_count("replicates", n, n_name)
     low, high = LEVEL_RANGE
     if not (isinstance(level, (int, float, np.floating)) and low < float(level) < high):
         raise InputError(

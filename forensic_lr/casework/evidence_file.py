@@ -14,11 +14,12 @@ from pathlib import Path
 
 from ..errors import InputError, excerpt
 from ..io.paths import input_file
+from ..limits import LIMITS
 
 __all__ = ["read_evidence_file"]
 
-#: Largest number of evidence scores in one case file.
-MAX_EVIDENCE = 100_000
+#: Largest number of evidence scores in one case file (:data:`forensic_lr.limits.LIMITS`).
+MAX_EVIDENCE = LIMITS["evidence_scores"].most
 
 
 def read_evidence_file(path: str | Path) -> tuple[tuple[str, ...], tuple[float, ...]]:

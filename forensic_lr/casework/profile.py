@@ -37,6 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ..errors import InputError, excerpt
 from ..io.paths import input_file, input_folder, resolve_path
 from ..io.settings_files import read_settings_file
+from ..limits import LIMITS
 from ..metrics.catalogue import CRITERIA
 from ..records import LabInfo, PolicySetting, jsonable
 from .spec import Criteria
@@ -79,7 +80,7 @@ class MethodTable(_Table):
 class UncertaintyTable(_Table):
     method: Literal["bootstrap", "bayes", "none"] | None = None
     level: float | None = Field(default=None, gt=0.5, lt=1.0)
-    n: int | None = Field(default=None, ge=100, le=100_000)
+    n: int | None = Field(default=None, ge=100, le=LIMITS["replicates"].most)
 
 
 class OpinionTable(_Table):

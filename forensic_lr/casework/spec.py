@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ..errors import InputError, excerpt
 from ..io.paths import input_file, input_folder, resolve_path
+from ..limits import LIMITS, check_settings_sizes
 from ..records import CaseDetails, CaseInfo, LabInfo, Propositions, ScoreDirection, ScoringSystem
 from ..resampling import DEFAULT_SEED, LEVEL_RANGE, MIN_REPLICATES
 
@@ -194,7 +195,7 @@ class Uncertainty(_Section):
 
     method: Literal["bootstrap", "bayes", "none"] = "bootstrap"
     level: float = Field(default=0.95, gt=LEVEL_RANGE[0], lt=LEVEL_RANGE[1])
-    n: int = Field(default=1000, ge=MIN_REPLICATES, le=100_000)
+    n: int = Field(default=1000, ge=MIN_REPLICATES, le=LIMITS["replicates"].most)
     seed: int = Field(default=DEFAULT_SEED, ge=0)
 
 
@@ -214,7 +215,7 @@ class Criteria(_Section):
 class Validation(_Section):
     """``[validation]``: cross-validation of the method on the background data."""
 
-    folds: int = Field(default=5, ge=2, le=50)
+    folds: int = Field(default=5, ge=2, le=LIMITS["folds"].most)
     criteria: Criteria = Field(default_factory=Criteria)
     criteria_rule: Literal["estimate_and_bound", "estimate"] = Field(
         default="estimate_and_bound", description="a criterion is met when its value and its "
@@ -626,6 +627,7 @@ def case_from_dict(
     from .verbal import load_scale
 
     _check_depth(data, source)
+    check_settings_sizes(data, source)
     internal = [k for k in _INTERNAL_KEYS if k in data]
     if internal:
         raise InputError(
@@ -634,6 +636,7 @@ def case_from_dict(
         )
     applied = apply_profile(data, base_dir=base_dir, source=source, lab=lab, overrides=overrides,
                             case_folders=case_folders)
+    check_settings_sizes(applied.data, f"{source} with its lab profile")
     try:
         spec = CaseSpec.model_validate(
             {**applied.data, "base_dir": base_dir, "source_sha256": source_sha256,

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import InputError
+from ..limits import check_count
 from .common import print_json
 
 
@@ -119,6 +120,7 @@ def _cmd_label_noise(args: argparse.Namespace) -> int:
     from ..studies.label_noise import correct_metrics, estimate_error_rates, read_judgements
 
     if args.label_noise_command == "correct":
+        check_count("test_items", args.n_items, "--n-items")
         if args.eps is not None and (args.alpha is not None or args.beta is not None):
             raise InputError("give --eps (independent model) or --alpha and --beta, not both")
         res = correct_metrics(

@@ -73,8 +73,10 @@ def _load(logits_path: str, labels_path: str, what: str, args: argparse.Namespac
 
 def _cmd_multiclass(args: argparse.Namespace) -> int:
     """``forensic-lr multiclass``; a ``--plots`` folder is checked and locked for the run."""
+    from ..limits import check_count
     from ..output import OutputFolder
 
+    check_count("bins", args.bins, "--bins")
     if not args.plots:
         return _multiclass(args, None)
     inputs = [f for f in (args.val_logits, args.val_labels, args.test_logits, args.test_labels)

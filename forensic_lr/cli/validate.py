@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from ..calibration import method_names
 from ..errors import InputError
+from ..limits import check_count
 from ..resampling import DEFAULT_SEED, check_interval_options
 from .common import (
     EXIT_OK,
@@ -142,6 +143,7 @@ def _refuse_ignored(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     """``forensic-lr validate``."""
     _refuse_ignored(args)
+    check_count("folds", args.folds, "--folds")
     if args.ci == "bootstrap":
         check_interval_options(args.n, args.level, n_name="--n", level_name="--level")
     _from_case(args)

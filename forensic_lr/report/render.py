@@ -13,11 +13,14 @@ naming the template file and line.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import math
 import numbers
 import os
 import re
+import sys
+import time
 import traceback
 from html.parser import HTMLParser
 from pathlib import Path
@@ -30,10 +33,13 @@ from markupsafe import Markup, escape
 from .._resources import templates_dir
 from ..casework.verbal import format_log10, format_log10_lr, format_lr, signed_log10
 from ..errors import InputError, excerpt
+from ..limits import LIMITS
 
-#: Largest string or sequence a template may build with ``*``, and largest exponent of ``**``.
-MAX_TEMPLATE_LENGTH = 1_000_000
-MAX_TEMPLATE_EXPONENT = 1_000
+#: Largest text or list a template may build in one step, and largest exponent of ``**``.
+MAX_TEMPLATE_LENGTH = LIMITS["template_value_characters"].most
+MAX_TEMPLATE_EXPONENT = LIMITS["template_exponent"].most
+#: Largest integer a template may compute, in bits (from the digits of the limits table).
+MAX_TEMPLATE_BITS = int(LIMITS["template_integer_digits"].most * math.log2(10))
 
 #: Illustrative prior odds for the annex: how an LR updates prior odds.
 PRIOR_ODDS_LOG10 = (-6, -4, -2, 0, 2)
@@ -63,15 +69,131 @@ class _FolderLoader(jinja2.FileSystemLoader):
         return source, filename, uptodate
 
 
+class _Budget:
+    """What one rendering may still spend: a deadline and a depth of nested macro calls."""
+
+    def __init__(self, env: jinja2.Environment) -> None:
+        self.env = env
+        self.seconds = LIMITS["template_seconds"].most
+        self.deadline = time.monotonic() + self.seconds
+        self.depth = 0
+        self.lines = 0
+
+    def check_time(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise SecurityError(f"rendering took more than {self.seconds} seconds")
+
+    def trace(self, frame, event, arg):
+        """``sys.settrace`` hook: template code (compiled by this environment) checks the
+        deadline every 1,000 lines it runs, so a loop that prints nothing stops too."""
+        if frame.f_globals.get("environment") is not self.env:
+            return None
+        return self._line
+
+    def _line(self, frame, event, arg):
+        self.lines += 1
+        if self.lines % 1000 == 0:
+            self.check_time()
+        return self._line
+
+
+_BUDGET: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar("budget", default=None)
+
+
+def _too_long(size: int, what: str) -> None:
+    if size > MAX_TEMPLATE_LENGTH:
+        raise SecurityError(f"{what} would be {size:,} characters or items long, above the "
+                            f"limit of {MAX_TEMPLATE_LENGTH:,}")
+
+
+def _format_widths(fmt: str, args, kwargs, what: str) -> None:
+    """A format string (``%`` or ``str.format``) may not pad to more than the limit: no
+    width in it, and no number given for a ``*`` or nested width, above it."""
+    for digits in re.findall(r"\d{7,}", fmt):
+        _too_long(int(digits), what)
+    if "*" in fmt or re.search(r"\{[^{}]*\{", fmt):
+        values = list(args) if isinstance(args, list | tuple) else [args]
+        for value in [*values, *kwargs.values()]:
+            if isinstance(value, int) and not isinstance(value, bool):
+                _too_long(abs(value), what)
+
+
+def _check_method(method, args, kwargs) -> tuple:
+    """Refuse a ``str`` method call whose result would exceed the limit; return the
+    arguments to call it with (a ``join`` of a generator is listed once)."""
+    text = getattr(method, "__self__", None)
+    name = getattr(method, "__name__", "")
+    if not isinstance(text, str):
+        return args
+    what = f"{name}()"
+    if name in ("zfill", "ljust", "rjust", "center") and args and isinstance(args[0], int):
+        _too_long(args[0], what)
+    elif name == "expandtabs":
+        tab = args[0] if args else kwargs.get("tabsize", 8)
+        if isinstance(tab, int):
+            _too_long(len(text) + text.count("\t") * tab, what)
+    elif name == "replace" and len(args) >= 2 and all(isinstance(a, str) for a in args[:2]):
+        _too_long(_replaced_length(text, *args[:2], *args[2:3]), what)
+    elif name == "join" and args:
+        items = args[0] if isinstance(args[0], list | tuple | str) else list(args[0])
+        _too_long(sum(len(i) for i in items if isinstance(i, str))
+                  + len(text) * max(len(items) - 1, 0), what)
+        args = (items, *args[1:])
+    elif name in ("format", "format_map"):
+        _format_widths(text, args[0] if name == "format_map" else args, kwargs, what)
+    return args
+
+
+def _replaced_length(text: str, old: str, new: str, count: int = -1) -> int:
+    """Length of ``text.replace(old, new, count)`` without building it."""
+    found = text.count(old) if old else len(text) + 1
+    if isinstance(count, int) and count >= 0:
+        found = min(found, count)
+    return len(text) + found * (len(new) - len(old))
+
+
+def _bounded_filter(name: str, func):
+    """A filter that refuses arguments making its result longer than the limit, and a
+    result longer than the limit (filters are called directly, not through the sandbox)."""
+    value_at = 1 if getattr(func, "jinja_pass_arg", None) else 0
+
+    @functools.wraps(func)
+    def bounded(*args, **kwargs):
+        value, rest = (args[value_at], args[value_at + 1:]) if len(args) > value_at else (
+            None, ())
+        what = f"the filter {name}"
+        width = {"center": "width", "indent": "width", "batch": "linecount",
+                 "slice": "slices", "tojson": "indent"}.get(name)
+        if width is not None:
+            given = rest[0] if rest else kwargs.get(width)
+            if isinstance(given, int) and not isinstance(given, bool):
+                lines = str(value).count("\n") + 1 if name == "indent" else 1
+                _too_long(given * lines, what)
+        elif name == "format" and isinstance(value, str):
+            _format_widths(value, rest, kwargs, what)
+        elif name == "replace" and len(rest) >= 2 and isinstance(value, str):
+            _too_long(_replaced_length(value, str(rest[0]), str(rest[1]), *rest[2:3]), what)
+        result = func(*args, **kwargs)
+        if isinstance(result, str | list | tuple):
+            _too_long(len(result), what)
+        return result
+
+    return bounded
+
+
 class _ReportSandbox(ImmutableSandboxedEnvironment):
-    """The immutable sandbox, also refusing huge ``*`` repetitions and ``**`` powers.
+    """The immutable sandbox, rendering under a budget.
 
     Templates may read the records' values but call none of their methods, nor any
     method of a class: pydantic's ``parse_file`` classmethod, for one, would read any
-    file named.
+    file named. A template may build no text or list longer than
+    :data:`MAX_TEMPLATE_LENGTH` in one step (``*``, ``zfill``, ``center``, ``join``,
+    ``replace``, format widths...), raise no power beyond :data:`MAX_TEMPLATE_EXPONENT`,
+    compute no integer beyond :data:`MAX_TEMPLATE_BITS`, nest macro calls no deeper than
+    the limits table says, and (with :func:`render`) run no longer than its deadline.
     """
 
-    intercepted_binops = frozenset({"*", "**"})
+    intercepted_binops = frozenset({"*", "**", "%"})
 
     def is_safe_attribute(self, obj, attr, value) -> bool:
         if callable(value) and (
@@ -82,10 +204,22 @@ class _ReportSandbox(ImmutableSandboxedEnvironment):
         return super().is_safe_attribute(obj, attr, value)
 
     def call_binop(self, context, operator, left, right):
+        budget = _BUDGET.get()
+        if budget is not None:
+            budget.check_time()
         if operator == "**" and isinstance(right, numbers.Real) and (
             abs(right) > MAX_TEMPLATE_EXPONENT
         ):
             raise SecurityError(f"exponent {right!r} is larger than {MAX_TEMPLATE_EXPONENT}")
+        ints = all(isinstance(v, int) and not isinstance(v, bool) for v in (left, right))
+        if operator == "**" and ints and abs(left) > 1 and (
+                left.bit_length() * right > MAX_TEMPLATE_BITS):
+            raise SecurityError(f"a power of about {left.bit_length() * right:,} bits, above "
+                                f"the limit of {MAX_TEMPLATE_BITS:,}")
+        if operator == "*" and ints and (
+                left.bit_length() + right.bit_length() > MAX_TEMPLATE_BITS):
+            raise SecurityError(f"a product of about {left.bit_length() + right.bit_length():,}"
+                                f" bits, above the limit of {MAX_TEMPLATE_BITS:,}")
         if operator == "*":
             for seq, times in ((left, right), (right, left)):
                 if (isinstance(seq, str | list | tuple) and isinstance(times, int)
@@ -93,7 +227,31 @@ class _ReportSandbox(ImmutableSandboxedEnvironment):
                     raise SecurityError(
                         f"repetition longer than {MAX_TEMPLATE_LENGTH:,} items"
                     )
+        if operator == "%" and isinstance(left, str):
+            _format_widths(left, right, right if isinstance(right, dict) else {},
+                           "a % format")
         return super().call_binop(context, operator, left, right)
+
+    def call(self, context, obj, /, *args, **kwargs):
+        """Call ``obj`` (a method, a macro...) within the budget: the deadline, the depth
+        of nested macro calls and the length of what a ``str`` method builds."""
+        budget = _BUDGET.get()
+        args = _check_method(getattr(obj, "__wrapped__", obj), args, kwargs)
+        if budget is None:
+            return super().call(context, obj, *args, **kwargs)
+        budget.check_time()
+        budget.depth += 1
+        try:
+            most = LIMITS["template_depth"].most
+            if budget.depth > most:
+                raise SecurityError(f"calls nest more than {most} deep (a macro calling "
+                                    "itself?)")
+            result = super().call(context, obj, *args, **kwargs)
+        finally:
+            budget.depth -= 1
+        if isinstance(result, str | list | tuple):
+            _too_long(len(result), "a call")
+        return result
 
 
 def environment(template_dir: str | Path | None = None) -> jinja2.Environment:
@@ -124,6 +282,7 @@ def environment(template_dir: str | Path | None = None) -> jinja2.Environment:
         sig=significant,
         log10_interval=log10_interval,
     )
+    env.filters = {name: _bounded_filter(name, func) for name, func in env.filters.items()}
     return env
 
 
@@ -347,6 +506,32 @@ def check_references(html: str, name: str, template_dir: str | Path | None = Non
             "correct the template", path=str(template_dir or roots[0]))
 
 
+def _render_within_budget(env: jinja2.Environment, name: str, context: dict) -> str:
+    """Render ``name`` chunk by chunk under the budget: at most
+    ``LIMITS["report_characters"]`` characters and ``LIMITS["template_seconds"]`` seconds
+    (checked at every chunk, sandboxed call and, through ``sys.settrace``, every 1,000 lines
+    of template code), with macro calls nested at most ``LIMITS["template_depth"]`` deep.
+    """
+    template = env.get_template(name)
+    most = LIMITS["report_characters"].most
+    budget = _Budget(env)
+    token = _BUDGET.set(budget)
+    previous = sys.gettrace()
+    sys.settrace(budget.trace)
+    try:
+        chunks, size = [], 0
+        for chunk in template.generate(**context):
+            size += len(chunk)
+            if size > most:
+                raise SecurityError(f"the rendered report is longer than {most:,} characters")
+            budget.check_time()
+            chunks.append(chunk)
+        return "".join(chunks)
+    finally:
+        sys.settrace(previous)
+        _BUDGET.reset(token)
+
+
 def render(name: str, context: dict, template_dir: str | Path | None = None) -> str:
     """Render template ``name`` with ``context``.
 
@@ -359,7 +544,7 @@ def render(name: str, context: dict, template_dir: str | Path | None = None) -> 
         keeps its traceback.)
     """
     try:
-        html = cached_environment(template_dir).get_template(name).render(**context)
+        html = _render_within_budget(cached_environment(template_dir), name, context)
     except InputError:
         raise
     except jinja2.TemplateSyntaxError as exc:
@@ -367,6 +552,14 @@ def render(name: str, context: dict, template_dir: str | Path | None = None) -> 
             raise
         raise InputError(f"template syntax error: {exc.message}; correct the template",
                          path=exc.filename or exc.name, line=exc.lineno) from None
+    except (RecursionError, MemoryError) as exc:
+        if not template_dir:
+            raise
+        path, line = _template_line(exc, template_roots(template_dir))
+        what = "nests too deeply (a macro or include calling itself?)" if isinstance(
+            exc, RecursionError) else "needs more memory than the computer has"
+        raise InputError(f"the lab's report template {what}; correct the template",
+                         path=path or str(Path(template_dir) / name), line=line) from None
     except (jinja2.TemplateError, ArithmeticError, LookupError, TypeError, ValueError,
             AttributeError) as exc:
         if not template_dir:
@@ -374,7 +567,8 @@ def render(name: str, context: dict, template_dir: str | Path | None = None) -> 
         path, line = _template_line(exc, template_roots(template_dir))
         kind = "refused by the sandbox" if isinstance(exc, SecurityError) else "failed"
         raise InputError(f"the lab's report template {kind}: {str(exc)[:200]}; correct the "
-                         "template", path=path or str(template_dir), line=line) from None
+                         "template", path=path or str(Path(template_dir) / name),
+                         line=line) from None
     check_references(html, name, template_dir)
     return html
 

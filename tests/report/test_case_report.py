@@ -191,8 +191,12 @@ def test_lab_template_cannot_fetch_outside_its_folder(voice_case, tmp_path, monk
             fetchers.append(self)
 
     monkeypatch.setattr(pdf, "SafeFetcher", Recording)
-    with pytest.raises(InputError, match="may not fetch"):
+    with pytest.raises(InputError, match=r"case_report\.html refers to 3 resource"):
         build_report(run, formats=("pdf",), template_dir=tmp_path)
+    assert fetchers == []  # the rendered HTML is refused before the PDF renderer starts
+    html = (tmp_path / "case_report.html").read_text().replace("{{ r.case.id }}", "x")
+    with pytest.raises(InputError, match="may not fetch"):  # and the renderer refuses too
+        pdf.html_to_pdf(html, roots=[tmp_path])
     assert sorted(fetchers[0].refused) == sorted(
         ["file:///etc/passwd", "http://example.com/logo.png", "https://e.com/x.css"]
     )
