@@ -154,9 +154,30 @@ class BayesianCalibrator(RefitsOnce, BaseCalibrator):
         self.prior_ = tuple(float(v) for v in self._prior(*_row_moments(ss), *_row_moments(ds)))
         self.posterior_ss_ = self._posterior(ss)
         self.posterior_ds_ = self._posterior(ds)
+        self._check_spread(ss, ds)
         self.n_ss_, self.n_ds_ = int(ss.size), int(ds.size)
         self.fitted_ = True
         return self
+
+    def _check_spread(self, ss, ds) -> None:
+        """Refuse a prior (``alpha0 * prior_variance``, ``kappa0``) so large or small that the
+        predictive spread ``beta (kappa + 1) / (alpha kappa)`` leaves the floating-point
+        range: every LLR would be NaN (``prior_variance = 1e308``)."""
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            spreads = [p.beta * (p.kappa + 1) / (p.alpha * p.kappa)
+                       for p in (self.posterior_ss_, self.posterior_ds_)]
+        if all(np.all(np.isfinite(v) & (v > 0)) for v in spreads):
+            return
+        pooled = BayesianCalibrator(kappa0=1.0, alpha0=1.0)._prior(
+            *_row_moments(ss), *_row_moments(ds))[3]
+        given = ", ".join(f"{k} = {v:g}" for k, v in (
+            ("prior_variance", self.prior_variance), ("alpha0", self.alpha0),
+            ("kappa0", self.kappa0)) if v is not None)
+        raise InputError(
+            f"options {given}: the prior puts the model's spread outside the floating-point "
+            "range, so no LR can be computed; give prior_variance near the scores' own "
+            f"variance (their pooled variance is {float(np.max(pooled)):.3g} here), or leave "
+            "it out")
 
     def _posterior(self, values: np.ndarray) -> NIGPosterior:
         mean, var = _row_moments(values)

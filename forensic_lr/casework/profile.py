@@ -32,7 +32,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    ValidationError,
+)
 
 from ..errors import InputError, excerpt
 from ..io.paths import input_file, input_folder, resolve_path
@@ -40,7 +48,7 @@ from ..io.settings_files import read_settings_file
 from ..limits import LIMITS
 from ..metrics.catalogue import CRITERIA
 from ..records import LabInfo, PolicySetting, jsonable
-from .spec import Criteria
+from .spec import Criteria, format_validation_error
 
 __all__ = [
     "FLOOR", "POLICY_KEYS", "LabProfile", "ProfileApplied", "apply_profile", "load_profile",
@@ -49,6 +57,9 @@ __all__ = [
 
 
 class _Table(BaseModel):
+    """A table of a lab profile; numbers, whole numbers and true/false are typed strictly,
+    as in a case file (:class:`forensic_lr.casework.spec._Section`)."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
@@ -74,27 +85,27 @@ class CriteriaTable(Criteria):
 
 class MethodTable(_Table):
     calibrator: str | None = None
-    elub: bool | None = None
+    elub: StrictBool | None = None
 
 
 class UncertaintyTable(_Table):
     method: Literal["bootstrap", "bayes", "none"] | None = None
-    level: float | None = Field(default=None, gt=0.5, lt=1.0)
-    n: int | None = Field(default=None, ge=100, le=LIMITS["replicates"].most)
+    level: StrictFloat | None = Field(default=None, gt=0.5, lt=1.0)
+    n: StrictInt | None = Field(default=None, ge=100, le=LIMITS["replicates"].most)
 
 
 class OpinionTable(_Table):
-    slope_min: float | None = Field(default=None, gt=0, lt=1)
-    slope_max: float | None = Field(default=None, gt=1)
-    offset_max: float | None = Field(default=None, gt=0)
-    monotonic_tolerance_log10: float | None = Field(default=None, ge=0, le=1)
-    monotonic_quantiles: tuple[float, float] | None = None
+    slope_min: StrictFloat | None = Field(default=None, gt=0, lt=1)
+    slope_max: StrictFloat | None = Field(default=None, gt=1)
+    offset_max: StrictFloat | None = Field(default=None, gt=0)
+    monotonic_tolerance_log10: StrictFloat | None = Field(default=None, ge=0, le=1)
+    monotonic_quantiles: tuple[StrictFloat, StrictFloat] | None = None
 
 
 class ReportTable(_Table):
     language: Literal["en"] | None = None
     template_dir: str | None = None
-    prior_odds_table: bool | None = None
+    prior_odds_table: StrictBool | None = None
 
 
 class DataTable(_Table):
@@ -102,7 +113,7 @@ class DataTable(_Table):
 
 
 class ValidationTable(_Table):
-    folds: int | None = Field(default=None, ge=2, le=50)
+    folds: StrictInt | None = Field(default=None, ge=2, le=50)
 
 
 class LabProfile(_Table):
@@ -200,15 +211,8 @@ class ProfileApplied:
 
 
 def _format_errors(path: Path, exc: ValidationError) -> str:
-    lines = [f"{path}: the lab profile has {exc.error_count()} problem(s):"]
-    for err in exc.errors():
-        loc = [str(p) for p in err["loc"]]
-        where = f"[{loc[0]}] {'.'.join(loc[1:])}" if len(loc) > 1 else f"[{loc[0]}]"
-        msg = err["msg"].removeprefix("Value error, ")
-        if err["type"] == "extra_forbidden":
-            msg = "unknown key; remove it or check its spelling (docs/user/lab-profile.md)"
-        lines.append(f"  - {where}: {msg}")
-    return "\n".join(lines)
+    """One line per problem, worded as for a case file (key, value as written, the fix)."""
+    return format_validation_error(str(path), exc, "lab profile")
 
 
 def load_profile(path: str | Path, *, confine_to: Path | None = None

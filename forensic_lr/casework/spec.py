@@ -21,7 +21,17 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from ..errors import InputError, excerpt
 from ..io.paths import input_file, input_folder, resolve_path
@@ -33,6 +43,11 @@ ReportFormat = Literal["pdf", "html", "json"]
 
 
 class _Section(BaseModel):
+    """A table of a case file. Numbers, whole numbers and true/false are typed strictly
+    (``StrictFloat``, ``StrictInt``, ``StrictBool``): ``seed = true``, ``folds = "5"``,
+    ``elub = "yes"`` or ``n = 1000.0`` are errors naming the key and the type expected,
+    never quietly converted (a whole number is accepted where a number is expected)."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
@@ -48,8 +63,8 @@ class Evidence(_Section):
     refuses it, draft or not.
     """
 
-    score: float | None = None
-    scores: tuple[float, ...] | None = None
+    score: StrictFloat | None = None
+    scores: tuple[StrictFloat, ...] | None = None
     labels: tuple[str, ...] | None = Field(
         default=None, description="one name per score, e.g. the questioned recording's id"
     )
@@ -117,7 +132,7 @@ class Background(_Section):
     population_justification: str = Field(
         default="", description="why that population is the relevant one for this case"
     )
-    sources: int | str | None = Field(
+    sources: StrictInt | str | None = Field(
         default=None, description="number of distinct sources behind the comparisons, or why "
         "it is not known"
     )
@@ -129,13 +144,23 @@ class Background(_Section):
             raise ValueError(f"{value!r} is not a number of sources; give a whole number >= 1 "
                              "or a sentence saying why it is not known")
         return value
-    score_column: str | int | None = Field(
+    score_column: str | StrictInt | None = Field(
         default=None, description="the score column, by header name or 1-based position"
     )
-    label_column: str | int | None = Field(
+    label_column: str | StrictInt | None = Field(
         default=None, description="the label column of a labelled 'scores' file"
     )
-    source_column: str | int | None = Field(default=None, description="the source-id column")
+    source_column: str | StrictInt | None = Field(default=None, description="the source-id column")
+
+    @field_validator("score_column", "label_column", "source_column", mode="before")
+    @classmethod
+    def _column_not_boolean(cls, value: Any) -> Any:
+        """``score_column = true`` used to become column 1."""
+        if isinstance(value, bool):
+            raise ValueError(f"{str(value).lower()} is not a column; give the column's header "
+                             'name in quotes (score_column = "score") or its position from 1 '
+                             "(score_column = 2)")
+        return value
     decimal: Literal[".", ","] | None = Field(
         default=None, description="decimal separator (default: detected)"
     )
@@ -166,7 +191,7 @@ class Method(_Section):
 
     calibrator: str = "bayes"
     options: dict[str, float | int | bool | str] = Field(default_factory=dict)
-    elub: bool = True
+    elub: StrictBool = True
 
     @model_validator(mode="before")
     @classmethod
@@ -194,28 +219,28 @@ class Uncertainty(_Section):
     """``[uncertainty]``: how the interval around the LR is computed."""
 
     method: Literal["bootstrap", "bayes", "none"] = "bootstrap"
-    level: float = Field(default=0.95, gt=LEVEL_RANGE[0], lt=LEVEL_RANGE[1])
-    n: int = Field(default=1000, ge=MIN_REPLICATES, le=LIMITS["replicates"].most)
-    seed: int = Field(default=DEFAULT_SEED, ge=0)
+    level: StrictFloat = Field(default=0.95, gt=LEVEL_RANGE[0], lt=LEVEL_RANGE[1])
+    n: StrictInt = Field(default=1000, ge=MIN_REPLICATES, le=LIMITS["replicates"].most)
+    seed: StrictInt = Field(default=DEFAULT_SEED, ge=0)
 
 
 class Criteria(_Section):
     """Optional laboratory validation criteria; each is checked against the CV metrics."""
 
-    cllr_max: float | None = Field(default=None, gt=0)
-    min_cllr_max: float | None = Field(default=None, gt=0)
-    cllr_cal_max: float | None = Field(default=None, ge=0)
-    eer_max: float | None = Field(default=None, gt=0, le=0.5)
-    auc_min: float | None = Field(default=None, ge=0.5, le=1)
-    rmep_max: float | None = Field(default=None, ge=0, le=1)
-    rmed_max: float | None = Field(default=None, ge=0, le=1)
-    devpav_max: float | None = Field(default=None, gt=0)
+    cllr_max: StrictFloat | None = Field(default=None, gt=0)
+    min_cllr_max: StrictFloat | None = Field(default=None, gt=0)
+    cllr_cal_max: StrictFloat | None = Field(default=None, ge=0)
+    eer_max: StrictFloat | None = Field(default=None, gt=0, le=0.5)
+    auc_min: StrictFloat | None = Field(default=None, ge=0.5, le=1)
+    rmep_max: StrictFloat | None = Field(default=None, ge=0, le=1)
+    rmed_max: StrictFloat | None = Field(default=None, ge=0, le=1)
+    devpav_max: StrictFloat | None = Field(default=None, gt=0)
 
 
 class Validation(_Section):
     """``[validation]``: cross-validation of the method on the background data."""
 
-    folds: int = Field(default=5, ge=2, le=LIMITS["folds"].most)
+    folds: StrictInt = Field(default=5, ge=2, le=LIMITS["folds"].most)
     criteria: Criteria = Field(default_factory=Criteria)
     criteria_rule: Literal["estimate_and_bound", "estimate"] = Field(
         default="estimate_and_bound", description="a criterion is met when its value and its "
@@ -242,7 +267,7 @@ class ReportOptions(_Section):
     lab_profile: str | None = Field(
         default=None, description="the laboratory's profile (lab.toml), relative to the case file"
     )
-    prior_odds_table: bool = Field(
+    prior_odds_table: StrictBool = Field(
         default=True, description="print the annex table of prior odds to posterior odds"
     )
     below_first_band: Literal["number", "neutral", "limited"] = Field(
@@ -262,19 +287,19 @@ class Opinion(_Section):
     written ``justification`` reports it anyway, printing the justification.
     """
 
-    override: bool = False
+    override: StrictBool = False
     justification: str = ""
-    lab_override: bool = Field(
+    lab_override: StrictBool = Field(
         default=False, description="depart from the laboratory profile's policy (looser "
         "criteria, thresholds or scale) in this case, with a written justification")
     lab_override_justification: str = ""
-    slope_min: float = Field(default=0.8, gt=0, lt=1)
-    slope_max: float = Field(default=1.25, gt=1)
-    offset_max: float = Field(
+    slope_min: StrictFloat = Field(default=0.8, gt=0, lt=1)
+    slope_max: StrictFloat = Field(default=1.25, gt=1)
+    offset_max: StrictFloat = Field(
         default=0.7, gt=0, description="largest |recalibration offset| (natural log) accepted"
     )
-    monotonic_tolerance_log10: float = Field(default=0.05, ge=0, le=1)
-    monotonic_quantiles: tuple[float, float] = (0.0, 1.0)
+    monotonic_tolerance_log10: StrictFloat = Field(default=0.05, ge=0, le=1)
+    monotonic_quantiles: tuple[StrictFloat, StrictFloat] = (0.0, 1.0)
 
     @model_validator(mode="after")
     def _override_needs_justification(self) -> Opinion:
@@ -476,6 +501,34 @@ _ERROR_WORDS = {
 }
 
 
+def _as_written(value: object) -> str:
+    """A value as the case file writes it: ``true``, ``"5"`` (text), ``4000.0``."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, str):
+        return json.dumps(value) if len(value) <= 40 else excerpt(value)
+    if isinstance(value, int | float) and len(str(value)) <= 40:
+        return str(value)
+    return excerpt(value)
+
+
+def _type_hint(kind: str, value: object) -> str:
+    """The fix for a value of the wrong type where a number or true/false is expected."""
+    if kind == "bool_type":
+        return "; write true or false, without quotes"
+    if isinstance(value, str) and kind in ("int_type", "float_type"):
+        try:
+            float(value)
+        except ValueError:
+            return ""
+        return " (it is text, in quotes); write it without quotes"
+    if isinstance(value, bool):
+        return "; write the number itself"
+    if kind == "int_type" and isinstance(value, float) and value.is_integer():
+        return f"; write {int(value)}"
+    return ""
+
+
 def _value_hint(value: object) -> str:
     """A fix for a value typed the way a spreadsheet or a European locale writes it."""
     text = str(value).strip()
@@ -489,6 +542,11 @@ def _value_hint(value: object) -> str:
     return ""
 
 
+#: where the keys of each kind of file are listed
+_SPELLING = {"case file": " against `forensic-lr init`",
+             "lab profile": " (docs/user/lab-profile.md)"}
+
+
 def format_validation_error(path: str, exc: ValidationError, what: str = "case file") -> str:
     """One line per schema problem, naming its section and key, the value and the fix."""
     lines = []
@@ -498,15 +556,14 @@ def format_validation_error(path: str, exc: ValidationError, what: str = "case f
         value = err.get("input")
         scalar = not isinstance(value, dict | list | tuple)
         if err["type"] == "extra_forbidden":
-            msg = "unknown key; remove it or check its spelling" + (
-                " against `forensic-lr init`" if what == "case file" else "")
+            msg = "unknown key; remove it or check its spelling" + _SPELLING.get(what, "")
         elif err["type"] == "missing":
             msg = "required but missing"
         elif err["type"] in _ERROR_WORDS and scalar:
-            msg = f"{excerpt(value)} {_ERROR_WORDS[err['type']]}"
+            msg = f"{_as_written(value)} {_ERROR_WORDS[err['type']]}"
             if err["type"] == "literal_error":
                 msg += ": " + err["msg"].removeprefix("Input should be ")
-            hint = _value_hint(value)
+            hint = _value_hint(value) or _type_hint(err["type"], value)
             if not hint and err["type"].startswith("date"):
                 hint = "; write dates as year-month-day, e.g. 2026-03-02"
             msg += hint

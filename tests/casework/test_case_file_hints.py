@@ -41,21 +41,21 @@ def test_dotted_date_in_toml_says_write_iso_dates(folder):
 
 def test_quoted_decimal_comma_shows_value_and_key(folder):
     message = _error(folder, VOICE.replace("score = 5.96", 'score = "5,96"'))
-    assert "[evidence] score: '5,96' is not a number; write 5.96" in message
+    assert '[evidence] score: "5,96" is not a number; write 5.96' in message
     assert "pydantic" not in message and "http" not in message
 
 
 def test_quoted_dotted_date_shows_the_iso_date(folder):
     message = _error(folder, VOICE.replace("date = 2026-03-02", 'date = "2.3.2026"'))
-    assert "[case] date: '2.3.2026' is not a date" in message and "2026-03-02" in message
+    assert '[case] date: "2.3.2026" is not a date' in message and "2026-03-02" in message
 
 
 def test_nested_key_paths_and_values_in_own_words(folder):
     text = VOICE.replace('seal = "DVD no. 1, seal 2026-0417"', "seal = 3")
     text = text.replace('method = "bayes"\nlevel', 'method = "bootstrapp"\nlevel')
     message = _error(folder, text)
-    assert "[case] items[0].seal: '3' is not text" in message
-    assert "[uncertainty] method: 'bootstrapp' is not one of the allowed values" in message
+    assert "[case] items[0].seal: 3 is not text" in message
+    assert '[uncertainty] method: "bootstrapp" is not one of the allowed values' in message
     assert "http" not in message
 
 

@@ -137,7 +137,7 @@ def test_schema_problems_are_listed_at_once(folder):
             .replace('"pdf", "html"', '"doc", "html"'))
     message = _error(folder, text)
     assert "has 4 problem(s)" in message
-    for part in ("[case] colour: unknown key", "[uncertainty] n: 'many' is not a whole number",
+    for part in ("[case] colour: unknown key", '[uncertainty] n: "many" is not a whole number',
                  "[method] calibrator: unknown calibrator 'magic'", "[report] formats[0]"):
         assert part in message, part
 
