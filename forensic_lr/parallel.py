@@ -158,13 +158,34 @@ def _claimed(tickets: int, names: list[str]):
         yield names[ticket[0]]
 
 
-def _child(jobs, names, tickets: int, write_fd: int) -> None:
+#: Seconds between a child's looks at whether its parent is still there.
+PARENT_POLL = 0.2
+
+
+def _end_with_parent(parent: int) -> None:
+    """In a child: a daemon thread ends the process once ``parent`` is gone.
+
+    A parent killed outright (``kill -9``) runs no clean-up, and its children would compute
+    on for minutes; an orphan is adopted by another process, so :func:`os.getppid` then
+    names another process. Portable (no ``prctl``), checked every :data:`PARENT_POLL` s.
+    """
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="forensic-lr-parent-watch", daemon=True).start()
+
+
+def _child(jobs, names, tickets: int, write_fd: int, parent: int) -> None:
     """In the forked child: run the jobs it claims, send ``(values, warnings)`` through
     ``write_fd`` (the values of the jobs done before any that failed: the parent runs the
-    missing ones again) and leave without running the parent's exit code."""
+    missing ones again) and leave without running the parent's exit code; end at once if
+    the parent is gone (:func:`_end_with_parent`)."""
     status = 1
     values: dict = {}
     try:
+        _end_with_parent(parent)
         with warnings.catch_warnings(record=True) as caught:
             try:
                 for name in _claimed(tickets, names):
@@ -208,7 +229,8 @@ def call_forked(jobs: Mapping[str, Callable[[], T]], workers: int | None = None
     this process, so that its exception is raised here with its own type and traceback;
     so is any job a child claimed but did not finish. Warnings a child's jobs raise are
     raised again here (same message and category). Each child is waited for, and ended
-    if this process's own jobs fail, so that none outlives the call.
+    if this process's own jobs fail, so that none outlives the call; a child whose parent
+    is killed outright ends within :data:`PARENT_POLL` seconds.
 
     Every job runs with one BLAS thread (``threadpoolctl``), in this process and in the
     children, however many processes there are: the processes are the parallelism, and
@@ -249,6 +271,7 @@ def _spread(jobs: Mapping[str, Callable[[], T]], workers: int | None) -> dict[st
     children: list[tuple[int, int]] = []
     results: dict[str, T] = {}
     gc.freeze()  # the children's collector leaves the inherited objects (and their pages) alone
+    parent = os.getpid()
     try:
         for _ in range(n - 1):
             read_fd, write_fd = os.pipe()
@@ -259,7 +282,7 @@ def _spread(jobs: Mapping[str, Callable[[], T]], workers: int | None) -> dict[st
                 pid = os.fork()
             if pid == 0:
                 os.close(read_fd)
-                _child(jobs, names, tickets, write_fd)
+                _child(jobs, names, tickets, write_fd, parent)
             os.close(write_fd)
             children.append((pid, read_fd))
         gc.unfreeze()
