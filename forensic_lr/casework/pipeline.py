@@ -18,6 +18,7 @@ from ..calibration import calibration_checks, elub_bounds
 from ..errors import ForensicLRError, ForensicLRWarning, InputError
 from ..io.scores import orient, sha256_file
 from ..metrics import evaluate
+from ..metrics.catalogue import metric
 from ..parallel import call_forked
 from ..provenance import sha256_json, software_versions, source_revision
 from ..records import (
@@ -186,11 +187,12 @@ def _validate(spec: CaseSpec, data, template, progress=None):
                               rates=rates, rule=spec.validation.criteria_rule)
     for c in criteria:
         if not c.met:
+            m = metric(c.metric)  # values and threshold in the metric's unit
             bound = "" if c.bound is None or c.rule == "estimate" else (
-                f", one-sided 95 % bound {c.bound:.4g}")
+                f", one-sided 95 % bound {m.text(c.bound)}")
             texts.append(
-                f"validation criterion {c.name} not met: cross-validated {c.metric} = "
-                f"{c.value:.4g}{bound}, required {c.comparison} {c.threshold:g}"
+                f"validation criterion {c.name} not met: cross-validated {m.short} = "
+                f"{m.text(c.value)}{bound}, required {c.comparison} {m.limit(c.threshold)}"
             )
     validation = ValidationResult(
         folds=spec.validation.folds,

@@ -40,6 +40,7 @@ from typing import Literal
 from ..errors import InputError, excerpt
 from ..io.paths import input_file
 from ..io.settings_files import read_settings_file
+from ..metrics.catalogue import fixed
 from ..records import VerbalEquivalent
 
 DEFAULT_SCALE = "enfsi"
@@ -416,7 +417,7 @@ def format_log10(value: float, places: int = 3, *, sign: bool = False) -> str:
     if math.isfinite(x) and abs(x) >= HUGE_LOG10:
         text = _scientific(abs(x))
         return ("-" if x < 0 else "+" if sign else "") + text
-    return f"{x:+.{places}f}" if sign else f"{x:.{places}f}"
+    return fixed(x, places, sign=sign)
 
 
 def signed_log10(value: float) -> str:
@@ -424,7 +425,7 @@ def signed_log10(value: float) -> str:
 
     A value that rounds to zero prints ``"+0.00"``, never ``"-0.00"``.
     """
-    return format_log10(value, 2, sign=True).replace("-0.00", "+0.00")
+    return format_log10(value, 2, sign=True)
 
 
 def format_log10_lr(log10_lr: float, scale: VerbalScale | None = None, *,
@@ -442,10 +443,8 @@ def format_log10_lr(log10_lr: float, scale: VerbalScale | None = None, *,
         return text
     wanted = _computed_class(x, scale, below_first_band)
     for places in range(2, _MAX_DIGITS + 1):
-        text = f"{x:+.{places}f}"
+        text = fixed(x, places, sign=True)
         value = float(text)
-        if value == 0:
-            text = "+" + text[1:]
         side = "neither" if value == 0 else "hp" if value > 0 else "hd"
         index = _index_of_log10(abs(value), scale, 0.0)
         if _wording_class(index, side, scale, below_first_band) == wanted:

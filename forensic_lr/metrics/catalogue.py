@@ -11,7 +11,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["CRITERIA", "METRICS", "Metric", "criterion_metric", "metric", "resampled"]
+__all__ = ["CRITERIA", "METRICS", "Metric", "criterion_metric", "fixed", "metric", "resampled"]
+
+
+def fixed(value: float, digits: int, *, sign: bool = False) -> str:
+    """``value`` with ``digits`` decimals, ``+`` before positive values when ``sign``.
+
+    A value that rounds to zero is printed without a minus sign: ``fixed(-0.0004, 3)`` is
+    ``"0.000"`` (``"+0.000"`` with ``sign``), never ``"-0.000"``.
+    """
+    text = f"{value:{'+' if sign else ''}.{digits}f}"
+    if text.lstrip("+-").strip("0.") == "":  # rounds to zero
+        text = ("+" if sign else "") + text.lstrip("+-")
+    return text
 
 
 @dataclass(frozen=True)
@@ -58,7 +70,13 @@ class Metric:
         """``value`` formatted as the reports print it ("n/a" when undefined)."""
         if value is None or value != value:
             return "n/a"
-        return f"{100 * value:.1f} %" if self.fmt == "percent" else f"{value:.{self.fmt}f}"
+        if self.fmt == "percent":
+            return f"{fixed(100 * value, 1)} %"
+        return fixed(value, self.fmt)
+
+    def limit(self, threshold: float) -> str:
+        """A criterion's threshold in the unit the metric is printed in: ``"5 %"``, ``"0.5"``."""
+        return f"{100 * threshold:g} %" if self.fmt == "percent" else f"{threshold:g}"
 
 
 #: The metrics in report order.

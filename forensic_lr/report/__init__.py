@@ -47,6 +47,26 @@ def tippett_rows(run) -> list[dict]:
             for e, a, b in zip(results, n_ss, n_ds, strict=True)]
 
 
+#: The case report's numbered sections, in order (section 1 is the conclusion).
+SECTIONS = ("instructions", "propositions", "findings", "method", "evaluation", "validation",
+            "limitations", "declaration")
+
+
+def section_numbers(result) -> dict[str, int | None]:
+    """Section name -> its number in the case report (None for a section left out).
+
+    A final report whose case file states neither instructions nor conditioning
+    information leaves section 2 out rather than print that none were stated (a draft
+    keeps it, saying so); the later sections move up by one.
+    """
+    case = result.case
+    shown = [name for name in SECTIONS
+             if name != "instructions" or result.draft or case.instructions or case.conditioning]
+    numbers: dict[str, int | None] = dict.fromkeys(SECTIONS)
+    numbers.update({name: i for i, name in enumerate(shown, start=2)})
+    return numbers
+
+
 def case_context(run, figures: dict[str, str], template_dir=None) -> dict:
     """Everything the case-report template uses."""
     result = run.result
@@ -64,6 +84,7 @@ def case_context(run, figures: dict[str, str], template_dir=None) -> dict:
     ] if run.spec.report.prior_odds_table and not withheld else []
     return {
         "r": result,
+        "sec": section_numbers(result),
         # no verbal level and no posterior odds anywhere; the computed values in one table
         "withheld": withheld,
         "scale": run.scale,

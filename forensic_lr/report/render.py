@@ -34,6 +34,7 @@ from .._resources import templates_dir
 from ..casework.verbal import format_log10, format_log10_lr, format_lr, signed_log10
 from ..errors import InputError, excerpt
 from ..limits import LIMITS
+from ..metrics.catalogue import fixed, metric
 
 #: Largest text or list a template may build in one step, and largest exponent of ``**``.
 MAX_TEMPLATE_LENGTH = LIMITS["template_value_characters"].most
@@ -268,8 +269,10 @@ def environment(template_dir: str | Path | None = None) -> jinja2.Environment:
     )
     env.filters.update(
         log10=lambda v: "n/a" if v is None else signed_log10(v),
-        metric=lambda v, digits=3: "n/a" if v is None or _nan(v) else f"{v:.{digits}f}",
-        percent=lambda v: "n/a" if v is None or _nan(v) else f"{100 * v:.1f} %",
+        metric=lambda v, digits=3: "n/a" if v is None or _nan(v) else fixed(v, digits),
+        percent=lambda v: "n/a" if v is None or _nan(v) else f"{fixed(100 * v, 1)} %",
+        # a criterion's threshold in its metric's unit ("5 %" beside "3.9 %", not "0.05")
+        limit=lambda threshold, key: metric(key).limit(threshold),
         lr=lr_markup,
         times=lambda log10_lr: lr_markup(format_lr(abs(log10_lr))),
         odds=odds_markup,
@@ -331,7 +334,7 @@ def significant(value: float | None, digits: int = 3) -> str:
     """
     if value is None or _nan(value):
         return "n/a"
-    text = f"{value:#.{digits}g}"
+    text = f"{value + 0.0:#.{digits}g}"  # + 0.0: no "-0.00" for a negative zero
     return text[:-1] if text.endswith(".") else text
 
 

@@ -18,6 +18,7 @@ from scipy.special import ndtr, ndtri
 from .._checks import check_pair
 from ..errors import InputError
 from ..metrics import evaluate
+from ..metrics.catalogue import fixed
 from ..metrics.cllr import _block_cllr
 from ..resampling import Progress
 from .bootstrap import (
@@ -256,7 +257,8 @@ def _verdict(names, d_cllr: MetricInterval, d_min: MetricInterval, test: DeLongT
 
     def clause(what: str, d: MetricInterval) -> str:
         ci = (
-            f"difference {a} - {b} = {d.estimate:+.3f} bits, {pct} CI {d.low:+.3f} to {d.high:+.3f}"
+            f"difference {a} - {b} = {fixed(d.estimate, 3, sign=True)} bits, {pct} CI "
+            f"{fixed(d.low, 3, sign=True)} to {fixed(d.high, 3, sign=True)}"
         )
         found = outcome(d)
         if found == "better":

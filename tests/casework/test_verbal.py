@@ -231,9 +231,11 @@ def test_scales_are_symmetric_and_monotone(x, step, key):
 
 
 def test_shipped_scales_say_whether_they_were_confirmed():
-    # NFC was checked against polisen.se; ENFSI and AFSP could not be (see their notes).
-    assert load_scale("nfc").confirmed is True
-    assert load_scale("enfsi").confirmed is False and load_scale("afsp").confirmed is False
+    # NFC was checked against polisen.se, ENFSI against the guideline's table of verbal
+    # equivalents (2015); AFSP could not be (see its note).
+    assert load_scale("nfc").confirmed is True and load_scale("enfsi").confirmed is True
+    assert load_scale("afsp").confirmed is False
+    assert "table of verbal equivalents" in load_scale("enfsi").citation
 
 
 def test_confirmed_must_be_a_boolean(tmp_path):

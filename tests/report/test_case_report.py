@@ -239,7 +239,8 @@ def test_elub_bounds_stated_when_not_applied(voice_case):
     assert "Reported without ELUB bounding" in text
     assert "The bounds were not applied" in text and "lies beyond them" in text
     assert f"{e['verbal']['level']} for Hp" in text  # the verbal column says for which side
-    assert "could not be checked against the published source" in text  # ENFSI unconfirmed
+    assert "could not be checked" not in text  # the shipped ENFSI bands are the guideline's
+    assert "bands from the guideline's table of verbal equivalents" in text
 
 
 def test_elub_applied_case_states_it():
