@@ -362,7 +362,9 @@ def odds_markup(log10_odds: float) -> Markup:
         return Markup("1 to 1")
     if log10_odds >= 0:
         return lr_markup(format_lr(log10_odds)) + Markup(" to 1")
-    return Markup("1 to ") + lr_markup(format_lr(-log10_odds))
+    reciprocal = format_lr(log10_odds)  # "1/2", "1/4,200", "1/(1.0 × 10^8)"
+    return Markup("1 to ") + lr_markup(reciprocal.removeprefix("1/").removeprefix("(")
+                                       .removesuffix(")"))
 
 
 def _template_line(exc: BaseException, roots) -> tuple[str | None, int | None]:

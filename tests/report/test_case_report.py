@@ -3,6 +3,7 @@
 import dataclasses
 import io
 import json
+import math
 import re
 import shutil
 
@@ -99,6 +100,8 @@ def test_prior_odds_annex_by_hand():
     assert str(odds_markup(-2 + 3.38)) == "24 to 1"
     assert str(odds_markup(-6 + 3.38)) == "1 to 420"
     assert str(odds_markup(-6 - 2)) == "1 to 1.0 × 10<sup>8</sup>"
+    assert str(odds_markup(-math.log10(2))) == "1 to 2"  # as the LR "1/2", not "1 to 2.0"
+    assert str(odds_markup(-math.log10(2.5))) == "1 to 2.5"
 
 
 def test_fetcher_refuses_files_outside_templates_and_urls(tmp_path):
