@@ -50,8 +50,12 @@ def run(args: argparse.Namespace) -> int:
             for note in checklist.notes:
                 print(f"  recorded when known: {note}")
         return EXIT_OK
-    print(f"{args.case}: not ready for a final report; {len(checklist.problems)} field(s) to "
-          f"fill (or run with --draft for a report marked DRAFT):")
+    fields = f"{len(checklist.problems)} field(s) to fill"
+    draft = "or run with --draft for a report marked DRAFT"
+    if missing:
+        fields += f" and {len(missing)} missing file(s)"
+        draft += ", once the files exist"
+    print(f"{args.case}: not ready for a final report; {fields} ({draft}):")
     print(format_problems(checklist.problems))
     for message in missing:
         print(f"  - {message}")
