@@ -43,6 +43,7 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from .errors import InputError
+from .io.paths import resolve_path
 
 __all__ = [
     "CASE_FOLDER",
@@ -114,7 +115,7 @@ def _write_new(path: Path, content: bytes) -> None:
 def _is_input(target: Path, inputs: Iterable[str | Path]) -> Path | None:
     """The first input lying in (or being) ``target``, after symbolic links."""
     for item in inputs:
-        path = Path(item).resolve()
+        path = resolve_path(item)  # a link loop or over-long input path: a clear error
         if path == target or path.is_relative_to(target):
             return path
     return None
