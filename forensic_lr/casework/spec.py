@@ -598,8 +598,8 @@ def _toml_message(path: Path, text: str, exc: tomllib.TOMLDecodeError) -> str:
     """The parser's message, with a fix for the usual slips on the line it names.
 
     Decimal commas and dotted dates (:func:`_value_hint`), text without quotes
-    (``examiner = Dr. Weiß``) and Windows paths whose backslashes start escapes in double
-    quotes (``ss = "C:\\data\\ss.csv"``).
+    (``examiner = Dr. Weiß``), Windows paths whose backslashes start escapes in double
+    quotes (``ss = "C:\\data\\ss.csv"``) and inline tables broken over several lines.
     """
     message = f"{path}: cannot parse the case file ({_shown(str(exc), 200) or excerpt(exc)})"
     m = re.search(r"at line (\d+)", str(exc))
@@ -609,6 +609,11 @@ def _toml_message(path: Path, text: str, exc: tomllib.TOMLDecodeError) -> str:
     line = lines[int(m.group(1)) - 1].strip()
     key, _, value = (part.strip() for part in line.partition("="))
     where = f"{message}: {_shown(line) or excerpt(line, 60)}"
+    bare = re.sub(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'', "", line)  # without quoted text
+    if bare.count("{") > bare.count("}"):
+        return (f"{where}; an inline table {{ ... }} must stay on one line in TOML: put it on "
+                "one line, or write it as a table of its own, e.g. each item as a "
+                "[[case.items]] table (forensic-lr docs case-file)")
     if "\\" in value and value.startswith('"'):
         inner = _shown(value[1:].partition('"')[0])
         fix = (f'{key} = "{inner.replace(chr(92), "/")}", or in single quotes, '

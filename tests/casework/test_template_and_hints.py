@@ -161,3 +161,13 @@ def test_check_lists_missing_background_files_with_the_other_file_problems(folde
     assert main(["check", str(folder / "case.toml")]) == 2
     err = capsys.readouterr().err
     assert "has 2 problem(s)" in err and "nothere.csv" in err and "verbal_scale" in err
+
+
+def test_an_inline_table_over_several_lines_points_to_case_items_tables(folder):
+    # the items written the way an older template showed them: one inline table on 3 lines
+    items = ('items = [\n  { id = "Q1", description = "questioned recording",\n'
+             '    seal = "bag 1" },\n]\n')
+    start = VOICE.index("items = [")
+    end = VOICE.index("]\n", start) + 2
+    message = _error(folder, VOICE[:start] + items + VOICE[end:])
+    assert "must stay on one line" in message and "[[case.items]]" in message
