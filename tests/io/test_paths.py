@@ -142,10 +142,13 @@ def case_folder(tmp_path):
     return folder
 
 
-@pytest.mark.parametrize("target", ["ss.csv", "sub/ss.csv"])
-def test_background_loop_in_run_check_and_batch(case_folder, tmp_path, target, capsys):
-    """The background file is a loop (directly, or through a looping sub-folder): run,
-    check and a batch of such cases exit 2 naming the key and the file."""
+@pytest.mark.parametrize(("target", "words"), [
+    ("ss.csv", LOOP), ("sub/ss.csv", LOOP), ("s" * 300 + ".csv", "longer than the system"),
+    ("d/" * 2100 + "ss.csv", "longer than the system")])
+def test_background_loop_in_run_check_and_batch(case_folder, tmp_path, target, words, capsys):
+    """The background file is a loop (directly, or through a looping sub-folder) or has a
+    name or path longer than the system allows: run, check and a batch of such cases exit
+    2 naming the key and the reason."""
     (case_folder / "ss.csv").unlink()
     (case_folder / "sub").symlink_to("sub")
     if target == "ss.csv":
@@ -159,7 +162,7 @@ def test_background_loop_in_run_check_and_batch(case_folder, tmp_path, target, c
                  ["run", str(case), str(twin), "--out", str(tmp_path / "batch")]):
         assert main(args) == 2, args
         text = "".join(capsys.readouterr())
-        assert "[background] ss" in text and LOOP in text and target in text, text
+        assert "[background] ss" in text and words in text and target[:6] in text, text
         assert "Traceback" not in text
     assert not out.exists()
 
