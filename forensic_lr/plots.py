@@ -23,6 +23,7 @@ import contextlib
 import functools
 import io
 import re
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -156,8 +157,10 @@ def _fit(fig: Figure) -> None:
     width, height = fig.bbox.width, fig.bbox.height
     pad = _PAD * fig.dpi
     legend_height = sum(g.get_window_extent(renderer).height for g in fig.legends)
-    for legend in fig.legends:
-        legend.set_bbox_to_anchor((0.5, pad / height), transform=fig.transFigure)
+    below = pad  # the legends stacked: the first right under the axes, the last lowest
+    for legend in reversed(fig.legends):
+        legend.set_bbox_to_anchor((0.5, below / height), transform=fig.transFigure)
+        below += legend.get_window_extent(renderer).height
     if fig.legends:  # a twin axes shares the position: take it once
         x, y, w, h = fig.axes[0].get_position().bounds
         raised = min((legend_height + pad) / height, h / 2)
@@ -200,7 +203,12 @@ def _fix_tick_labels(fig: Figure) -> None:
 
 
 def _legend(ax: Axes, own: bool, extra: Axes | None = None) -> None:
-    """One legend: below the axes of our own Figure (never over data), else in the Axes."""
+    """One legend: below the axes of our own Figure (never over data), else in the Axes.
+
+    The marks of several comparisons (:func:`_mark_each`, kept in :data:`_COMPARISON`)
+    get a legend of their own below it, in as many columns as their short labels allow, so
+    that a dozen comparisons do not squeeze the axes.
+    """
     handles, labels = ax.get_legend_handles_labels()
     if extra is not None:
         more = extra.get_legend_handles_labels()
@@ -208,13 +216,23 @@ def _legend(ax: Axes, own: bool, extra: Axes | None = None) -> None:
     if not own:
         ax.legend(handles, labels)
         return
-    longest = max((len(line) for text in labels for line in text.split("\n")), default=0)
-    columns = 3 if longest <= 28 else 2 if longest <= 45 else 1  # fits 6.3 in at 9 pt
     engine = ax.figure.get_layout_engine() is not None  # else :func:`_fit` places it
-    ax.figure.legend(
-        handles, labels, loc="outside lower center" if engine else "lower center",
-        ncols=min(columns, len(labels)), frameon=False, borderaxespad=0.0,
-    )
+    marks = [i for i, h in enumerate(handles) if h in _COMPARISON]
+    groups = [[i for i in range(len(handles)) if i not in marks], marks]
+    for group, widths in zip(groups, ((28, 45), (10, 16)), strict=True):
+        if not group:
+            continue
+        texts = [labels[i] for i in group]
+        longest = max((len(line) for text in texts for line in text.split("\n")), default=0)
+        # fits 6.3 in at 9 pt: 3 columns of 28 characters; short labels 7 or 5 columns
+        columns = (3 if longest <= widths[0] else 2 if longest <= widths[1] else 1) if (
+            group is groups[0]) else (7 if longest <= widths[0] else 5 if longest <= widths[1]
+                                      else 3)
+        ax.figure.legend(
+            [handles[i] for i in group], texts,
+            loc="outside lower center" if engine else "lower center",
+            ncols=min(columns, len(texts)), frameon=False, borderaxespad=0.0,
+        )
 
 
 def _mark(ax: Axes, x: float | None, label: str) -> None:
@@ -222,6 +240,9 @@ def _mark(ax: Axes, x: float | None, label: str) -> None:
         ax.axvline(x, color=CASE_COLOUR, linewidth=1.5, linestyle="--", label=label)
 
 
+#: The marks of several comparisons, which :func:`_legend` lists apart (weak: a figure's
+#: artists leave with it).
+_COMPARISON: weakref.WeakSet = weakref.WeakSet()
 #: Colour and line style of each comparison's mark when a figure marks several (cycled;
 #: the first is the single case's). Red, blue and purple are the classes' and ELUB's.
 CASE_MARKS = (
@@ -254,8 +275,10 @@ def _mark_each(ax: Axes, marks, text: Callable[[int], str], *, transform=None) -
         if not np.isfinite(x):
             continue
         colour, style = CASE_MARKS[i % len(CASE_MARKS)]
-        ax.axvline(x, color=colour, linewidth=1.5, linestyle=style,
-                   label=text(i) if len(marks) == 1 else str(label))
+        line = ax.axvline(x, color=colour, linewidth=1.5, linestyle=style,
+                          label=text(i) if len(marks) == 1 else str(label))
+        if len(marks) > 1:
+            _COMPARISON.add(line)
 
 
 def _elub_label(elub_log10: tuple[float, float]) -> str:
@@ -743,10 +766,12 @@ def _hull_path(hull: metrics.ROC, eer: float, limits) -> tuple[np.ndarray, np.nd
 
 
 def _mark_operating_point(ax: Axes, rates: tuple[float, float], x_lim, y_lim,
-                          label: str, colour: str = CASE_COLOUR) -> None:
+                          label: str, colour: str = CASE_COLOUR, several: bool = False
+                          ) -> None:
     """This case's (false alarm, miss) point, named ``label`` in the legend; a rate of 0
     or 1 (no probit position) is drawn at the edge of its axis as a triangle pointing off
-    it, and the legend says so."""
+    it, and the legend says so. ``several``: one of several comparisons' points (listed
+    apart in the legend, :func:`_legend`)."""
     point, marker = [], "s"
     for rate, (low, high), arrows in zip(rates, (x_lim, y_lim), ("<>", "v^"), strict=True):
         clipped = min(max(rate, low), high)
@@ -754,8 +779,10 @@ def _mark_operating_point(ax: Axes, rates: tuple[float, float], x_lim, y_lim,
         if clipped != rate:
             marker = arrows[rate > high]
     note = ",\n0 % and 100 % drawn at the axis edge" if marker != "s" else ""
-    ax.plot(*point, marker, color=colour, fillstyle="none", clip_on=False,
-            label=f"{label}{note}")
+    (line,) = ax.plot(*point, marker, color=colour, fillstyle="none", clip_on=False,
+                      label=f"{label}{note}")
+    if several:  # one of several comparisons' points: listed apart by _legend
+        _COMPARISON.add(line)
 
 
 def det(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
@@ -826,7 +853,8 @@ def det(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
                      f"{count_with_rate(n_fa, ds.size)},\nmisses "
                      f"{count_with_rate(n_miss, ss.size)}") if len(points) == 1 else str(name)
             _mark_operating_point(ax, (n_fa / ds.size, n_miss / ss.size), x_lim, y_lim, label,
-                                  CASE_MARKS[i % len(CASE_MARKS)][0])
+                                  CASE_MARKS[i % len(CASE_MARKS)][0],
+                                  several=len(points) > 1)
         for limits, set_lim, set_ticks in ((x_lim, ax.set_xlim, ax.set_xticks),
                                            (y_lim, ax.set_ylim, ax.set_yticks)):
             ticks = _det_ticks(limits)
