@@ -976,6 +976,8 @@ conditioning = ""             # the case information the evaluation relies on
 [propositions]                # required: a pair of mutually exclusive propositions
 hp = "The questioned and reference items come from the same source."
 hd = "The questioned and reference items come from different sources."
+# (several comparisons of different items, e.g. Q1-K1 and Q3-K1: instead of hp and hd, one
+#  [[propositions.comparison]] table each, with label = "Q1-K1", hp = "...", hd = "...")
 
 [evidence]
 # score = 3.2                 # required: the comparison score of this case (or:

@@ -64,3 +64,35 @@ def test_without_sources_the_intervals_stay_exact_binomial():
         ci = binomtest(rate.count, rate.total).proportion_ci(0.95, method="exact")
         assert rate.interval == EXACT
         assert (rate.low, rate.high) == pytest.approx((ci.low, ci.high), abs=1e-10)
+
+
+def test_validation_study_gives_rates_by_source(loop_rate_intervals):
+    import html as html_lib
+    import re
+
+    from forensic_lr.report.validation import build_validation_report
+    from forensic_lr.validation.study import run_validation_study
+
+    rng = np.random.default_rng(8)
+    k = 10
+    ss_src = np.repeat(np.arange(k), 8)
+    ss = rng.normal(2.0, 1.5, ss_src.size) + rng.normal(0, 1, k)[ss_src]
+    a, b = np.triu_indices(k, 1)
+    ds_src = np.column_stack([a, b])
+    ds = rng.normal(-1.0, 1.5, ds_src.shape[0])
+    study = run_validation_study(ss, ds, methods=["gaussian"], folds=5, seed=3,
+                                 groups=(ss_src, ds_src),
+                                 intervals={"n": 200, "seed": 4, "workers": 1})
+    ss_llr, ds_llr = study.arrays.llrs["gaussian"]
+    expected = loop_rate_intervals(ss_llr, ds_llr, ss_src, ds_src, k, 200, 4, 0.95, "bc")
+    raw = build_validation_report(study, formats=("html",))["validation_report.html"].decode()
+    text = " ".join(html_lib.unescape(re.sub(r"<[^>]+>", " ", raw)).split())
+    for rate in study.rates:
+        if not 0 < rate.count < rate.total:
+            assert rate.interval == EXACT
+            assert "(exact binomial, as if the comparisons were independent)" in text
+            continue
+        assert rate.interval == BY_SOURCE
+        assert (rate.low, rate.high) == pytest.approx(expected[rate.name], abs=1e-12)
+        assert f"[{100 * rate.low:.1f} %, {100 * rate.high:.1f} %] (bootstrap by source)" in text
+    assert "Their intervals come from the same resampling of sources" in text
