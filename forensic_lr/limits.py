@@ -44,6 +44,9 @@ LIMITS: dict[str, Limit] = {
     "test_items": Limit(
         1_000_000_000_000, "items", "`label-noise correct --n-items`",
         "a count of test items, far above any evaluation set"),
+    "table_columns": Limit(
+        100_000, "columns", "a table file (scores, logits: one column per class)",
+        "the widest real tables (classifiers of some 20,000 classes) stay far below"),
     "list_items": Limit(
         1_000, "items",
         "every list in a case file or lab profile (`[evidence] scores`, `labels`...)",

@@ -60,6 +60,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError, excerpt
+from ..limits import LIMITS
 from .spreadsheet import REFUSED_SUFFIXES, WORKBOOK_SUFFIXES, column_letter, workbook_rows
 from .text_decoding import FALLBACK_ENCODINGS, bom_encoding, refuse_binary
 
@@ -286,6 +287,10 @@ class _Reader:
     def start(self, first: list[str], where: int) -> None:
         """Header, width and the columns wanted, from the first data row."""
         comma = self.decimal == "," or (self.decimal is None and self.auto_comma)
+        most = LIMITS["table_columns"].most
+        if len(first) > most:
+            self.fail(f"has {len(first):,} columns, above the limit of {most:,} columns; give "
+                      "one row per line with the columns the command reads", where)
         cells = [c.strip() for c in first]
         self.header = None if any(_is_numberlike(c, comma) for c in cells) else cells
         self.width = len(cells)
@@ -409,8 +414,10 @@ class _Reader:
         if not any(lines):
             return False  # nothing but empty lines: nothing for loadtxt to read
         try:
+            # max_rows: loadtxt otherwise allocates 50,000 rows at once, 112 GiB for a
+            # line of 300,000 columns
             table = np.loadtxt(lines, dtype=dtype, delimiter=self.delimiter, comments=None,
-                               quotechar=None, ndmin=1)
+                               quotechar=None, ndmin=1, max_rows=len(lines))
         except ValueError:
             return False
         if table.shape[0] != len(lines):  # pragma: no cover - one row per line
@@ -761,7 +768,7 @@ def _parse_lines(reader: _Reader, lines: list[str], numbers: np.ndarray, quoted:
         return [ln.split() for ln in lines]
     try:
         cells = np.loadtxt(lines, dtype=str, delimiter=sep, comments=None, quotechar=None,
-                           ndmin=2)
+                           ndmin=2, max_rows=len(lines))
     except ValueError:  # rows of different widths: find them line by line
         return _split_plain(lines, sep)
     if cells.shape[0] != len(lines):  # pragma: no cover - loadtxt keeps one row per line
