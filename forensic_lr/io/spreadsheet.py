@@ -9,7 +9,8 @@ saved, never a re-evaluation. Refused, with a message that says what to do:
   compute formulas, such as openpyxl or pandas): its value is unknown, so the sheet is
   refused naming the cell, never read with that cell left out. Only a sheet whose XML
   holds a formula (an ``<f>`` element) is read a second time to find its formulas;
-
+* a part that declares more than :data:`MAX_PART_BYTES` unpacked (a ZIP bomb, or far
+  more cells than a score table holds), from the archive's directory before unpacking;
 * macro-enabled workbooks (``.xlsm``, or a ``xl/vbaProject.bin`` part) and the old binary
   ``.xls`` format;
 * workbooks with external links (``xl/externalLinks/``): their cached values come from
@@ -65,6 +66,10 @@ def _cell_text(value, comma: bool) -> str:
     return str(value)
 
 
+#: the largest unpacked size of one part of a workbook (1 GiB of XML: some ten million
+#: cells, far more than a score table holds; a larger one is damaged or a ZIP bomb)
+MAX_PART_BYTES = 1 << 30
+
 #: an ``<f>`` (formula) element, with or without a namespace prefix
 _FORMULA_TAG = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?f[\s>/]")
 _FIX_FORMULAS = ("open the workbook in Excel or LibreOffice and save it so the values are "
@@ -109,15 +114,25 @@ def _describe(exc: Exception) -> str:
 
 
 def _check_parts(data: bytes, path: str) -> None:
-    """Refuse archives that are not workbooks, macros and external links."""
+    """Refuse archives that are not workbooks, macros, external links and parts declaring
+    more than :data:`MAX_PART_BYTES` unpacked (checked in the archive's directory, before
+    anything is unpacked: a ZIP reader stops at the declared size)."""
     try:
-        names = zipfile.ZipFile(io.BytesIO(data)).namelist()
+        parts = zipfile.ZipFile(io.BytesIO(data)).infolist()
     except zipfile.BadZipFile:
         raise InputError(
             "is not a readable .xlsx workbook (not a ZIP archive, or damaged); open it in "
             "the spreadsheet program and save it again, or save it as CSV",
             path=path,
         ) from None
+    names = [part.filename for part in parts]
+    huge = next((part for part in parts if part.file_size > MAX_PART_BYTES), None)
+    if huge is not None:
+        raise InputError(
+            f"its part {excerpt(huge.filename)} declares {huge.file_size:,} bytes unpacked, "
+            f"more than the {MAX_PART_BYTES:,} a sheet of scores needs (some ten million "
+            "cells; or the archive is damaged or built to be unpacked without end); save "
+            "the sheet as CSV", path=path)
     if "xl/workbook.xml" not in names:
         raise InputError(
             "is a ZIP archive but not an .xlsx workbook (no xl/workbook.xml part); save the "

@@ -136,3 +136,22 @@ def test_empty_far_cell_and_a_wrong_declared_size_read_every_row_exactly(tmp_pat
                           (16384, "XFD")])
 def test_column_letters_as_the_spreadsheet_names_them(column, letters):
     assert column_letter(column) == letters == openpyxl.utils.get_column_letter(column)
+
+
+def test_a_part_declaring_more_than_the_limit_is_refused_before_unpacking(tmp_path,
+                                                                          monkeypatch):
+    """A ZIP bomb declares gigabytes unpacked; the limit is lowered here so that an
+    ordinary workbook stands in for one (building a real bomb would take the time the
+    check saves)."""
+    from forensic_lr.io import spreadsheet
+
+    path = _one_column(tmp_path / "ss.xlsx", _scores())
+    with zipfile.ZipFile(path) as z:
+        largest = max(z.infolist(), key=lambda part: part.file_size)
+    size = largest.file_size
+    monkeypatch.setattr(spreadsheet, "MAX_PART_BYTES", size - 1)
+    with pytest.raises(InputError, match=rf"'{largest.filename}' declares {size:,} "
+                                         r"bytes unpacked.*save the sheet as CSV"):
+        read_score_file(path)
+    monkeypatch.setattr(spreadsheet, "MAX_PART_BYTES", size)
+    np.testing.assert_array_equal(read_score_file(path), _scores())
