@@ -36,7 +36,7 @@ def test_utf16_criteria_file_is_read(tmp_path):
     from forensic_lr.cli.validate import _criteria
     criteria = tmp_path / "criteria.json"
     criteria.write_bytes(json.dumps({"cllr_max": 0.5}).encode("utf-16"))
-    assert _criteria(str(criteria)).cllr_max == 0.5
+    assert _criteria(str(criteria))[0].cllr_max == 0.5
 
 
 @pytest.mark.parametrize("name, data, words", [
