@@ -456,7 +456,7 @@ def _report(args: argparse.Namespace, folder: OutputFolder) -> int:
                "date": args.date, "data": args.data_description}, stages=stages,
     )
     with stages.stage("rendering"):
-        files = build_validation_report(study)
+        files = build_validation_report(study, direction=args.direction)
     written = folder.commit(files)
     stages.finish()
     if not args.quiet:

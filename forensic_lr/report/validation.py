@@ -18,12 +18,14 @@ __all__ = ["build_validation_report"]
 
 
 def build_validation_report(
-    study: ValidationStudy, formats=("pdf", "html", "json"), template_dir=None
+    study: ValidationStudy, formats=("pdf", "html", "json"), template_dir=None,
+    direction: str = "higher_is_similar",
 ) -> dict[str, bytes]:
     """Render a validation study: ``validation.json``, ``validation_report.html``/``.pdf``.
 
     ``figures/*.svg`` are the figures of the best method (lowest cross-validated Cllr);
-    ``validation.json`` is ``study.to_json()``.
+    ``validation.json`` is ``study.to_json()``. ``direction``: how the raw scores were
+    measured; distances (``"lower_is_similar"``, negated on input) are drawn as measured.
     """
     files: dict[str, bytes] = {}
     if "json" in formats:
@@ -41,8 +43,8 @@ def build_validation_report(
         "pav": plots.pav_svg(ss_llr, ds_llr, llr_input=True, xlabel="cross-validated log10 LR"),
     }
     if arrays.best_fitted is not None:  # None: LLRs validated as given, no model to draw
-        figures["score_densities"] = plots.score_density_svg(arrays.ss, arrays.ds,
-                                                             arrays.best_fitted)
+        figures["score_densities"] = plots.score_density_svg(
+            arrays.ss, arrays.ds, arrays.best_fitted, direction=direction)
     for name, svg in figures.items():
         files[f"figures/{name}.svg"] = svg.encode("utf-8")
     table = metric_table()

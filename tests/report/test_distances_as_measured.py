@@ -70,3 +70,19 @@ def test_figure_axis_is_in_measured_units(far):
     values = [float(t.replace("\u2212", "-")) for t in ticks]
     assert values and min(values) >= 0.0  # the negated axis ran from -50 to 0
     assert max(values) >= 50.0 - 10  # the axis reaches the case's distance
+
+
+def test_validation_report_draws_distances_as_measured(tmp_path):
+    from forensic_lr.cli import main
+
+    rng = np.random.default_rng(3)
+    np.savetxt(tmp_path / "ss.csv", rng.gamma(4.0, 0.4, 60), fmt="%.4f")
+    np.savetxt(tmp_path / "ds.csv", rng.gamma(3.0, 2.5, 200), fmt="%.4f")
+    out = tmp_path / "study"
+    assert main(["validate", "--ss", str(tmp_path / "ss.csv"), "--ds", str(tmp_path / "ds.csv"),
+                 "--direction", "lower_is_similar", "--report", str(out), "-q"]) == 0
+    svg = (out / "figures" / "score_densities.svg").read_text(encoding="utf-8")
+    assert "distance (lower = more similar)" in svg
+    ticks = [float(t) for t in _TEXT.findall(svg) if re.fullmatch(r"\d+(\.\d+)?", t)]
+    negative = [t for t in _TEXT.findall(svg) if re.fullmatch(r"[\u2212\-]\d+(\.\d+)?", t)]
+    assert ticks and not negative  # the x axis (text-anchor middle) in distances >= 0
