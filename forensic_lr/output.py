@@ -197,6 +197,13 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _legacy_kind(manifest: dict) -> str:
+    """The kind of a folder written before manifests said it: a copied case holds a
+    ``case.toml`` or a ``README.md``, which no output set does."""
+    names = {PurePosixPath(name).name for name in manifest["files"]}
+    return CASE_FOLDER if names & {"case.toml", "README.md"} else OUTPUT
+
+
 def _changed_files(folder: Path, manifest: dict) -> list[str]:
     """Files the manifest lists whose content no longer has the SHA-256 written (a file
     removed since holds nothing to lose and is not listed)."""
@@ -278,7 +285,7 @@ def _check_contents(target: Path, *, force: bool, inputs: Iterable[str | Path],
         raise InputError(f"{option} {target} was not written by forensic-lr (it has no "
                          f"{MANIFEST}); --force replaces only a previous output folder: empty "
                          "it or choose another folder")
-    found_kind = manifest.get("kind", OUTPUT)
+    found_kind = manifest.get("kind", _legacy_kind(manifest))
     if found_kind != kind:
         what = ("a case folder copied by `forensic-lr examples copy`"
                 if found_kind == CASE_FOLDER else f"a folder of kind {found_kind!r}")

@@ -166,3 +166,15 @@ def test_a_case_id_naming_a_batch_file_is_refused_before_any_work(case, tmp_path
     assert code == 2 and seconds < 20
     assert "one of the batch's own files" in message and "bad.toml" in message
     assert _tree(nest) == before
+
+
+def test_a_case_folder_copied_before_manifests_had_a_kind_is_still_a_case_folder(tmp_path):
+    mycase = tmp_path / "mycase"
+    assert main(["-q", "examples", "copy", "voice", str(mycase)]) == 0
+    manifest = json.loads((mycase / MANIFEST).read_text())
+    del manifest["kind"]
+    (mycase / MANIFEST).write_text(json.dumps(manifest))
+    before = _tree(mycase)
+    with pytest.raises(InputError, match="case folder copied by"):
+        write_outputs(mycase, {"result.json": b"{}"}, force=True)
+    assert _tree(mycase) == before
