@@ -47,6 +47,11 @@ LIMITS: dict[str, Limit] = {
     "table_columns": Limit(
         100_000, "columns", "a table file (scores, logits: one column per class)",
         "the widest real tables (classifiers of some 20,000 classes) stay far below"),
+    "workbook_part_bytes": Limit(
+        1 << 30, "bytes", "one part (sheet) of an `.xlsx` workbook, unpacked, as the archive "
+        "declares it",
+        "some ten million cells, far more than a score table holds; a larger part is damaged "
+        "or a ZIP bomb, refused before anything is unpacked"),
     "list_items": Limit(
         1_000, "items",
         "every list in a case file or lab profile (`[evidence] scores`, `labels`...)",

@@ -42,6 +42,7 @@ import zipfile
 from collections.abc import Iterator
 
 from ..errors import InputError, excerpt
+from ..limits import LIMITS
 
 #: file name endings read as workbooks, and those refused with a hint
 WORKBOOK_SUFFIXES = (".xlsx",)
@@ -68,7 +69,7 @@ def _cell_text(value, comma: bool) -> str:
 
 #: the largest unpacked size of one part of a workbook (1 GiB of XML: some ten million
 #: cells, far more than a score table holds; a larger one is damaged or a ZIP bomb)
-MAX_PART_BYTES = 1 << 30
+MAX_PART_BYTES = LIMITS["workbook_part_bytes"].most
 
 #: an ``<f>`` (formula) element, with or without a namespace prefix
 _FORMULA_TAG = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?f[\s>/]")
@@ -130,9 +131,9 @@ def _check_parts(data: bytes, path: str) -> None:
     if huge is not None:
         raise InputError(
             f"its part {excerpt(huge.filename)} declares {huge.file_size:,} bytes unpacked, "
-            f"more than the {MAX_PART_BYTES:,} a sheet of scores needs (some ten million "
-            "cells; or the archive is damaged or built to be unpacked without end); save "
-            "the sheet as CSV", path=path)
+            f"above the limit of {MAX_PART_BYTES:,} bytes (some ten million cells; or the "
+            "archive is damaged or built to be unpacked without end); save the sheet as CSV "
+            "(the limits: `forensic-lr docs limits`)", path=path)
     if "xl/workbook.xml" not in names:
         raise InputError(
             "is a ZIP archive but not an .xlsx workbook (no xl/workbook.xml part); save the "
