@@ -88,10 +88,11 @@ def number_option(value: Any, name: str, *, minimum: float = 0.0, strict: bool =
     Raises
     ------
     InputError
-        Naming the option, its value and the numbers it accepts (true/false is not a number).
+        Naming the option, its value and the numbers it accepts (true/false is not a number,
+        nor is text: ``prior_variance = "5"`` is refused, never read as 5).
     """
     try:
-        number = float(value)
+        number = float("nan") if isinstance(value, str) else float(value)
     except (TypeError, ValueError, OverflowError):
         number = float("nan")
     if isinstance(value, bool) or not np.isfinite(number) or number < minimum or (
@@ -99,8 +100,19 @@ def number_option(value: Any, name: str, *, minimum: float = 0.0, strict: bool =
         bound = ("finite number" if minimum == -np.inf
                  else "positive number" if (minimum == 0 and strict)
                  else f"number > {minimum:g}" if strict else f"number >= {minimum:g}")
-        raise InputError(f"option {name} must be a {bound}, got {excerpt(value)}")
+        quoted = isinstance(value, str) and _is_number_text(value)
+        raise InputError(f"option {name} must be a {bound}, got {excerpt(value)}"
+                         + (" (text, in quotes): write the number without quotes" if quoted
+                            else ""))
     return number
+
+
+def _is_number_text(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def bool_option(value: Any, name: str) -> bool:

@@ -109,3 +109,10 @@ def test_huge_prior_variance_names_the_option(folder, capsys):
     assert main(["calibrate", "--ss", str(folder / "ss.csv"), "--ds", str(folder / "ds.csv"),
                  "--method", "bayes", "--score", "5", "--option", "prior_variance=1e308"]) == 2
     assert "prior_variance = 1e+308" in capsys.readouterr().err
+
+
+def test_a_calibrator_option_written_as_text_is_refused(folder):
+    path = _case(folder, "elub = true", 'elub = true\noptions = { prior_variance = "5" }')
+    with pytest.raises(InputError, match=r"prior_variance must be a positive number, got "
+                                         r"'5' \(text, in quotes\)"):
+        load_case(path)
