@@ -3,8 +3,8 @@
 Text files and ``.xlsx`` sheets are read with the score tables' reader
 (:mod:`forensic_lr.io.tables`): comma-, tab-, semicolon- or whitespace-separated values, one
 row per line, an optional header line (recognised because it holds no number), blank
-lines and ``#`` comments ignored, the decimal separator and encoding detected. Every row
-must have as many values as the first. Errors name the file, the 1-based line as an
+lines and ``#`` comment lines ignored, the decimal separator and encoding detected. Every
+row must have as many values as the first. Errors name the file, the 1-based line as an
 editor shows it (or the sheet row), the column and the value.
 """
 
