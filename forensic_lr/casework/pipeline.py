@@ -289,7 +289,8 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
         return sensitivity_analysis(
             data.ss, data.ds, spec.evidence.values, calibrator=spec.method.calibrator,
             options=spec.method.options, extra=extra, direction=spec.evidence.score_direction,
-            elub=spec.method.elub, scale=scale, labels=labels, template=template(),
+            elub=spec.method.elub, scale=scale,
+            below_first_band=spec.report.below_first_band, labels=labels, template=template(),
             sources=_sources(data), level=unc.level, seed=unc.seed,
         )
 

@@ -35,7 +35,7 @@ from ..io.scores import orient
 from ..records import Sensitivity, SensitivityBootstrap, SensitivityRow
 from ..resampling import CHUNK_DRAWS, bootstrap_index_chunks, source_codes
 from .evidence import evaluate_evidence, printed_log10
-from .verbal import VerbalScale, format_log10, format_lr, verbal_equivalent
+from .verbal import BelowFirstBand, VerbalScale, format_log10, format_lr, verbal_equivalent
 from .verbal import signed_log10 as _signed
 
 __all__ = ["RELEVANCE_FACTORS", "background_bootstrap", "sensitivity_analysis"]
@@ -61,9 +61,11 @@ def _evaluate(ss, ds, scores, *, calibrator, options, extra, direction, elub):
     return tuple(e.log10_lr for e in record.results), ""
 
 
-def _levels(values: Sequence[float | None], scale: VerbalScale) -> tuple[str, ...]:
+def _levels(values: Sequence[float | None], scale: VerbalScale,
+            below_first_band: BelowFirstBand) -> tuple[str, ...]:
     return tuple(
-        "" if v is None else verbal_equivalent(v, scale).level for v in values
+        "" if v is None else verbal_equivalent(v, scale, below_first_band=below_first_band).level
+        for v in values
     )
 
 
@@ -225,6 +227,7 @@ def sensitivity_analysis(
     direction: str = "higher_is_similar",
     elub: bool = False,
     scale: VerbalScale,
+    below_first_band: BelowFirstBand = "number",
     labels: Sequence[str],
     template=None,
     sources=None,
@@ -245,6 +248,8 @@ def sensitivity_analysis(
         The case's method, as given to :func:`~forensic_lr.casework.evaluate_evidence`.
     scale : VerbalScale
         The case's verbal scale (to say whether the verbal equivalent changes).
+    below_first_band : {"number", "neutral", "limited"}
+        The laboratory's wording below the scale's first band, as in the conclusion.
     labels : sequence of str
         A name per evidence score.
     template : Calibrator, optional
@@ -284,11 +289,12 @@ def sensitivity_analysis(
             case_values = values
         rows.append(SensitivityRow(
             group="calibrator", label=name, calibrator=name,
-            options=options if own else {}, log10_lr=values, levels=_levels(values, scale),
+            options=options if own else {}, log10_lr=values,
+            levels=_levels(values, scale, below_first_band),
             is_case=own, note=note, description=CALIBRATORS[name].describe(),
         ))
     if calibrator == "suspect_map":
-        rows += _relevance_rows(ss, ds, scores, options, extra, scale, common)
+        rows += _relevance_rows(ss, ds, scores, options, extra, scale, below_first_band, common)
     boot = None
     if template is not None:
         x = orient(np.asarray(scores, dtype=np.float64), direction)
@@ -311,7 +317,8 @@ def sensitivity_analysis(
     return result.model_copy(update={"summary": summarise(result)})
 
 
-def _relevance_rows(ss, ds, scores, options, extra, scale, common) -> list[SensitivityRow]:
+def _relevance_rows(ss, ds, scores, options, extra, scale, below_first_band,
+                    common) -> list[SensitivityRow]:
     """suspect_map under each relevance factor and the population model."""
     case_r = float(options.get("relevance", 16.0))
     factors = sorted(set(RELEVANCE_FACTORS) | {case_r})
@@ -322,7 +329,7 @@ def _relevance_rows(ss, ds, scores, options, extra, scale, common) -> list[Sensi
                                  extra=extra, **common)
         rows.append(SensitivityRow(
             group="relevance", label=f"relevance r = {r:g}", calibrator="suspect_map",
-            options=opts, log10_lr=values, levels=_levels(values, scale),
+            options=opts, log10_lr=values, levels=_levels(values, scale, below_first_band),
             is_case=r == case_r, note=note,
         ))
     # the population model the adaptation starts from: suspect_map without suspect scores
@@ -330,7 +337,7 @@ def _relevance_rows(ss, ds, scores, options, extra, scale, common) -> list[Sensi
                              **common)
     rows.append(SensitivityRow(
         group="relevance", label="population model (no adaptation)", calibrator="gaussian",
-        log10_lr=values, levels=_levels(values, scale), note=note,
+        log10_lr=values, levels=_levels(values, scale, below_first_band), note=note,
     ))
     return rows
 

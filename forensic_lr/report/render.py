@@ -278,10 +278,12 @@ def environment(template_dir: str | Path | None = None) -> jinja2.Environment:
         odds=odds_markup,
         count=lambda v: f"{int(v):,}",
         lr_of=lambda log10_lr: lr_markup(format_lr(log10_lr)),
-        # an LR and its log10 beside a verbal level of ``scale`` (default wording below the
-        # first band, as the robustness table's levels): digits added near a band edge
-        lr_on=lambda log10_lr, scale: lr_markup(format_lr(log10_lr, scale)),
-        log10_on=lambda log10_lr, scale: format_log10_lr(log10_lr, scale),
+        # an LR and its log10 beside a verbal level of ``scale`` with the laboratory's wording
+        # below its first band: digits added near a band edge (docs/user/report.md)
+        lr_on=lambda log10_lr, scale, below="number": lr_markup(
+            format_lr(log10_lr, scale, below_first_band=below)),
+        log10_on=lambda log10_lr, scale, below="number": format_log10_lr(
+            log10_lr, scale, below_first_band=below),
         sig=significant,
         log10_interval=log10_interval,
     )

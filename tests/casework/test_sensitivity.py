@@ -283,3 +283,19 @@ def test_direction_is_applied_once(make_background):
     t = sensitivity_analysis(ss, ds, [2.0], calibrator="gaussian", scale=load_scale("enfsi"),
                              labels=["E1"])
     assert s.rows[0].log10_lr == pytest.approx(t.rows[0].log10_lr, abs=1e-12)
+
+
+def test_robustness_levels_use_the_laboratorys_wording_below_the_first_band():
+    # Equal-variance normals 0.3 apart: every method gives an LR between 1 and 2 at the
+    # midpoint + 0.5, a range the ENFSI scale leaves to the laboratory ("limited support").
+    rng = np.random.default_rng(5)
+    ss, ds = rng.normal(0.3, 1.0, 400), rng.normal(0.0, 1.0, 400)
+    s = sensitivity_analysis(ss, ds, [0.65], calibrator="gaussian",
+                             scale=load_scale("enfsi"), below_first_band="limited",
+                             labels=["E1"])
+    values = [(r.log10_lr[0], r.levels[0]) for r in s.rows if r.log10_lr[0] is not None]
+    between = [level for v, level in values if 0 < v < math.log10(2)]
+    assert between and set(between) == {"limited support"}
+    default = sensitivity_analysis(ss, ds, [0.65], calibrator="gaussian",
+                                   scale=load_scale("enfsi"), labels=["E1"])
+    assert "no verbal equivalent" in {r.levels[0] for r in default.rows}
