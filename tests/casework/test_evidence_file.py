@@ -27,18 +27,18 @@ def case(tmp_path):
 
 
 def test_file_scores_equal_inline_scores(case, tmp_path):
-    (tmp_path / "evidence.csv").write_text("item;Score;Label\nx;3.5;Q1-K1\ny;1.0;Q2-K1\n")
+    (tmp_path / "evidence.csv").write_text("item;Score;Label\nx;3.5;Q1-K1\ny;1.0;Q1-K2\n")
     spec = load_case(case)
-    assert spec.evidence.labels == ("Q1-K1", "Q2-K1")
+    assert spec.evidence.labels == ("Q1-K1", "Q1-K2")
     assert spec.evidence.values == (3.5, 1.0)
     inline = tmp_path / "inline.toml"
     inline.write_text(case.read_text().replace(
-        'scores_file = "evidence.csv"', 'scores = [3.5, 1.0]\nlabels = ["Q1-K1", "Q2-K1"]'))
+        'scores_file = "evidence.csv"', 'scores = [3.5, 1.0]\nlabels = ["Q1-K1", "Q1-K2"]'))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ForensicLRWarning)
         a, b = run_case(spec), run_case(load_case(inline))
     assert [r.log10_lr for r in a.results] == [r.log10_lr for r in b.results]
-    assert [r.label for r in a.results] == ["Q1-K1", "Q2-K1"]
+    assert [r.label for r in a.results] == ["Q1-K1", "Q1-K2"]
     digest = hashlib.sha256((tmp_path / "evidence.csv").read_bytes()).hexdigest()
     assert a.provenance.inputs["evidence.csv"] == digest
 

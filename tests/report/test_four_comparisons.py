@@ -96,8 +96,8 @@ def test_tippett_counts_per_comparison(four):
     assert [r["label"] for r in rows] == list(LABELS)
     for row, e in zip(rows, run.result.results, strict=True):
         # by hand: as strong for the same side (at or above an LR >= 1, at or below one < 1)
-        strong = (lambda v: v >= e.llr) if e.llr >= 0 else (lambda v: v <= e.llr)
-        n_ss, n_ds = int(strong(ss).sum()), int(strong(ds).sum())
+        sign = 1.0 if e.llr >= 0 else -1.0
+        n_ss, n_ds = int((sign * ss >= sign * e.llr).sum()), int((sign * ds >= sign * e.llr).sum())
         assert row["ss"].startswith(f"{n_ss:,} of {ss.size:,} (")
         assert row["ds"].startswith(f"{n_ds:,} of {ds.size:,} (")
         side = row["side"]
