@@ -275,6 +275,8 @@ def environment(template_dir: str | Path | None = None) -> jinja2.Environment:
         limit=lambda threshold, key: metric(key).limit(threshold),
         lr=lr_markup,
         times=lambda log10_lr: lr_markup(format_lr(abs(log10_lr))),
+        # "about N times" from the LR as printed ("1/99.6" -> "99.6"): the words agree with it
+        times_of=lambda lr_text: lr_markup(_magnitude(lr_text)),
         odds=odds_markup,
         count=lambda v: f"{int(v):,}",
         lr_of=lambda log10_lr: lr_markup(format_lr(log10_lr)),
@@ -364,9 +366,14 @@ def odds_markup(log10_odds: float) -> Markup:
         return Markup("1 to 1")
     if log10_odds >= 0:
         return lr_markup(format_lr(log10_odds)) + Markup(" to 1")
-    reciprocal = format_lr(log10_odds)  # "1/2", "1/4,200", "1/(1.0 × 10^8)"
-    return Markup("1 to ") + lr_markup(reciprocal.removeprefix("1/").removeprefix("(")
-                                       .removesuffix(")"))
+    return Markup("1 to ") + lr_markup(_magnitude(format_lr(log10_odds)))
+
+
+def _magnitude(lr_text: str) -> str:
+    """The printed LR's magnitude: "1/2" -> "2", "1/(1.0 × 10^8)" -> "1.0 × 10^8"."""
+    if not lr_text.startswith("1/"):
+        return lr_text
+    return lr_text.removeprefix("1/").removeprefix("(").removesuffix(")")
 
 
 def _template_line(exc: BaseException, roots) -> tuple[str | None, int | None]:

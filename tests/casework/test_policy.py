@@ -168,11 +168,17 @@ def test_an_lr_of_9_97_prints_9_97_and_gets_the_band_of_9_97(tmp_path):
         f"[evidence]\nscore = {score!r}\n"
         '[background]\nss = "ss.csv"\nds = "ds.csv"\n'
         '[method]\nmethod = "gaussian"\nelub = false\n', encoding="utf-8")
-    e = _run(load_case(tmp_path / "case.toml")).result.results[0]
+    run = _run(load_case(tmp_path / "case.toml"))
+    e = run.result.results[0]
     assert 10 ** e.log10_lr == pytest.approx(9.97, rel=1e-9)
     # the band of the computed LR; "10" and "+1.00" would read as moderate support
     assert (e.lr_text, e.log10_text) == ("9.97", "+0.999")
     assert e.verbal.level == "weak support"
+    # page 1 prints the same forms: the LR, its log10 and "about N times" agree
+    html = build_report(run, formats=("html",))["report.html"].decode("utf-8")
+    page_one = " ".join(html[:html.index("<h2>", html.index("<h2>1 Conclusion</h2>") + 1)].split())
+    assert "LR = 9.97 &nbsp;(log<sub>10</sub> LR = +0.999)" in page_one
+    assert "about 9.97 times more probable" in page_one and "weak support" in page_one
     # and by hand on the edges: rounding never moves an LR into another band
     scale = load_scale("enfsi")
     for lr, text, level in [(9.94, "9.9", "weak support"), (9.95, "9.95", "weak support"),
