@@ -158,6 +158,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"justification: {conclusion.justification}")
     for note in conclusion.elub_notes if conclusion is not None else ():
         print(f"ELUB: {note}")
+    if conclusion is not None and conclusion.lab_departures:
+        for departure in conclusion.lab_departures:
+            print(f"departure from the laboratory's policy: {departure}")
+        print(f"justification of the departure: {conclusion.lab_justification}")
     if len(run.result.results) > 1:
         print(f"note: {SEVERAL_SCORES}")
     for text in run.result.warnings:

@@ -288,3 +288,22 @@ def test_init_with_lab_leaves_out_what_the_profile_sets(folders, tmp_path):
     assert "# monotonic_tolerance_log10 =" not in text and "# slope_min =" not in text
     assert "set by the laboratory's profile" in text
     assert json.dumps(data)  # still a valid case file
+
+
+def test_run_prints_the_departure_and_its_justification(folders, tmp_path, capsys):
+    lab, case = folders
+    _with(case, "[validation.criteria]\ncllr_max = 0.5\n[opinion]\nlab_override = true\n"
+          'lab_override_justification = "criterion of the inter-laboratory exercise"\n')
+    out = tmp_path / "out"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ForensicLRWarning)
+        assert main(["run", str(case), "--lab", str(lab), "--out", str(out), "--draft",
+                     "--format", "json"]) == 0
+    printed = capsys.readouterr().out
+    assert ("departure from the laboratory's policy: validation criterion: Cllr (bits) at "
+            "most: 0.5 (the laboratory's profile: 0.15)") in printed
+    assert "justification of the departure: criterion of the inter-laboratory" in printed
+    data = json.loads((out / "result.json").read_text(encoding="utf-8"))
+    rows = {p["key"]: p for p in data["policy"]}
+    assert rows["validation.criteria.cllr_max"]["relation"] == "looser"
+    assert rows["validation.criteria.cllr_max"]["lab_value"] == 0.15
