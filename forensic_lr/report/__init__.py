@@ -36,12 +36,13 @@ DRAFT_MARK = "DRAFT - not for court"
 
 def tippett_rows(run) -> list[dict]:
     """Per comparison, the background LRs that support its side at least as strongly
-    (:func:`~forensic_lr.metrics.tippett_counts`): ``{"label", "log10_lr", "ss", "ds",
-    "side"}``, the counts as "3 of 300 (1 %)", ``side`` "at or above" or "at or below"."""
+    (:func:`~forensic_lr.metrics.tippett_counts`): ``{"label", "log10_lr", "log10_text",
+    "ss", "ds", "side"}``, ``log10_text`` as section 6 prints it, the counts as "3 of 300
+    (1 %)", ``side`` "at or above" or "at or below"."""
     ss, ds = run.ss_llr_cv, run.ds_llr_cv
     results = run.result.results
     n_ss, n_ds = tippett_counts(ss, ds, [e.llr for e in results])
-    return [{"label": e.label, "log10_lr": e.log10_lr,
+    return [{"label": e.label, "log10_lr": e.log10_lr, "log10_text": e.log10_text,
              "ss": count_with_rate(int(a), ss.size), "ds": count_with_rate(int(b), ds.size),
              "side": "at or above" if e.llr >= 0 else "at or below"}
             for e, a, b in zip(results, n_ss, n_ds, strict=True)]

@@ -101,7 +101,7 @@ def test_tippett_counts_per_comparison(four):
         assert row["ss"].startswith(f"{n_ss:,} of {ss.size:,} (")
         assert row["ds"].startswith(f"{n_ds:,} of {ds.size:,} (")
         side = row["side"]
-        assert f"{row['label']} {e.log10_lr:+.2f} {row['ss']} {side} {row['ds']} {side}" in text
+        assert f"{row['label']} {e.log10_text} {row['ss']} {side} {row['ds']} {side}" in text
     assert {r["side"] for r in rows} == {"at or above", "at or below"}
 
 
