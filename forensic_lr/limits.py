@@ -14,7 +14,7 @@ from typing import Any
 
 from .errors import InputError
 
-__all__ = ["LIMITS", "Limit", "check_count", "check_settings_sizes"]
+__all__ = ["LIMITS", "Limit", "check_bootstrap", "check_count", "check_settings_sizes"]
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,12 @@ LIMITS: dict[str, Limit] = {
         "`--n` of `calibrate`, `compare` and `validate --ci bootstrap`; `[uncertainty] n`",
         "the Monte Carlo error of a 95 % percentile end is already below a hundredth of the "
         "interval's width at 10,000"),
+    "bootstrap_draws": Limit(
+        1_000_000_000, "replicate-trials",
+        "a bootstrap: replicates x trials resampled (`calibrate`, `compare`, `validate --ci "
+        "bootstrap`, a case's intervals)",
+        "about 7 minutes for the slowest method (logistic regression refits, 430 ns per "
+        "replicate-trial measured)"),
     "bins": Limit(
         10_000, "bins", "`multiclass --bins`",
         "more bins than this leave nearly every bin empty for any realistic test set"),
@@ -102,6 +108,18 @@ def check_count(key: str, value: Any, name: str) -> None:
     checks."""
     if isinstance(value, int) and not isinstance(value, bool) and value > LIMITS[key].most:
         raise _refusal(key, name, value, f"lower {name}")
+
+
+def check_bootstrap(replicates: int, trials: int) -> None:
+    """Refuse a bootstrap of ``replicates`` x ``trials`` beyond ``LIMITS["bootstrap_draws"]``
+    before it starts, naming the largest number of replicates these trials allow."""
+    limit = LIMITS["bootstrap_draws"]
+    if replicates * trials > limit.most:
+        raise InputError(
+            f"a bootstrap of {replicates:,} replicates of {trials:,} trials is "
+            f"{replicates * trials:,} {limit.unit}, above the limit of {limit.most:,} "
+            f"({limit.why}); lower the number of replicates (n) to at most "
+            f"{max(limit.most // trials, 1):,} (the limits: `forensic-lr docs limits`)")
 
 
 def check_settings_sizes(data: Any, source: str) -> None:

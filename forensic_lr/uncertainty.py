@@ -13,6 +13,7 @@ import numpy as np
 
 from ._checks import as_score_array, check_pair
 from .errors import ForensicLRError, ForensicLRWarning, InputError
+from .limits import check_bootstrap
 from .resampling import (
     Progress,
     SourceSplit,
@@ -186,6 +187,7 @@ def bootstrap_interval(
     """
     n, level = _check_options(n, level)
     ss, ds = check_pair(ss, ds, names=("ss", "ds"), allow_inf=False, min_size=2)
+    check_bootstrap(n, ss.size + ds.size)
     scores = as_score_array(scores, "scores")
     rng = np.random.default_rng(seed)
     model = copy.deepcopy(calibrator)

@@ -109,3 +109,44 @@ def test_the_documented_table_is_the_table_in_the_code():
     rows = [ln for ln in page.splitlines() if ln.startswith("| ") and "---" not in ln][1:]
     assert rows == [f"| {lim.applies_to} | {f'{lim.most:,} {lim.unit}'.rstrip()} | {lim.why} |"
                     for lim in LIMITS.values()]
+
+
+def _large(tmp_path, m: int = 20_000):
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    ss, ds = rng.normal(2, 1, m // 2), rng.normal(-2, 1, m // 2)
+    np.savetxt(tmp_path / "ss.csv", ss)
+    np.savetxt(tmp_path / "ds.csv", ds)
+    return ss, ds
+
+
+def test_a_bootstrap_beyond_the_work_limit_is_refused_before_it_starts(tmp_path):
+    from forensic_lr.calibration import make_calibrator
+    from forensic_lr.errors import InputError
+    from forensic_lr.uncertainty import bootstrap_interval
+    from forensic_lr.validation.bootstrap import bootstrap_metrics
+    from forensic_lr.validation.compare import compare_systems
+
+    ss, ds = _large(tmp_path)  # 20,000 trials: 1e9 / 20,000 = 50,000 replicates at most
+    most = LIMITS["bootstrap_draws"].most
+    assert most // 20_000 == 50_000
+    calls = [
+        lambda: bootstrap_interval(make_calibrator("logistic"), ss, ds, [1.0], n=50_001),
+        lambda: bootstrap_metrics(ss, ds, n=50_001),
+        lambda: compare_systems(ss, ds, ss + 1, ds + 1, n=50_001),
+    ]
+    for call in calls:
+        start = time.monotonic()
+        with pytest.raises(InputError, match=r"50,001 replicates of 20,000 trials .* at most "
+                                             r"50,000"):
+            call()
+        assert time.monotonic() - start < 20
+
+
+def test_validate_refuses_a_bootstrap_beyond_the_work_limit(tmp_path, capsys):
+    _large(tmp_path)
+    code, text, seconds = _run(["validate", "--ss", str(tmp_path / "ss.csv"), "--ds",
+                                str(tmp_path / "ds.csv"), "--ci", "bootstrap", "--n", "100000"],
+                               capsys)
+    assert code == 2 and seconds < 20 and "lower the number of replicates (n)" in text

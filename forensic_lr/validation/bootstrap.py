@@ -34,6 +34,7 @@ from scipy.special import ndtr, ndtri
 
 from .._checks import check_pair
 from ..errors import ForensicLRWarning, InputError
+from ..limits import check_bootstrap
 from ..metrics import evaluate
 from ..metrics.catalogue import metric, resampled
 from ..metrics.cllr import _block_cllr
@@ -868,6 +869,7 @@ def bootstrap_metrics(
     """
     ss, ds = check_pair(ss_llr, ds_llr)
     n, level = _check_options(n, level, interval)
+    check_bootstrap(n, ss.size + ds.size)
     by = _resolve_by(by, ss_sources, ds_sources)
     workers = _workers(workers)
     system = _sorted(ss, ds, orders=by == "source")

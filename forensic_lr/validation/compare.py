@@ -17,6 +17,7 @@ from scipy.special import ndtr, ndtri
 
 from .._checks import check_pair
 from ..errors import InputError
+from ..limits import check_bootstrap
 from ..metrics import evaluate
 from ..metrics.catalogue import fixed
 from ..metrics.cllr import _block_cllr
@@ -366,6 +367,7 @@ def compare_systems(
     b_ss, b_ds = check_pair(b_ss, b_ds, names=("b_ss", "b_ds"), min_size=2)
     _same_trials(a_ss, a_ds, b_ss, b_ds)
     n, level = _check_options(n, level, interval)
+    check_bootstrap(n, a_ss.size + a_ds.size)
     by = _resolve_by(by, ss_sources, ds_sources)
     workers = _workers(workers)
     with ThreadPoolExecutor(min(2, workers)) as pool:  # numpy sorts without the GIL
