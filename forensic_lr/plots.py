@@ -1281,8 +1281,10 @@ def sensitivity(
     -----
     Rows are the calibrators (the case's own in the case colour), then the relevance
     factors of the suspect-adapted method when present; the background bootstrap is a
-    horizontal bar from its low to its high quantile with its median. The dashed
-    vertical line is the reported value; the x axis is log10 LR.
+    horizontal bar from its low to its high quantile with its median. The dots are the
+    models' own values (unbounded); the dashed vertical line is the reported value (the
+    case's, limited to the record's ``elub_log10`` when the case applies it); the x axis
+    is log10 LR.
     """
     rows = [  # the case's relevance row repeats the case's own method row
         r for r in record.rows if r.log10_lr[evidence] is not None
@@ -1293,19 +1295,21 @@ def sensitivity(
     boot = record.bootstrap
     if boot is not None:
         names.append(f"background bootstrap ({'sources' if boot.by == 'source' else 'trials'})")
+    reported = record.case_log10_lr[evidence]
+    limit = getattr(record, "elub_log10", None)
+    if reported is not None and limit is not None:
+        reported = min(max(reported, limit[0]), limit[1])
     if ax is None:
         height = min(1.3 + 0.17 * len(names), 4.2)
         with _package_style(_STYLE):
             fig = Figure(figsize=(_SIZE[0], height))
             ax = fig.add_subplot()
-            _draw_sensitivity(ax, rows, names, values, boot, evidence, elub_log10,
-                              record.case_log10_lr[evidence])
+            _draw_sensitivity(ax, rows, names, values, boot, evidence, elub_log10, reported)
             _legend(ax, True)
             _fix_tick_labels(fig)
             _fit(fig)
         return fig
-    _draw_sensitivity(ax, rows, names, values, boot, evidence, elub_log10,
-                      record.case_log10_lr[evidence])
+    _draw_sensitivity(ax, rows, names, values, boot, evidence, elub_log10, reported)
     _legend(ax, False)
     return ax.figure
 

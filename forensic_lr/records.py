@@ -303,6 +303,9 @@ class MethodResult(Record):
     #: the empirical bounds (log10 LR) the background supports, applied or not
     elub_log10_lr_low: float | None = None
     elub_log10_lr_high: float | None = None
+    #: the LLRs the bounds come from ([method] elub_from): the cross-validated LLRs of the
+    #: case's folds and seed (the validation data), or the in-sample LLRs of the fitted model
+    elub_from: Literal["cross-validated", "in-sample"] = "cross-validated"
     description: MethodDescription | None = None
     param_rows: tuple[ParamRow, ...] = ()
 
@@ -328,11 +331,14 @@ class Interval(Record):
     log10_lr_low: float
     log10_lr_high: float
     note: str = ""          # e.g. "12 of 1000 replicates were degenerate and were left out"
-    #: True when the interval reached the ELUB bounds and was cut there
+    #: True when the interval reached the ELUB bounds and was cut there (limited)
     clipped: bool = False
-    #: True when both ends are equal as printed (two decimals of log10): every replicate
-    #: gave the same value (e.g. the PAV cap) or both ends were cut at one ELUB bound.
-    #: The interval is then not estimable there; reports print the bound and say so.
+    #: the model's interval before any ELUB limit (equal to the ends above when not clipped)
+    log10_lr_low_unbounded: float | None = None
+    log10_lr_high_unbounded: float | None = None
+    #: True when the model's ends are equal as printed (two decimals of log10): every
+    #: replicate gave the same value (e.g. the PAV cap). The interval is then not
+    #: estimable there; reports print the value and say so.
     collapsed: bool = False
 
 
@@ -348,6 +354,9 @@ class EvidenceLR(Record):
     bounded: bool           # True when ELUB changed the value
     extrapolated: bool      # score outside the background range
     interval: Interval | None = None
+    #: the one statement of this LR's uncertainty: its ELUB limit with the model's value,
+    #: and the model's interval (limited where it reaches the bound)
+    uncertainty: str = ""
 
 
 class EvidenceResult(EvidenceLR):
@@ -434,14 +443,25 @@ class RateCount(Record):
 
 
 class ValidationResult(Record):
-    """The cross-validation of a case's method on its background data."""
+    """The validation of one method: :func:`forensic_lr.validation.validate_method`'s record.
 
-    folds: int
-    seed: int
-    metrics: dict[str, float | int]          # Evaluation.to_dict() of out-of-fold LLRs
+    The case pipeline and the validation study both fill it from that one function, so a
+    case and ``forensic-lr validate --case`` give the same numbers. Every metric, check and
+    criterion is of the unbounded out-of-fold LLRs.
+    """
+
+    #: folds of the cross-validation (None: leave one source out, or LLRs given as they are)
+    folds: int | None
+    seed: int = 0
+    metrics: dict[str, float | int | None]   # Evaluation.to_dict() of out-of-fold LLRs
     criteria: tuple[CriterionResult, ...] = ()
     all_criteria_met: bool | None = None     # None when the lab gave no criteria
+    #: the empirical lower and upper bounds (ELUB, log10) of the out-of-fold LLRs: the bound
+    #: a case applies by default; it depends on the folds and their seed
     elub_log10: tuple[float, float] | None = None
+    #: with ELUB on: the metrics of the out-of-fold LLRs limited to ``elub_log10`` (labelled
+    #: as such: the bound comes from the same LLRs)
+    metrics_limited: dict[str, float | int | None] | None = None
     #: calibration_checks(ss_cv, ds_cv).to_dict(): recalibration slope/offset and the
     #: Gaussian consistency of the out-of-fold LLRs (van Leeuwen and Brummer 2013)
     calibration_checks: dict[str, Any] | None = None
@@ -454,13 +474,10 @@ class ValidationResult(Record):
     rates: tuple[RateCount, ...] = ()
 
 
-class StudyMethod(Record):
-    """One method's cross-validated metrics and criteria decisions in a validation study."""
+class StudyMethod(ValidationResult):
+    """One method's validation in a validation study: its name and description beside it."""
 
     method: str
-    metrics: dict[str, float | int | None]
-    criteria: tuple[CriterionResult, ...] = ()
-    all_criteria_met: bool | None = None
     description: MethodDescription | None = None
 
 
@@ -660,7 +677,10 @@ class Sensitivity(Record):
     """How much the LR depends on the choice of method, its settings and the background."""
 
     labels: tuple[str, ...]
+    #: whether the case limits its LRs to the ELUB; every value here is unbounded
     elub_applied: bool
+    #: the case's ELUB bounds (log10) when applied, stated beside the unbounded values
+    elub_log10: tuple[float, float] | None = None
     case_calibrator: str
     case_log10_lr: tuple[float | None, ...]
     rows: tuple[SensitivityRow, ...]

@@ -115,13 +115,11 @@ class ELUB(BaseCalibrator):
     -----
     ``fit`` fits the calibrator on ``(ss, ds)``, computes its LLRs on those same
     training scores and their :func:`elub_bounds`; ``llr`` clips the calibrator's
-    LLRs to ``[bounds_[0], bounds_[1]]``. Using the training LLRs is the choice made
-    here because it needs one fit and is deterministic; the alternative, bounds from
-    cross-validated LLRs (each score calibrated by a model that did not see it), is
-    closer to the spirit of a validation set and usually gives slightly narrower
-    bounds: compute them with ``elub_bounds(*cross_validated_llr(...))`` from
-    :mod:`forensic_lr.uncertainty` when that is wanted. The case pipeline reports the
-    cross-validated metrics beside the bounds.
+    LLRs to ``[bounds_[0], bounds_[1]]``. This is the rule of lir's ELUB bounder
+    (in-sample LLRs), a case's ``[method] elub_from = "in-sample"``. A case bounds by
+    default with the ELUB of the cross-validated LLRs instead (the comparisons each model
+    did not see, :func:`forensic_lr.validation.validate_method`), given to a fitted
+    calibrator by :meth:`with_bounds`; docs/methods/uncertainty.md explains the difference.
 
     References
     ----------
@@ -139,6 +137,16 @@ class ELUB(BaseCalibrator):
         ss, ds = self._validate(ss, ds)
         self.calibrator.fit(ss, ds)
         self.bounds_log10_ = elub_bounds_log10(self.calibrator.llr(ss), self.calibrator.llr(ds))
+        self.bounds_ = (self.bounds_log10_[0] * _LN10, self.bounds_log10_[1] * _LN10)
+        self.fitted_ = True
+        return self
+
+    @classmethod
+    def with_bounds(cls, fitted, bounds_log10: tuple[float, float]) -> ELUB:
+        """A fitted calibrator limited to given bounds (log10 LR), e.g. those of its
+        cross-validated LLRs; ``fitted`` is used as it is (not refitted, not copied)."""
+        self = cls(fitted)
+        self.bounds_log10_ = (float(bounds_log10[0]), float(bounds_log10[1]))
         self.bounds_ = (self.bounds_log10_[0] * _LN10, self.bounds_log10_[1] * _LN10)
         self.fitted_ = True
         return self

@@ -2,13 +2,17 @@
 
 :func:`evaluate_evidence` is the one implementation behind ``forensic-lr calibrate``,
 the evidence part of ``forensic-lr run`` (:func:`forensic_lr.casework.run_case`) and the
-Python API: the same background, scores, method, ELUB setting, interval kind, level and
-seed give the same record on every face.
+Python API: the same background, scores, method, ELUB setting, interval kind, level,
+folds and seed give the same record on every face. It is two steps, which the case
+pipeline takes apart so that the bound can come from its own validation:
+:func:`evaluate_unbounded` (the model's LRs and their interval) and
+:func:`limit_to_elub` (the one ELUB applied to the LRs and their intervals).
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -17,19 +21,19 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..calibration import ELUB, extra_inputs, fit_warnings, make_calibrator
-from ..calibration.elub import elub_bounds_log10
+from ..calibration import ELUB, extra_inputs, fit_warnings
 from ..errors import ForensicLRError, ForensicLRWarning, InputError
 from ..io.scores import orient
 from ..parallel import one_blas_thread
 from ..records import EvidenceEvaluation, EvidenceLR, Interval, MethodResult, jsonable
 from ..resampling import Progress
-from ..uncertainty import LRInterval, bayes_interval, bootstrap_interval
-from .verbal import format_log10, signed_log10
+from ..uncertainty import LRInterval, bayes_interval, bootstrap_interval, cross_validated_llr
+from ..validation.method import ElubSource, Method, elub_of, in_sample_bounds
+from .verbal import format_log10, format_lr, signed_log10
 
 __all__ = [
     "DEFAULT_DRAWS", "EvaluatedEvidence", "evaluate_evidence", "evaluate_evidence_full",
-    "method_calibrators",
+    "evaluate_unbounded", "limit_to_elub",
 ]
 
 _LN10 = math.log(10.0)
@@ -43,13 +47,13 @@ IntervalKind = Literal["bootstrap", "bayes", "none"]
 class EvaluatedEvidence:
     """The record and what a case pipeline needs beyond it.
 
-    ``template`` is the unfitted calibrator (ELUB-wrapped when bounding is on) that
-    cross-validation refits; ``fitted`` the one fitted on all background scores;
-    ``inner`` the fitted calibrator without the ELUB wrapper.
+    ``method`` is the method as applied (:class:`~forensic_lr.validation.method.Method`);
+    ``inner`` the calibrator fitted on all background scores, unbounded; ``fitted`` the
+    same limited to the ELUB bounds when they are applied (else ``inner``).
     """
 
     record: EvidenceEvaluation
-    template: Any
+    method: Method
     fitted: Any
     inner: Any
 
@@ -64,6 +68,9 @@ def evaluate_evidence(
     extra: Mapping[str, np.ndarray] | None = None,
     direction: str = "higher_is_similar",
     elub: bool = False,
+    elub_from: ElubSource = "cross-validated",
+    folds: int | None = 5,
+    groups: tuple[np.ndarray, np.ndarray] | None = None,
     interval: IntervalKind = "bootstrap",
     n: int | None = None,
     level: float = 0.95,
@@ -90,7 +97,15 @@ def evaluate_evidence(
     direction : {"higher_is_similar", "lower_is_similar"}
         Direction of the evidence scores.
     elub : bool
-        Bound the reported LRs (and their interval) by the ELUB of the fitted model [1]_.
+        Limit the reported LRs (and their interval) to the ELUB bounds [1]_.
+    elub_from : {"cross-validated", "in-sample"}
+        The LLRs the ELUB bounds come from: the out-of-fold LLRs of the method's
+        cross-validation with ``folds``, ``seed`` and ``groups`` (default), or those of the
+        model fitted on all background scores at its own training scores (lir's rule).
+    folds : int or None
+        Folds of that cross-validation (None with ``groups``: leave one source out).
+    groups : (ss_sources, ds_sources), optional
+        Source ids per background trial: the folds are then by source.
     interval : {"bootstrap", "bayes", "none"}
         Bootstrap of the unbounded method (refits on resampled background), the posterior
         credible interval (methods with ``posterior``: ``bayes``), or none.
@@ -99,7 +114,7 @@ def evaluate_evidence(
     level : float
         Interval level.
     seed : int
-        Seed of the interval's random draws.
+        Seed of the interval's random draws and of the fold shuffles.
     labels : sequence of str, optional
         A name per evidence score, used in warnings (default: the score itself).
     progress : callable(done, total), optional
@@ -119,8 +134,10 @@ def evaluate_evidence(
     -----
     The ELUB bounds the background supports are always computed and stated
     (``method.elub_log10_lr_low/high``); with ``elub=False`` every LR beyond them gets a
-    warning saying what it would be with bounding. An interval that reaches the bounds
-    is cut there and flagged ``clipped``.
+    warning saying what it would be limited to. An interval that reaches the bounds is
+    cut there and flagged ``clipped``; its unbounded ends are kept beside. The bounds from
+    cross-validated LLRs depend on the fold split (``folds``, ``seed``): a case's are
+    those of its own validation (:func:`forensic_lr.validation.validate_method`).
 
     References
     ----------
@@ -130,13 +147,49 @@ def evaluate_evidence(
     """
     return evaluate_evidence_full(
         ss, ds, scores, calibrator=calibrator, options=options, extra=extra,
-        direction=direction, elub=elub, interval=interval, n=n, level=level, seed=seed,
-        labels=labels, progress=progress,
+        direction=direction, elub=elub, elub_from=elub_from, folds=folds, groups=groups,
+        interval=interval, n=n, level=level, seed=seed, labels=labels, progress=progress,
     ).record
 
 
-@one_blas_thread()
 def evaluate_evidence_full(
+    ss,
+    ds,
+    scores,
+    *,
+    folds: int | None = 5,
+    groups: tuple[np.ndarray, np.ndarray] | None = None,
+    labels: Sequence[str] | None = None,
+    **kwargs: Any,
+) -> EvaluatedEvidence:
+    """:func:`evaluate_evidence` with the fitted calibrators (keywords as there).
+
+    :func:`evaluate_unbounded`, then the ELUB bounds of the method's cross-validated LLRs
+    (or in-sample ones, ``elub_from``) applied by :func:`limit_to_elub`.
+    """
+    evaluated = evaluate_unbounded(ss, ds, scores, **kwargs)
+    method = evaluated.method
+    ss, ds = np.asarray(ss, dtype=np.float64), np.asarray(ds, dtype=np.float64)
+    if method.elub_from == "in-sample":
+        return limit_to_elub(evaluated, in_sample_bounds(evaluated.inner, ss, ds),
+                             labels=labels)
+    try:
+        with warnings.catch_warnings():  # the fold fits repeat the fit's own warnings
+            warnings.simplefilter("ignore")
+            bounds = elub_of(*cross_validated_llr(
+                ss, ds, method.unfitted(), folds, evaluated.record.seed, groups=groups))
+    except ForensicLRError as exc:  # e.g. a fold the method cannot fit
+        text = (f"the ELUB bounds could not be computed, because the cross-validation "
+                f"failed: {exc}")
+        record = evaluated.record
+        evaluated = dataclasses.replace(evaluated, record=record.model_copy(
+            update={"warnings": (*record.warnings, text)}))
+        bounds = None
+    return limit_to_elub(evaluated, bounds, labels=labels)
+
+
+@one_blas_thread()
+def evaluate_unbounded(
     ss,
     ds,
     scores,
@@ -146,14 +199,16 @@ def evaluate_evidence_full(
     extra: Mapping[str, np.ndarray] | None = None,
     direction: str = "higher_is_similar",
     elub: bool = False,
+    elub_from: ElubSource = "cross-validated",
     interval: IntervalKind = "bootstrap",
     n: int | None = None,
     level: float = 0.95,
     seed: int = 20261122,
-    labels: Sequence[str] | None = None,
     progress: Progress | None = None,
 ) -> EvaluatedEvidence:
-    """:func:`evaluate_evidence` with the fitted calibrators (for the case pipeline).
+    """The model's LR of each score and its interval, before any bound (keywords as
+    :func:`evaluate_evidence`; ``elub`` and ``elub_from`` are recorded for
+    :func:`limit_to_elub`, which applies them).
 
     Computed with one BLAS thread (:func:`~forensic_lr.parallel.one_blas_thread`): the same
     bits on every machine, from ``calibrate`` as from ``run``, whose stages run so.
@@ -162,8 +217,11 @@ def evaluate_evidence_full(
     _check_extra(calibrator, options, extra)
     if interval not in DEFAULT_DRAWS:
         raise InputError(f"interval must be bootstrap, bayes or none; got {interval!r}")
+    if elub_from not in ("cross-validated", "in-sample"):
+        raise InputError(f"elub_from must be cross-validated or in-sample; got {elub_from!r}")
     n = DEFAULT_DRAWS[interval] if n is None else int(n)
-    base, template = method_calibrators(calibrator, options, extra, elub=elub)
+    method = Method(calibrator, options, extra, elub=bool(elub), elub_from=elub_from)
+    base = method.unfitted()
     if interval == "bayes" and not type(base).posterior:
         raise InputError(
             "a Bayesian (posterior) interval needs a method with a posterior: calibrator = "
@@ -179,13 +237,11 @@ def evaluate_evidence_full(
         for text in _input_warnings(ss, ds):
             warnings.warn(text, ForensicLRWarning, stacklevel=2)
         texts += fit_warnings(ss, ds, x, direction=direction)
-        fitted = copy.deepcopy(template).fit(ss, ds)
-        inner = fitted.calibrator if elub else fitted
+        inner = copy.deepcopy(base).fit(ss, ds)
         texts += getattr(inner, "warnings_", ())  # fit diagnostics (S-cal, unsupervised)
         with np.errstate(over="ignore", invalid="ignore"):  # a NaN is refused just below
-            llr = np.asarray(fitted.llr(x), dtype=np.float64)
-            llr_unbounded = np.asarray(inner.llr(x), dtype=np.float64)
-        _refuse_nan(llr_unbounded, raw, calibrator, orient(np.concatenate([ss, ds]), direction))
+            llr = np.asarray(inner.llr(x), dtype=np.float64)
+        _refuse_nan(llr, raw, calibrator, orient(np.concatenate([ss, ds]), direction))
         iv = None
         if interval == "bootstrap":
             iv = bootstrap_interval(base, ss, ds, x, n=n, level=level, seed=seed,
@@ -196,30 +252,18 @@ def evaluate_evidence_full(
     for w in caught:  # anything else is not ours to swallow
         if not issubclass(w.category, ForensicLRWarning):
             warnings.warn(w.message, w.category, stacklevel=2)
-
-    if elub:
-        supported = tuple(float(b) for b in fitted.bounds_log10_)
-    else:  # stated in the report even when not applied (REPORTING.md, "Stating the LR")
-        supported = _supported_bounds(inner, ss, ds)
     both = np.concatenate([ss, ds])
-    results = _results(raw, x, llr, llr_unbounded, iv, supported if elub else None,
-                       float(both.min()), float(both.max()))
-    if not elub:
-        names = list(labels) if labels else [f"score {e.score:g}" for e in results]
-        texts += _beyond_bounds(results, supported, names)
-    method = MethodResult(
-        calibrator=calibrator,
-        options=options,
-        params=jsonable(fitted.params()),
-        elub_applied=bool(elub),
-        elub_log10_lr_low=None if supported is None else supported[0],
-        elub_log10_lr_high=None if supported is None else supported[1],
-        description=type(base).describe(),
-        param_rows=inner.param_rows(),
-    )
     record = EvidenceEvaluation(
-        method=method,
-        results=results,
+        method=MethodResult(
+            calibrator=calibrator,
+            options=options,
+            params=jsonable(inner.params()),
+            elub_applied=False,
+            elub_from=elub_from,
+            description=type(base).describe(),
+            param_rows=inner.param_rows(),
+        ),
+        results=_results(raw, x, llr, iv, float(both.min()), float(both.max())),
         interval_method=interval,
         interval_level=float(level),
         interval_n=n,
@@ -227,21 +271,39 @@ def evaluate_evidence_full(
         warnings=tuple(dict.fromkeys(texts)),
         limitations=inner.limitations(),
     )
-    return EvaluatedEvidence(record=record, template=template, fitted=fitted, inner=inner)
+    return EvaluatedEvidence(record=record, method=method, fitted=inner, inner=inner)
 
 
-def method_calibrators(
-    calibrator: str, options: Mapping[str, Any], extra: Mapping[str, np.ndarray], *,
-    elub: bool,
-) -> tuple[Any, Any]:
-    """``(base, template)``: the method's unfitted calibrator and the one a case refits.
+def limit_to_elub(
+    evaluated: EvaluatedEvidence, bounds_log10: tuple[float, float] | None, *,
+    labels: Sequence[str] | None = None,
+) -> EvaluatedEvidence:
+    """Apply the one ELUB to an unbounded evaluation (:func:`evaluate_unbounded`).
 
-    ``template`` is ``base`` wrapped in :class:`~forensic_lr.calibration.ELUB` (on its own
-    copy) when bounding is on, else ``base`` itself; the bootstrap interval refits
-    ``base``, cross-validation and the sensitivity analysis refit ``template``.
+    With ``method.elub`` each LLR and interval end is clipped to ``bounds_log10``
+    (flagged ``bounded`` / ``clipped``, the model's values kept beside); without it the
+    bounds are only stated, and every LR beyond them gets a warning. ``bounds_log10`` None
+    (they could not be computed, e.g. infinite LLRs of both signs): nothing is limited and
+    the record says so. ``labels`` name the scores in the warnings.
     """
-    base = make_calibrator(calibrator, **extra, **options)
-    return base, (ELUB(copy.deepcopy(base)) if elub else base)
+    record, method = evaluated.record, evaluated.method
+    applied = method.elub and bounds_log10 is not None
+    results = tuple(_limit(e, bounds_log10 if applied else None) for e in record.results)
+    texts = list(record.warnings)
+    if not method.elub:
+        names = list(labels) if labels else [f"score {e.score:g}" for e in results]
+        texts += _beyond_bounds(results, bounds_log10, names)
+    low, high = (None, None) if bounds_log10 is None else bounds_log10
+    limited = record.model_copy(update={
+        "method": record.method.model_copy(update={
+            "elub_applied": bool(applied), "elub_log10_lr_low": low, "elub_log10_lr_high": high,
+        }),
+        "results": results,
+        "warnings": tuple(dict.fromkeys(texts)),
+    })
+    fitted = ELUB.with_bounds(evaluated.inner, bounds_log10) if applied else evaluated.inner
+    return EvaluatedEvidence(record=limited, method=method, fitted=fitted,
+                             inner=evaluated.inner)
 
 
 def _check_extra(calibrator: str, options: dict, extra: dict) -> None:
@@ -303,73 +365,111 @@ def _input_warnings(ss: np.ndarray, ds: np.ndarray) -> list[str]:
     return texts
 
 
-def _results(raw, x, llr, llr_unbounded, iv: LRInterval | None, bounds_log10, lo, hi):
-    """One :class:`EvidenceLR` per score; the interval cut at the ELUB bounds if applied."""
-    low = high = clipped = None
-    if iv is not None:
-        low, high = iv.llr_low, iv.llr_high
-        clipped = np.zeros(x.size, dtype=bool)
-        if bounds_log10 is not None:  # the reported LR is bounded, so is its interval
-            b = (bounds_log10[0] * _LN10, bounds_log10[1] * _LN10)
-            clipped = (low < b[0]) | (high > b[1])
-            low, high = np.clip(low, *b), np.clip(high, *b)
+def _results(raw, x, llr, iv: LRInterval | None, lo: float, hi: float):
+    """One unbounded :class:`EvidenceLR` per score, with the model's interval."""
     note = ""
     if iv is not None and iv.n_degenerate:
         note = f"{iv.n_degenerate} of {iv.n} replicates were degenerate and were left out"
-    with np.errstate(over="ignore"):
-        lr = np.exp(llr)  # display value only; everything else uses llr
     out = []
     for i in range(x.size):
         interval = None
         if iv is not None:
-            lo_i, hi_i = float(low[i] / _LN10), float(high[i] / _LN10)
+            lo_i, hi_i = float(iv.llr_low[i] / _LN10), float(iv.llr_high[i] / _LN10)
             collapsed = printed_log10(lo_i) == printed_log10(hi_i)
             interval = Interval(
-                method=iv.method,
-                level=float(iv.level),
-                log10_lr_low=lo_i,
-                log10_lr_high=hi_i,
+                method=iv.method, level=float(iv.level),
+                log10_lr_low=lo_i, log10_lr_high=hi_i,
+                log10_lr_low_unbounded=lo_i, log10_lr_high_unbounded=hi_i,
                 note="; ".join(filter(None, [
-                    note, "clipped to the ELUB bounds" if clipped[i] else "",
-                    "not estimable: both ends at log10 LR "
-                    f"{lo_i:+.2f}" if collapsed else "",
+                    note, f"not estimable: both ends at log10 LR {lo_i:+.2f}" if collapsed else "",
                 ])),
-                clipped=bool(clipped[i]),
                 collapsed=collapsed,
             )
+        log10_lr = float(llr[i] / _LN10)
         out.append(
             EvidenceLR(
-                score=float(raw[i]),
-                score_used=float(x[i]),
-                llr=float(llr[i]),
-                log10_lr=float(llr[i] / _LN10),
-                lr=float(lr[i]),
-                llr_unbounded=float(llr_unbounded[i]),
-                bounded=bool(llr[i] != llr_unbounded[i]),
+                score=float(raw[i]), score_used=float(x[i]),
+                llr=float(llr[i]), log10_lr=log10_lr, lr=_lr(llr[i]),
+                llr_unbounded=float(llr[i]), bounded=False,
                 extrapolated=bool(x[i] < lo or x[i] > hi),
                 interval=interval,
+                uncertainty=_statement(log10_lr, log10_lr, interval, None),
             )
         )
     return tuple(out)
 
 
+def _lr(llr: float) -> float:
+    with np.errstate(over="ignore"):
+        return float(np.exp(llr))  # display value only; everything else uses llr
+
+
+def _limit(e: EvidenceLR, bounds: tuple[float, float] | None) -> EvidenceLR:
+    """``e`` with its LLR and interval limited to ``bounds`` (log10; None: unchanged)."""
+    if bounds is None:
+        return e
+    low, high = bounds
+    log10_model = e.llr_unbounded / _LN10
+    log10_lr = float(min(max(log10_model, low), high))
+    interval = e.interval
+    if interval is not None:
+        lo_i = float(min(max(interval.log10_lr_low_unbounded, low), high))
+        hi_i = float(min(max(interval.log10_lr_high_unbounded, low), high))
+        clipped = (lo_i, hi_i) != (interval.log10_lr_low_unbounded,
+                                   interval.log10_lr_high_unbounded)
+        interval = interval.model_copy(update={
+            "log10_lr_low": lo_i, "log10_lr_high": hi_i, "clipped": clipped,
+        })
+    bounded = log10_lr != log10_model
+    llr = log10_lr * _LN10 if bounded else e.llr_unbounded
+    return e.model_copy(update={
+        "llr": llr, "log10_lr": log10_lr if bounded else e.log10_lr, "lr": _lr(llr),
+        "bounded": bounded, "interval": interval,
+        "uncertainty": _statement(log10_lr, log10_model, interval, bounds),
+    })
+
+
+def _statement(log10_lr: float, log10_model: float, interval: Interval | None,
+               bounds: tuple[float, float] | None) -> str:
+    """The one statement of an LR's uncertainty: its limit, the model's value, its interval.
+
+    A limited LR is worded as a limit ("limited to 280, the largest LR the validation data
+    support"), never as "at least": the ELUB caps what the data support and certifies no
+    minimum. The interval is the model's; where an end reaches the bound, that is said.
+    """
+    parts = []
+    if log10_lr != log10_model:
+        which = "largest" if log10_lr > 0 else "smallest"
+        parts.append(
+            f"LR limited to {format_lr(log10_lr)} (log10 LR {signed_log10(log10_lr)}), the {which} "
+            "LR the validation data support (ELUB); the model gives "
+            f"{format_lr(log10_model)} (log10 LR {signed_log10(log10_model)})"
+        )
+    if interval is not None:
+        kind = "credible" if interval.method == "bayes" else "bootstrap"
+        a, b = interval.log10_lr_low_unbounded, interval.log10_lr_high_unbounded
+        text = (f"the model's {100 * interval.level:g} % {kind} interval of log10 LR is "
+                f"{signed_log10(a)} to {signed_log10(b)}")
+        if interval.collapsed:
+            text += " (not estimable: both ends print the same value)"
+        if bounds is not None and interval.clipped:
+            low, high = bounds
+            if a >= high or b <= low:
+                text += ", entirely beyond the ELUB bound"
+            else:
+                ends = [signed_log10(v) for v, hit in (
+                    (low, a < low), (high, b > high)) if hit]
+                text += f"; limited to the ELUB it reaches {' and '.join(ends)}"
+        parts.append(text)
+    if not parts:
+        return ""
+    text = "; ".join(parts)
+    return text[0].upper() + text[1:] + "."
+
+
 def printed_log10(log10_lr: float) -> str:
     """log10 LR as reports print it: two decimals, signed, no "-0.00" (:func:`signed_log10`)."""
     return signed_log10(log10_lr)
-
-
-def _supported_bounds(calibrator, ss, ds) -> tuple[float, float] | None:
-    """The ELUB bounds (log10) the background supports for an unbounded calibrator.
-
-    The same computation as :class:`~forensic_lr.calibration.ELUB` (bounds of the
-    calibrator's LLRs of its own training scores), for the report to state when ELUB is
-    off; None when they cannot be computed (e.g. infinite LLRs of both signs).
-    """
-    try:
-        low, high = elub_bounds_log10(calibrator.llr(ss), calibrator.llr(ds))
-    except ForensicLRError:
-        return None
-    return float(low), float(high)
 
 
 def _beyond_bounds(results: Sequence[EvidenceLR], supported, names: Sequence[str]) -> list[str]:
@@ -385,6 +485,6 @@ def _beyond_bounds(results: Sequence[EvidenceLR], supported, names: Sequence[str
             texts.append(
                 f"{name}: log10 LR {value} lies beyond the empirical bounds the "
                 f"validation data support (ELUB, {low:+.2f} to {high:+.2f}); ELUB bounding "
-                f"is off: with it the LR would be reported at log10 LR {bound:+.2f}"
+                f"is off: with it the LR would be limited to log10 LR {bound:+.2f}"
             )
     return texts

@@ -8,41 +8,31 @@ prints or reads the clock: the same inputs and seed give the same result, byte f
 
 from __future__ import annotations
 
-import math
 import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..calibration import calibration_checks, elub_bounds
-from ..errors import ForensicLRError, ForensicLRWarning, InputError
+from ..errors import ForensicLRWarning, InputError
 from ..io.scores import orient, sha256_file
-from ..metrics import evaluate
-from ..metrics.catalogue import metric
 from ..parallel import call_forked
 from ..provenance import sha256_json, software_versions, source_revision
-from ..records import (
-    CaseResult,
-    EvidenceResult,
-    Provenance,
-    ValidationResult,
-)
+from ..records import CaseResult, EvidenceResult, Provenance
 from ..resampling import Progress, stage_progress
-from ..uncertainty import cross_validated_llr
-from ..validation.bootstrap import bootstrap_metrics
-from ..validation.criteria import check_criteria
-from ..validation.rates import misleading_rates
-from .evidence import evaluate_evidence_full, method_calibrators
+from ..validation.method import Method, MethodValidation, in_sample_bounds, validate_method
+from .evidence import evaluate_unbounded, limit_to_elub
 from .inputs import load_background, load_extra_inputs
 from .policy import decide_conclusion
 from .profile import policy_settings
-from .sensitivity import sensitivity_analysis
+from .sensitivity import limit_sensitivity, sensitivity_analysis
 from .spec import CaseSpec
 from .verbal import VerbalScale, format_log10_lr, format_lr, load_scale, verbal_equivalent
 
-__all__ = ["CaseRun", "run_case", "run_case_full"]
+__all__ = [
+    "CaseRun", "case_method", "load_case_data", "run_case", "run_case_full", "validate_case",
+]
 
-_LN10 = math.log(10.0)
 #: Bootstrap replicates of the validation metrics' intervals in a case report.
 METRIC_REPLICATES = 1000
 
@@ -62,7 +52,8 @@ class CaseRun:
     ss_llr_cv, ds_llr_cv : numpy.ndarray
         Out-of-fold natural-log LLRs of the background scores (the validation).
     calibrator : object
-        The calibrator fitted on all background scores (an ELUB wrapper if enabled).
+        The calibrator fitted on all background scores (limited to the ELUB bounds when
+        they are applied).
     evidence_scores : numpy.ndarray
         The evidence scores as used (score direction applied).
     scale : VerbalScale
@@ -80,23 +71,14 @@ class CaseRun:
     scale: VerbalScale
 
 
-def _fold_texts(caught) -> list[str]:
-    """Our warning texts of the cross-validation fits, once each; others are raised again."""
-    for w in caught:  # anything else is not ours to swallow
-        if not issubclass(w.category, ForensicLRWarning):
-            warnings.warn(w.message, w.category, stacklevel=3)
-    return list(dict.fromkeys(
-        str(w.message) for w in caught if issubclass(w.category, ForensicLRWarning)
-    ))
-
-
-def _fold_summary(texts: list[str], diagnostics: bool, seen: tuple[str, ...]) -> list[str]:
+def _fold_summary(texts: Sequence[str], diagnostics: bool, seen: tuple[str, ...]) -> list[str]:
     """The cross-validation fits' warning texts as the report lists them.
 
     A calibrator with fit diagnostics (``warnings_``: S-cal, unsupervised) repeats them in
     every fold with slightly different numbers; those not in ``seen`` (the texts of the
     fit on all data) become one summary line.
     """
+    texts = list(texts)
     if diagnostics:
         texts = [t for t in texts if t not in seen]
     if not diagnostics or not texts:
@@ -105,15 +87,6 @@ def _fold_summary(texts: list[str], diagnostics: bool, seen: tuple[str, ...]) ->
         f"the cross-validation fits raised {len(texts)} fit warning(s) of their own, "
         f"e.g.: {texts[0]}"
     ]
-
-
-def _checks(ss_cv: np.ndarray, ds_cv: np.ndarray, texts: list[str]) -> dict | None:
-    """``calibration_checks(...).to_dict()`` of the out-of-fold LLRs, or None with a warning."""
-    try:
-        return calibration_checks(ss_cv, ds_cv).to_dict()
-    except ForensicLRError as exc:
-        texts.append(f"the calibration checks could not be computed: {exc}")
-        return None
 
 
 def _case_results(spec: CaseSpec, evaluation, scale: VerbalScale) -> tuple[EvidenceResult, ...]:
@@ -139,75 +112,35 @@ def _sources(data):
     return (data.ss_sources, data.ds_sources) if data.has_sources else None
 
 
-def _uncertainty_of_metrics(spec: CaseSpec, data, ss_cv, ds_cv, texts: list[str]):
-    """Bootstrap intervals of the metrics and the rates' intervals (by source where given)."""
-    sources = _sources(data) or (None, None)
-    unc = spec.uncertainty
-    intervals = None
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ForensicLRWarning)
-        try:
-            intervals = bootstrap_metrics(
-                ss_cv, ds_cv, ss_sources=sources[0], ds_sources=sources[1],
-                n=METRIC_REPLICATES, level=unc.level, seed=unc.seed,
-            ).to_dict()
-        except ForensicLRError as exc:
-            texts.append(f"the intervals of the validation metrics could not be computed: {exc}")
-    texts += [str(w.message) for w in caught if issubclass(w.category, ForensicLRWarning)]
-    rates = tuple(r.record() for r in misleading_rates(ss_cv, ds_cv, unc.level, intervals))
-    return intervals, rates
+def case_method(spec: CaseSpec, extra: Mapping[str, np.ndarray]) -> Method:
+    """The method as the case applies it: calibrator, options, extra inputs, ELUB."""
+    m = spec.method
+    return Method(m.calibrator, dict(m.options), dict(extra), elub=m.elub, elub_from=m.elub_from)
 
 
-def _validate(spec: CaseSpec, data, template, progress=None):
-    """K-fold cross-validated LLRs of the background, their metrics, checks and criteria.
+def validate_case(spec: CaseSpec, data, extra: Mapping[str, np.ndarray],
+                  progress: Progress | None = None) -> MethodValidation:
+    """:func:`~forensic_lr.validation.validate_method` of the case's method on its background.
 
-    Returns ``(validation, ss_cv, ds_cv, fold_texts, texts)``: the warning texts of the
-    fold fits (:func:`_fold_texts`, summarised by the caller, who knows the texts of the
-    fit on all data) and those of the metrics, criteria and intervals.
+    The folds and their seed, the folds by source (when the files name sources), the
+    criteria, the level and the metric intervals are the case's: ``forensic-lr run`` and
+    ``forensic-lr validate --case`` both call this.
     """
-    with warnings.catch_warnings(record=True) as in_folds:
-        warnings.simplefilter("always", ForensicLRWarning)
-        ss_cv, ds_cv = cross_validated_llr(
-            data.ss, data.ds, template, folds=spec.validation.folds,
-            seed=spec.uncertainty.seed, progress=progress, groups=_sources(data),
-        )
-    fold_texts = _fold_texts(in_folds)
-    texts: list[str] = []
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ForensicLRWarning)
-        metrics = evaluate(ss_cv, ds_cv).to_dict()
-        checks = _checks(ss_cv, ds_cv, texts)
-    texts += [str(w.message) for w in caught if issubclass(w.category, ForensicLRWarning)]
-    elub_cv = None
-    if spec.method.elub:
-        low, high = elub_bounds(ss_cv, ds_cv)
-        elub_cv = (float(low / _LN10), float(high / _LN10))
-    intervals, rates = _uncertainty_of_metrics(spec, data, ss_cv, ds_cv, texts)
-    criteria = check_criteria(spec.validation.criteria, metrics, intervals=intervals,
-                              rates=rates, rule=spec.validation.criteria_rule)
-    for c in criteria:
-        if not c.met:
-            m = metric(c.metric)  # values and threshold in the metric's unit
-            bound = "" if c.bound is None or c.rule == "estimate" else (
-                f", one-sided 95 % bound {m.text(c.bound)}")
-            texts.append(
-                f"validation criterion {c.name} not met: cross-validated {m.short} = "
-                f"{m.text(c.value)}{bound}, required {c.comparison} {m.limit(c.threshold)}"
-            )
-    validation = ValidationResult(
-        folds=spec.validation.folds,
-        seed=spec.uncertainty.seed,
-        metrics=metrics,
-        criteria=criteria,
-        all_criteria_met=all(c.met for c in criteria) if criteria else None,
-        elub_log10=elub_cv,
-        calibration_checks=checks,
-        folds_by="source" if data.has_sources else "trial",
-        n_sources=data.to_dict().get("n_sources"),
-        metric_intervals=intervals,
-        rates=rates,
+    unc = spec.uncertainty
+    return validate_method(
+        data.ss, data.ds, case_method(spec, extra), folds=spec.validation.folds,
+        seed=unc.seed, groups=_sources(data), criteria=spec.validation.criteria,
+        criteria_rule=spec.validation.criteria_rule, level=unc.level,
+        intervals={"n": METRIC_REPLICATES, "level": unc.level, "seed": unc.seed},
+        progress=progress,
     )
-    return validation, ss_cv, ds_cv, fold_texts, texts
+
+
+def load_case_data(spec: CaseSpec):
+    """``(data, extra)``: the background as used and the method's extra score inputs."""
+    data, _, hashes, files = load_background(spec)
+    extra, _ = load_extra_inputs(spec, hashes, files)
+    return data, extra
 
 
 def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
@@ -240,12 +173,14 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
     so that higher supports Hp), with the extra score inputs the method declares
     (``[background] suspect_ss``, ``unlabelled``) passed to the calibrator, so that
     every fold and bootstrap refit uses them. The evidence is evaluated by
-    :func:`forensic_lr.casework.evaluate_evidence` (the same code as ``forensic-lr
-    calibrate``). The method is then validated by K-fold cross-validation on the
-    background (the same method, ELUB included, refitted without each fold), evaluated
-    with :func:`forensic_lr.metrics.evaluate`, with the ELUB bounds of the out-of-fold
-    LLRs when bounding is on, the calibration checks of those LLRs [1]_ and the
-    laboratory's criteria. The fold shuffles and the interval use the case's seed.
+    :func:`forensic_lr.casework.evaluate_evidence`'s two steps (the same code as
+    ``forensic-lr calibrate``). The method is validated by :func:`validate_case`
+    (:func:`forensic_lr.validation.validate_method`, the code of ``forensic-lr validate
+    --case``): K-fold cross-validation on the background, the metrics, calibration
+    checks [1]_ and criteria of the unbounded out-of-fold LLRs, and their ELUB. That ELUB
+    is the one bound of the case (unless ``elub_from = "in-sample"``): it limits the
+    reported LRs, their intervals, the conclusion and is marked in the sensitivity
+    analysis. The fold shuffles and the interval use the case's seed.
     Warnings are returned in ``result.warnings`` and raised once each as
     :class:`~forensic_lr.errors.ForensicLRWarning`. The evidence evaluation, the
     validation and the sensitivity analysis depend only on the inputs, so they run side by
@@ -270,28 +205,25 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
     labels = spec.comparison_labels
 
     def evidence():
-        return evaluate_evidence_full(
+        return evaluate_unbounded(
             data.ss, data.ds, spec.evidence.values,
             calibrator=spec.method.calibrator, options=spec.method.options, extra=extra,
             direction=spec.evidence.score_direction, elub=spec.method.elub,
-            interval=unc.method, n=unc.n, level=unc.level, seed=unc.seed,
-            labels=spec.evidence.labels, progress=stage_progress(progress, "bootstrap"),
+            elub_from=spec.method.elub_from, interval=unc.method, n=unc.n, level=unc.level,
+            seed=unc.seed, progress=stage_progress(progress, "bootstrap"),
         )
 
-    def template():
-        return method_calibrators(spec.method.calibrator, spec.method.options, extra,
-                                  elub=spec.method.elub)[1]
-
     def validation():
-        return _validate(spec, data, template(), stage_progress(progress, "cross-validation"))
+        return validate_case(spec, data, extra, stage_progress(progress, "cross-validation"))
 
     def sensitivity():
         return sensitivity_analysis(
             data.ss, data.ds, spec.evidence.values, calibrator=spec.method.calibrator,
             options=spec.method.options, extra=extra, direction=spec.evidence.score_direction,
             elub=spec.method.elub, scale=scale,
-            below_first_band=spec.report.below_first_band, labels=labels, template=template(),
-            sources=_sources(data), level=unc.level, seed=unc.seed,
+            below_first_band=spec.report.below_first_band, labels=labels,
+            template=case_method(spec, extra).unfitted(), sources=_sources(data),
+            level=unc.level, seed=unc.seed,
         )
 
     # independent stages on the idle cores: this process evaluates the evidence (and draws
@@ -300,14 +232,18 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
     stages = call_forked(
         {"evidence": evidence, "sensitivity": sensitivity, "validation": validation}
     )
-    evaluated = stages["evidence"]
+    validated = stages["validation"]
+    unbounded = stages["evidence"]
+    # the one ELUB: that of the validation's out-of-fold LLRs (or lir's in-sample rule)
+    bounds = (validated.record.elub_log10 if spec.method.elub_from == "cross-validated"
+              else in_sample_bounds(unbounded.inner, data.ss, data.ds))
+    evaluated = limit_to_elub(unbounded, bounds, labels=spec.evidence.labels)
     evaluation = evaluated.record
-    validation_result, ss_cv, ds_cv, fold_texts, validation_texts = stages["validation"]
     texts = [
         *evaluation.warnings,
-        *_fold_summary(fold_texts, hasattr(evaluated.inner, "warnings_"),
+        *_fold_summary(validated.fold_warnings, hasattr(evaluated.inner, "warnings_"),
                        seen=evaluation.warnings),
-        *validation_texts,
+        *validated.warnings,
     ]
     unique = tuple(dict.fromkeys(texts))
     for text in unique:
@@ -326,7 +262,7 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
         background_unlabelled=extra_summaries.get("unlabelled"),
         method=evaluation.method,
         results=_case_results(spec, evaluation, scale),
-        validation=validation_result,
+        validation=validated.record,
         warnings=unique,
         limitations=evaluation.limitations,
         provenance=Provenance(
@@ -339,7 +275,8 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
             lab_profile_sha256=spec.lab_sha256,
         ),
         details=spec.details(source_revision()),
-        sensitivity=stages["sensitivity"],
+        sensitivity=limit_sensitivity(stages["sensitivity"],
+                                      bounds if evaluation.method.elub_applied else None),
     )
     policy = policy_settings(spec)
     result = result.model_copy(update={
@@ -352,7 +289,8 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
         "lab": spec.lab,
     })
     return CaseRun(
-        spec=spec, result=result, ss=data.ss, ds=data.ds, ss_llr_cv=ss_cv, ds_llr_cv=ds_cv,
+        spec=spec, result=result, ss=data.ss, ds=data.ds, ss_llr_cv=validated.ss_llr,
+        ds_llr_cv=validated.ds_llr,
         calibrator=evaluated.fitted, evidence_scores=orient(
             np.asarray(spec.evidence.values, dtype=np.float64), spec.evidence.score_direction
         ), scale=scale,

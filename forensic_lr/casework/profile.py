@@ -86,6 +86,7 @@ class CriteriaTable(Criteria):
 class MethodTable(_Table):
     calibrator: str | None = None
     elub: StrictBool | None = None
+    elub_from: Literal["cross-validated", "in-sample"] | None = None
 
 
 class UncertaintyTable(_Table):
@@ -135,6 +136,7 @@ class LabProfile(_Table):
 POLICY_KEYS: tuple[tuple[str, str, str], ...] = (
     ("method", "calibrator", "calibration method"),
     ("method", "elub", "ELUB bounding of the reported LR"),
+    ("method", "elub_from", "LRs the ELUB bounds come from"),
     ("uncertainty", "method", "interval method"),
     ("uncertainty", "level", "interval level"),
     ("report", "verbal_scale", "verbal scale"),

@@ -5,16 +5,18 @@ another reasonable choice have given another answer? It evaluates each evidence 
 
 * under every calibrator that needs only the background (:func:`forensic_lr.calibration.
   background_only_methods`) and the case's own method, each through
-  :func:`forensic_lr.casework.evaluate_evidence` with no interval and the case's ELUB
-  setting (so each value equals ``forensic-lr calibrate --method M`` with the same ELUB
-  flag);
+  :func:`forensic_lr.casework.evaluate_unbounded` with no interval (so each value equals
+  ``forensic-lr calibrate --method M`` without ``--elub``);
 * for the suspect-adapted method (``suspect_map``), under a range of relevance factors and
   the population model (no adaptation);
 * with the case's method refitted on bootstrap resamples of the background: by source
   when the background files name sources, else by trial;
 
 and says in a sentence how far apart the values lie (in log10 units) and whether the
-verbal equivalent changes.
+verbal equivalent changes. Every value is the model's own, unbounded: robustness is a
+question about the models, and a bound shared by all rows would hide their differences.
+:func:`limit_sensitivity` adds the case's ELUB bound, which the summary then states
+beside them.
 """
 
 from __future__ import annotations
@@ -34,11 +36,13 @@ from ..errors import ForensicLRError
 from ..io.scores import orient
 from ..records import Sensitivity, SensitivityBootstrap, SensitivityRow
 from ..resampling import CHUNK_DRAWS, bootstrap_index_chunks, source_codes
-from .evidence import evaluate_evidence, printed_log10
+from .evidence import evaluate_unbounded, printed_log10
 from .verbal import BelowFirstBand, VerbalScale, format_log10, format_lr, verbal_equivalent
 from .verbal import signed_log10 as _signed
 
-__all__ = ["RELEVANCE_FACTORS", "background_bootstrap", "sensitivity_analysis"]
+__all__ = [
+    "RELEVANCE_FACTORS", "background_bootstrap", "limit_sensitivity", "sensitivity_analysis",
+]
 
 _LN10 = math.log(10.0)
 #: Relevance factors tried for the suspect-adapted method (plus the case's own).
@@ -47,15 +51,16 @@ RELEVANCE_FACTORS = (2.0, 4.0, 8.0, 16.0, 32.0)
 DEFAULT_REFITS = 200
 
 
-def _evaluate(ss, ds, scores, *, calibrator, options, extra, direction, elub):
-    """log10 LRs of ``scores`` (None each when the method cannot be fitted) and a note."""
+def _evaluate(ss, ds, scores, *, calibrator, options, extra, direction):
+    """Unbounded log10 LRs of ``scores`` (None each when the method cannot be fitted) and a
+    note."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            record = evaluate_evidence(
+            record = evaluate_unbounded(
                 ss, ds, scores, calibrator=calibrator, options=options, extra=extra,
-                direction=direction, elub=elub, interval="none",
-            )
+                direction=direction, interval="none",
+            ).record
     except ForensicLRError as exc:
         return (None,) * len(scores), f"could not be fitted: {exc}"
     return tuple(e.log10_lr for e in record.results), ""
@@ -244,8 +249,11 @@ def sensitivity_analysis(
     scores : sequence of float
         Evidence scores as measured (``direction`` is applied here, as in
         :func:`~forensic_lr.casework.evaluate_evidence`).
-    calibrator, options, extra, direction, elub
+    calibrator, options, extra, direction
         The case's method, as given to :func:`~forensic_lr.casework.evaluate_evidence`.
+    elub : bool
+        Whether the case limits its LRs to the ELUB (recorded; the values here are
+        unbounded, see :func:`limit_sensitivity`).
     scale : VerbalScale
         The case's verbal scale (to say whether the verbal equivalent changes).
     below_first_band : {"number", "neutral", "limited"}
@@ -253,8 +261,8 @@ def sensitivity_analysis(
     labels : sequence of str
         A name per evidence score.
     template : Calibrator, optional
-        The case's unfitted method (ELUB-wrapped when on) for the background bootstrap;
-        None: no bootstrap.
+        The case's unfitted method (unbounded) for the background bootstrap; None: no
+        bootstrap.
     sources : (ss_sources, ds_sources), optional
         Source ids: the bootstrap resamples sources.
     n, level, seed
@@ -274,7 +282,7 @@ def sensitivity_analysis(
     options, extra = dict(options or {}), dict(extra or {})
     ss, ds = np.asarray(ss, dtype=np.float64), np.asarray(ds, dtype=np.float64)
     scores = [float(v) for v in scores]
-    common = {"direction": direction, "elub": elub}
+    common = {"direction": direction}
     rows = []
     methods = list(background_only_methods())
     if calibrator not in methods:
@@ -342,6 +350,13 @@ def _relevance_rows(ss, ds, scores, options, extra, scale, below_first_band,
     return rows
 
 
+def limit_sensitivity(s: Sensitivity, bounds_log10: tuple[float, float] | None) -> Sensitivity:
+    """``s`` with the case's ELUB bounds (log10) stated beside its unbounded values (None:
+    no bound applied) and its summary said again with them."""
+    s = s.model_copy(update={"elub_log10": bounds_log10})
+    return s.model_copy(update={"summary": summarise(s)})
+
+
 def summarise(s: Sensitivity) -> tuple[str, ...]:
     """One sentence per evidence score on how much its LR depends on the choices made."""
     out = []
@@ -379,5 +394,14 @@ def summarise(s: Sensitivity) -> tuple[str, ...]:
             else:
                 text += (f"{100 * b.level:g} % of the values between "
                          f"{_signed(b.log10_lr_low[i])} and {_signed(b.log10_lr_high[i])}.")
+        if s.elub_log10 is not None:
+            low, high = s.elub_log10
+            beyond = [v for v in vals if not low <= v <= high]
+            text += (
+                " These are the models' own values, unbounded; the reported LR is limited to "
+                f"the ELUB of the validation data, log10 LR {_signed(low)} to {_signed(high)}"
+                + (f", which {len(beyond)} of the {len(vals)} values above lie beyond."
+                   if beyond else ", within which every value above lies.")
+            )
         out.append(text)
     return tuple(out)

@@ -186,12 +186,16 @@ class Method(_Section):
 
     ``method = "kde"`` is accepted as another spelling of ``calibrator = "kde"`` (the
     command line has both ``--calibrator`` and ``--method``); giving both is an error.
-    ELUB bounding is on unless the case (or the lab profile) says ``elub = false``.
+    ELUB bounding is on unless the case (or the lab profile) says ``elub = false``; the
+    bounds come from the cross-validated LLRs of the case's validation unless
+    ``elub_from = "in-sample"`` (lir's rule: the fitted model's LLRs of its own training
+    scores).
     """
 
     calibrator: str = "bayes"
     options: dict[str, float | int | bool | str] = Field(default_factory=dict)
     elub: StrictBool = True
+    elub_from: Literal["cross-validated", "in-sample"] = "cross-validated"
 
     @model_validator(mode="before")
     @classmethod
@@ -1014,6 +1018,8 @@ calibrator = "bayes"          # gaussian | bayes | logistic | pav | kde | scal |
                               #   (method = "..." is the same key, other spelling)
 elub = true                   # bound the LR by ELUB (Vergeer et al. 2016); with false the
                               #   conclusion states the bounded value beside the LR
+elub_from = "cross-validated" # the ELUB of the cross-validated LRs of this case's folds and
+                              #   seed, or "in-sample" (the fitted model's, as lir bounds)
 
 [method.options]              # options of the calibrator, e.g. equal_variance = true
                               # (gaussian), mode = "map" (bayes), relevance = 16

@@ -53,8 +53,16 @@ def add_parser(sub) -> None:
         help="calibrator option, e.g. equal_variance=true (repeatable)",
     )
     p.add_argument("--elub", action="store_true",
-                   help="bound the LLRs by the empirical lower and upper bounds (ELUB, "
-                   "Vergeer et al. 2016)")
+                   help="limit the LRs to the empirical lower and upper bounds (ELUB, "
+                   "Vergeer et al. 2016) of the cross-validated LRs (--folds, --seed)")
+    p.add_argument("--elub-from", choices=("cross-validated", "in-sample"),
+                   default="cross-validated",
+                   help="the LRs the ELUB comes from: the cross-validated LRs of the "
+                   "background (default; the folds of a case with the same --folds and "
+                   "--seed) or the fitted model's LRs of its own training scores (lir's rule)")
+    p.add_argument("--folds", type=int, default=5,
+                   help="folds of the cross-validation behind the ELUB (default 5); with "
+                   "source columns the folds are by source and 0 means leave-one-source-out")
     p.add_argument(
         "--interval", choices=("bootstrap", "bayes", "none"), default="bootstrap",
         help="interval for the LR (default: bootstrap; bayes needs --method bayes)",
@@ -97,9 +105,12 @@ def evaluation(args: argparse.Namespace):
         for key in _EXTRA_FLAGS
         if (path := getattr(args, key)) is not None
     }
+    groups = (data.ss_sources, data.ds_sources) if data.has_sources else None
     return evaluate_evidence(
         data.ss, data.ds, as_score_array(args.score, "--score"), calibrator=args.method,
         options=options, extra=extra, direction=args.direction, elub=args.elub,
+        elub_from=args.elub_from, groups=groups,
+        folds=None if groups is not None and args.folds == 0 else args.folds,
         interval=args.interval, n=args.n, level=args.level, seed=args.seed,
         progress=progress_bar("bootstrap", args) if args.interval == "bootstrap" else None,
     )
@@ -109,7 +120,7 @@ def as_json(record) -> dict:
     """The JSON of ``calibrate --json``: the method, each score's LR and the ELUB bounds.
 
     ``elub`` gives the bounds applied (None without ``--elub``); ``elub_supported`` the
-    bounds the background supports either way.
+    bounds the background supports either way; ``elub_from`` the LRs they come from.
     """
     m = record.method
     supported = None
@@ -122,6 +133,7 @@ def as_json(record) -> dict:
         "results": [e.to_dict() for e in record.results],
         "elub": supported if m.elub_applied else None,
         "elub_supported": supported,
+        "elub_from": m.elub_from,
         "interval": {"method": record.interval_method, "level": record.interval_level,
                      "n": record.interval_n, "seed": record.seed},
         "warnings": list(record.warnings),
@@ -143,17 +155,19 @@ def run(args: argparse.Namespace) -> int:
             f"score {r.score:g}: LR = {format_lr(r.log10_lr)}"
             f"  (log10 LR = {format_log10(r.log10_lr)}, natural-log LR = {format_log10(r.llr)})"
         )
-        if r.interval is not None:
+        if r.bounded or (r.interval is not None and r.interval.clipped):
+            print(f"  {r.uncertainty}")  # the limit, the model's value and its interval
+        elif r.interval is not None:
             iv = r.interval
-            clipped = " (clipped to the ELUB bounds)" if iv.clipped else ""
             print(
                 f"  {100 * iv.level:g} % {args.interval} interval of log10 LR: "
-                f"[{format_log10(iv.log10_lr_low)}, {format_log10(iv.log10_lr_high)}]{clipped}"
+                f"[{format_log10(iv.log10_lr_low)}, {format_log10(iv.log10_lr_high)}]"
                 + outside_interval(r.log10_lr, iv.log10_lr_low, iv.log10_lr_high)
             )
     m = record.method
     if m.elub_applied:
-        print(f"ELUB bounds of log10 LR: [{m.elub_log10_lr_low:.3f}, {m.elub_log10_lr_high:.3f}]")
+        print(f"ELUB bounds of log10 LR ({m.elub_from} LRs): "
+              f"[{m.elub_log10_lr_low:.3f}, {m.elub_log10_lr_high:.3f}]")
     for text in record.warnings:
         print(f"warning: {text}")
     return EXIT_OK

@@ -95,10 +95,11 @@ def add_parser(sub) -> None:
                    f"else {DEFAULT_SEED}, the case files' default, so that a case and a study "
                    "on the same data use the same folds)")
     g.add_argument("--case", metavar="CASE.toml",
-                   help="take the background files, score direction, folds, fold seed, lab "
-                   "criteria and (unless --calibrate/--compare) the method from a case file, "
-                   "so that the study's folds are the case's (the method's options and ELUB "
-                   "bounding are not part of the study)")
+                   help="take the background files (read as run reads them), score "
+                   "direction, folds, fold seed, lab criteria and (unless --calibrate/"
+                   "--compare) the method from a case file: the case's method, with its "
+                   "options, extra score inputs and ELUB, is validated by the same code as "
+                   "run, so the metrics are those of the case report")
     g.add_argument("--data-role", choices=("development", "validation"),
                    help="what these data were to the method, for the validation matrix "
                    "(default: development when several methods are compared, else validation)")
@@ -299,6 +300,9 @@ def _methods(args: argparse.Namespace) -> tuple[str, ...] | None:
     else:
         return None
     allowed = (*background_only_methods(), "none")
+    spec = getattr(args, "case_spec", None)
+    if spec is not None:  # the case's own method, with its extra score inputs
+        allowed = (*allowed, spec.method.calibrator)
     unknown = [m for m in methods if m not in allowed]
     if unknown or not methods:
         flag = "--compare" if args.compare else "--calibrate"
@@ -310,10 +314,13 @@ def _methods(args: argparse.Namespace) -> tuple[str, ...] | None:
 
 
 def _from_case(args: argparse.Namespace) -> None:
-    """Fill the study's inputs from ``--case`` (the same data, folds and seed as the case).
+    """Fill the study's inputs from ``--case`` (the same data, method, folds and seed).
 
     Files given on the command line as well are a mistake (which would win is unclear).
+    The case itself is kept in ``args.case_spec`` for :func:`_study`, which reads its
+    background as ``run`` does and validates its method as ``run`` does.
     """
+    args.case_spec = None
     if not args.case:
         if args.fold_seed is None:
             args.fold_seed = DEFAULT_SEED
@@ -335,18 +342,31 @@ def _from_case(args: argparse.Namespace) -> None:
         args.fold_seed = spec.uncertainty.seed
     args.case_criteria = spec.validation.criteria
     args.criteria_rule = spec.validation.criteria_rule
+    args.case_spec = spec
     if not (args.calibrate or args.compare):
         args.calibrate = spec.method.calibrator
 
 
 def _study(args: argparse.Namespace, *, criteria=None, intervals=None, about=None,
            criteria_rule: str = "estimate_and_bound", stages: Stages | None = None):
-    """Run :func:`~forensic_lr.validation.run_validation_study` on the raw-score inputs."""
+    """Run :func:`~forensic_lr.validation.run_validation_study` on the raw-score inputs.
+
+    With ``--case`` the background is read as ``run`` reads it (the case's reading
+    options and extra score inputs) and the case's own method (its options, extra inputs
+    and ELUB) stands for its calibrator's name: its metrics are those of ``run``'s report.
+    """
     from ..io.scores import load_scores
     from ..validation import run_validation_study
 
     methods = _methods(args)
-    if methods == ("none",):  # the system's own LLRs: read with their log base
+    spec = getattr(args, "case_spec", None)
+    if spec is not None:
+        from ..casework.pipeline import case_method, load_case_data
+
+        data, extra = load_case_data(spec)
+        own = case_method(spec, extra)
+        methods = tuple(own if m == own.calibrator else m for m in methods)
+    elif methods == ("none",):  # the system's own LLRs: read with their log base
         data = load_scores(ss=args.ss, ds=args.ds, scores=args.scores, log_base=args.log_base,
                            **table_options(args))
     else:
@@ -359,6 +379,7 @@ def _study(args: argparse.Namespace, *, criteria=None, intervals=None, about=Non
         seed=args.fold_seed, criteria=criteria, inputs=data.files, groups=groups,
         intervals=intervals, about=about, data_role=args.data_role,
         criteria_rule=criteria_rule,
+        level=None if spec is None else spec.uncertainty.level,
         progress=(stages or Stages(args)).for_stage("validation study (cross-validation)"),
     )
     return study, data

@@ -17,23 +17,15 @@ from typing import Any
 
 import numpy as np
 
-from ..calibration import default_study_methods, make_calibrator
-from ..calibration.checks import calibration_checks
-from ..errors import ForensicLRError, InputError
-from ..metrics import evaluate
+from ..calibration import default_study_methods
+from ..errors import InputError
 from ..metrics.catalogue import metric
 from ..provenance import software_versions
-from ..records import (
-    CriterionResult,
-    MethodDescription,
-    StudyMethod,
-    ValidationStudy,
-)
+from ..records import CriterionResult, MethodDescription, StudyMethod, ValidationStudy
 from ..resampling import Progress
-from ..uncertainty import cross_validated_llr
 from .bootstrap import bootstrap_metrics
 from .compare import compare_systems
-from .criteria import check_criteria
+from .method import Method, validate_llrs, validate_method
 from .rates import misleading_rates
 
 __all__ = ["ABOUT_KEYS", "AS_GIVEN", "MATRIX", "StudyArrays", "run_validation_study"]
@@ -97,6 +89,7 @@ def run_validation_study(
     about: Mapping[str, str | None] | None = None,
     data_role: str | None = None,
     criteria_rule: str = "estimate_and_bound",
+    level: float | None = None,
     progress: Progress | None = None,
 ) -> ValidationStudy:
     """Cross-validate each method on raw scores and collect the study's record.
@@ -105,9 +98,11 @@ def run_validation_study(
     ----------
     ss, ds : array_like
         Raw same-source and different-source scores (higher supports Hp).
-    methods : sequence of str, optional
+    methods : sequence of str or Method, optional
         Calibrators to compare (default: the basic methods,
-        :func:`forensic_lr.calibration.default_study_methods`). :data:`AS_GIVEN`
+        :func:`forensic_lr.calibration.default_study_methods`), by name (default options)
+        or as a :class:`~forensic_lr.validation.method.Method` (options, extra inputs and
+        ELUB as a case applies them: ``forensic-lr validate --case``). :data:`AS_GIVEN`
         (``"none"``): ``ss`` and ``ds`` are the system's own natural-log LRs, validated as
         they are.
     folds : int or None
@@ -137,6 +132,9 @@ def run_validation_study(
         What these data were to the method, shown in the validation matrix's data column.
         Default: "development" when several methods are compared (the best is chosen on
         these data, so selection and evaluation use the same data), else "validation".
+    level : float, optional
+        Level of the calibration checks' and the rates' intervals without ``intervals``
+        (default 0.95); with them, theirs.
     progress : callable(done, total), optional
         Called after each method's cross-validation.
 
@@ -145,53 +143,55 @@ def run_validation_study(
     ValidationStudy
         The record (``to_json()`` is ``validation.json``); the arrays behind its figures
         are in :attr:`ValidationStudy.arrays`.
+
+    Notes
+    -----
+    Each method is validated by :func:`~forensic_lr.validation.validate_method`, the code
+    that validates a case's method in ``forensic-lr run``: the same method, folds and seed
+    give the same metrics, checks, criteria and ELUB.
     """
     about = {k: str(v) for k, v in (about or {}).items() if v}
     unknown = sorted(set(about) - set(ABOUT_KEYS))
     if unknown:
         raise InputError(f"unknown 'about' key(s) {unknown}; use {', '.join(ABOUT_KEYS)}")
-    methods = tuple(methods) if methods else default_study_methods()
+    specs = tuple(
+        None if m == AS_GIVEN else m if isinstance(m, Method) else Method(m)
+        for m in (methods or default_study_methods())
+    )
+    methods = tuple(AS_GIVEN if m is None else m.calibrator for m in specs)
+    if intervals is not None:
+        level = float(intervals.get("level", 0.95))
+    elif level is None:
+        level = 0.95
     ss, ds = np.asarray(ss, float), np.asarray(ds, float)
     if AS_GIVEN in methods and len(methods) > 1:
         raise InputError("LLRs validated as given (method none) cannot be compared with "
                          "calibrators of raw scores in one study; run them separately")
     if data_role not in (None, "development", "validation"):
         raise InputError(f"data_role must be development or validation, got {data_role!r}")
-    rows, llrs, bootstrapped = [], {}, {}
+    rows, llrs = [], {}
     ss_src, ds_src = (None, None) if groups is None else groups
-    level = 0.95 if intervals is None else float(intervals.get("level", 0.95))
-    for i, name in enumerate(methods):
-        if name == AS_GIVEN:
-            calibrator, (ss_llr, ds_llr) = None, (ss, ds)
+    # each method bootstrapped when the criteria are judged on their bounds
+    judged = intervals if criteria is not None else None
+    for i, spec in enumerate(specs):
+        common = {"criteria": criteria, "criteria_rule": criteria_rule, "level": level,
+                  "intervals": judged, "groups": groups}
+        if spec is None:
+            validated = validate_llrs(ss, ds, **common)
+            description = _AS_GIVEN_DESCRIPTION
         else:
-            calibrator = make_calibrator(name)
-            ss_llr, ds_llr = cross_validated_llr(ss, ds, calibrator, folds, seed, groups=groups)
-        metrics = evaluate(ss_llr, ds_llr).to_dict()
-        results = ()
-        if criteria is not None:
-            if intervals is not None:  # the bounds the criteria are judged on
-                bootstrapped[name] = bootstrap_metrics(
-                    ss_llr, ds_llr, ss_sources=ss_src, ds_sources=ds_src, **intervals
-                ).to_dict()
-            results = check_criteria(
-                criteria, metrics, intervals=bootstrapped.get(name), rule=criteria_rule,
-                rates=misleading_rates(ss_llr, ds_llr, level, bootstrapped.get(name)))
-        rows.append(
-            StudyMethod(
-                method=name, metrics=metrics, criteria=results,
-                all_criteria_met=all(c.met for c in results) if results else None,
-                description=_AS_GIVEN_DESCRIPTION if calibrator is None
-                else type(calibrator).describe(),
-            )
-        )
-        llrs[name] = (ss_llr, ds_llr)
+            validated = validate_method(ss, ds, spec, folds=folds, seed=seed, **common)
+            description = type(spec.unfitted()).describe()
+        name = AS_GIVEN if spec is None else spec.calibrator
+        rows.append(StudyMethod(**dict(validated.record), method=name, description=description))
+        llrs[name] = (validated.ss_llr, validated.ds_llr)
         if progress is not None:
-            progress(i + 1, len(methods))
+            progress(i + 1, len(specs))
     best = min(rows, key=lambda r: r.metrics["cllr"])
     role = data_role or ("development" if len(methods) > 1 else "validation")
     extra: dict[str, Any] = {}
     if intervals is not None:
-        extra["intervals"] = bootstrapped.get(best.method) or bootstrap_metrics(
+        extra["intervals"] = best.metric_intervals or bootstrap_metrics(
             *llrs[best.method], ss_sources=ss_src, ds_sources=ds_src, **intervals
         ).to_dict()
         extra["comparisons"] = tuple(
@@ -217,7 +217,7 @@ def run_validation_study(
         },
         methods=tuple(rows),
         best_method=best.method,
-        calibration_checks=_checks(*llrs[best.method]),
+        calibration_checks=best.calibration_checks,
         validation_matrix=_matrix(best, role),
         software=software_versions(),
         data_role=role,
@@ -229,7 +229,8 @@ def run_validation_study(
         ),
         **extra,
     )
-    fitted = None if best.method == AS_GIVEN else make_calibrator(best.method).fit(ss, ds)
+    best_spec = specs[methods.index(best.method)]
+    fitted = None if best_spec is None else best_spec.unfitted().fit(ss, ds)
     study._arrays = StudyArrays(ss, ds, llrs, fitted)
     return study
 
@@ -267,11 +268,3 @@ def _matrix(row: StudyMethod, data_role: str) -> tuple[dict[str, Any], ...]:
             }
         )
     return tuple(out)
-
-
-def _checks(ss_llr, ds_llr) -> dict | None:
-    """Calibration checks of the best method's out-of-fold LLRs (None if not computable)."""
-    try:
-        return calibration_checks(ss_llr, ds_llr).to_dict()
-    except ForensicLRError:
-        return None

@@ -70,7 +70,7 @@ def test_calibrate_and_run_give_the_same_evidence_numbers(background, tmp_path, 
     case = json.loads((out / "result.json").read_text())
     argv = ["calibrate", "--ss", str(background / "ss.csv"), "--ds", str(background / "ds.csv"),
             "--method", method, "--interval", interval, "--n", "100", "--level", "0.9",
-            "--seed", "7", "--json"]
+            "--seed", "7", "--folds", "3", "--json"]
     argv += [a for s in SCORES for a in ("--score", str(s))]
     if elub:
         argv.append("--elub")

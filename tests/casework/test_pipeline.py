@@ -239,8 +239,12 @@ def test_elub_bounds_the_lr_and_its_interval(tmp_path):
     assert far.bounded and far.llr_unbounded > far.llr
     assert far.log10_lr == pytest.approx(high, rel=1e-12)
     assert far.interval.log10_lr_high == pytest.approx(high, rel=1e-12)
-    assert "clipped to the ELUB bounds" in far.interval.note
+    assert far.interval.clipped and far.interval.log10_lr_high_unbounded > high
+    assert far.uncertainty.startswith(f"LR limited to {format_lr(high)} ")
+    assert "at least" not in far.uncertainty
     assert far.lr_text == format_lr(high)
+    # the one ELUB: that of the validation's cross-validated LLRs, everywhere
+    assert res.validation.elub_log10 == (res.method.elub_log10_lr_low, high)
 
 
 @pytest.mark.parametrize("name", EXAMPLES)

@@ -30,7 +30,7 @@ def _run(spec, monkeypatch, workers: int):
     machine (else this process could finish first and take it itself, as it may).
     """
     real = pipeline.sensitivity_analysis
-    real_evidence = pipeline.evaluate_evidence_full
+    real_evidence = pipeline.evaluate_unbounded
 
     def spied(*args, **kwargs):
         with open(pid_file, "a", encoding="utf-8") as out:  # seen from a child as well
@@ -46,7 +46,7 @@ def _run(spec, monkeypatch, workers: int):
     pid_file = spec.resolve("pids.txt")
     monkeypatch.setattr(pipeline, "sensitivity_analysis", spied)
     if workers > 1:
-        monkeypatch.setattr(pipeline, "evaluate_evidence_full",
+        monkeypatch.setattr(pipeline, "evaluate_unbounded",
                             evidence_after_sensitivity_started)
     monkeypatch.setattr(parallel, "idle_cores", lambda: workers)
     with warnings.catch_warnings():

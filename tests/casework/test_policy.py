@@ -55,9 +55,12 @@ def test_voice_page_one_gives_the_bounded_lr():
     e = run.result.results[0]
     assert run.result.method.elub_applied and e.bounded
     assert e.log10_lr == pytest.approx(2.45) and e.lr_text == "280"
-    page = _page_one(run)
+    page = " ".join(_page_one(run).split())
     assert "+2.45" in page and "LR = 280" in page
-    assert "2,400" not in page and "+3.37" not in page
+    # worded as a limit with the model's value beside it, never as a minimum
+    assert ("The LR is limited to 280, the largest LR the validation data support (the model "
+            "gives 2,400)") in page
+    assert "at least" not in page
 
 
 def test_voice_without_elub_states_the_bounded_value_beside_the_lr():

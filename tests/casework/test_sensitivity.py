@@ -67,12 +67,18 @@ def test_table_equals_forensic_lr_calibrate_for_every_method(tmp_path, capsys, e
     assert s.elub_applied is elub
     names = [r.calibrator for r in s.rows if r.group == "calibrator"]
     assert names == list(background_only_methods())  # bayes (the case's) among them
-    for row in s.rows:
-        expected = _calibrate(capsys, tmp_path, row.calibrator, spec.evidence.values, elub=elub)
+    for row in s.rows:  # the models' own values: calibrate without --elub
+        expected = _calibrate(capsys, tmp_path, row.calibrator, spec.evidence.values,
+                              elub=False)
         assert row.log10_lr == pytest.approx(expected, abs=1e-12), row.calibrator
     case_row = next(r for r in s.rows if r.is_case)
     assert case_row.calibrator == "bayes"
-    assert case_row.log10_lr[0] == pytest.approx(run.result.results[0].log10_lr, abs=1e-12)
+    e = run.result.results[0]
+    assert case_row.log10_lr[0] == pytest.approx(e.llr_unbounded / math.log(10), abs=1e-12)
+    # the case's one ELUB is stated beside the unbounded values when applied
+    m = run.result.method
+    assert s.elub_log10 == ((m.elub_log10_lr_low, m.elub_log10_lr_high) if elub else None)
+    assert ("the reported LR is limited to the ELUB" in s.summary[0]) is elub
 
 
 def test_distances_use_the_case_direction(tmp_path, capsys):
@@ -81,7 +87,7 @@ def test_distances_use_the_case_direction(tmp_path, capsys):
     for row in run.result.sensitivity.rows:
         got = row.log10_lr
         expected = _calibrate(capsys, tmp_path, row.calibrator, spec.evidence.values,
-                              elub=True, direction="lower_is_similar")
+                              elub=False, direction="lower_is_similar")
         assert got == pytest.approx(expected, abs=1e-12), row.calibrator
 
 

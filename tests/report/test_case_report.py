@@ -251,7 +251,9 @@ def test_elub_applied_case_states_it():
     assert run.result.method.elub_applied is True
     assert not any("ELUB bounding is off" in w for w in run.result.warnings)
     html = files_text(build_report(run, formats=("html",))["report.html"])
-    assert "LRs beyond are reported at the bound" in " ".join(html.split())
+    text = " ".join(html.split())
+    assert "An LR beyond them is reported as limited to the bound" in text
+    assert "The bounds depend on that split of the background data into 5 folds (seed 7)" in text
 
 
 def test_log10_filter_never_prints_minus_zero():

@@ -56,7 +56,8 @@ def test_every_reported_number_of_result_json_is_in_the_pdf(voice):
     e = result["results"][0]
     assert f"LR = {e['lr_text']}" in text
     assert f"{e['log10_lr']:+.2f}" in text
-    low, high = e["interval"]["log10_lr_low"], e["interval"]["log10_lr_high"]
+    iv = e["interval"]  # the model's interval, whose ends the report prints
+    low, high = iv["log10_lr_low_unbounded"], iv["log10_lr_high_unbounded"]
     if f"{low:+.2f}" == f"{high:+.2f}":  # printed as not estimable, never as [a, a]
         assert f"not estimable (both ends at {low:+.2f})" in text
     else:
@@ -65,6 +66,10 @@ def test_every_reported_number_of_result_json_is_in_the_pdf(voice):
     shown = [m for m in METRICS if metrics.get(m.key) is not None]
     assert shown
     for m in shown:
+        if m.key == "cllr_cal":  # printed as the printed Cllr minus the printed minimum
+            value = round(metrics["cllr"], 3) - round(metrics["min_cllr"], 3)
+            assert f"{value:.3f}" in text
+            continue
         assert m.text(metrics[m.key]) in text, m.key
     assert result["case"]["id"] in text and result["report_id"] in text
 

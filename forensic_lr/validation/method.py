@@ -1,0 +1,273 @@
+"""Validate one method exactly as a case applies it: the one implementation.
+
+:func:`validate_method` cross-validates a :class:`Method` (calibrator, options, extra score
+inputs, ELUB setting) on background scores with given folds and seed (by source when the
+trials name sources), evaluates the out-of-fold LLRs, checks them against the laboratory's
+criteria, computes their calibration checks, the rates of misleading evidence, optionally
+the metrics' bootstrap intervals, and the empirical lower and upper bounds (ELUB) of those
+LLRs. The case pipeline (``forensic-lr run``) and the validation study (``forensic-lr
+validate``, ``--case`` included) both call it, so the same case gives the same numbers on
+every face; its record is :class:`~forensic_lr.records.ValidationResult`.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from ..calibration import calibration_checks, make_calibrator
+from ..calibration.elub import elub_bounds_log10
+from ..errors import ForensicLRError, ForensicLRWarning
+from ..metrics import evaluate
+from ..metrics.catalogue import metric
+from ..records import ValidationResult
+from ..resampling import Progress, source_codes
+from ..uncertainty import cross_validated_llr
+from .bootstrap import bootstrap_metrics
+from .criteria import CriteriaRule, check_criteria
+from .rates import misleading_rates
+
+__all__ = [
+    "ELUB_SOURCES", "ElubSource", "Method", "MethodValidation", "elub_of", "in_sample_bounds",
+    "validate_llrs", "validate_method",
+]
+
+_LN10 = math.log(10.0)
+#: Where the ELUB bound of a case comes from: the cross-validated LLRs of the case's own
+#: folds and seed (the default), or the in-sample LLRs of the model fitted on all
+#: background scores (the rule of lir's ELUB bounder).
+ELUB_SOURCES = ("cross-validated", "in-sample")
+ElubSource = Literal["cross-validated", "in-sample"]
+
+
+@dataclass(frozen=True, eq=False)
+class Method:
+    """A calibration method as a case applies it.
+
+    Attributes
+    ----------
+    calibrator : str
+        Method name (:data:`forensic_lr.calibration.CALIBRATORS`).
+    options : mapping
+        Calibrator options, e.g. ``{"equal_variance": True}``.
+    extra : mapping
+        Extra score inputs the method declares (``suspect_ss``, ``unlabelled``), score-like.
+    elub : bool
+        Whether the reported LRs are limited to the ELUB bounds.
+    elub_from : {"cross-validated", "in-sample"}
+        Which LLRs the ELUB bounds come from (:data:`ELUB_SOURCES`).
+    """
+
+    calibrator: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, np.ndarray] = field(default_factory=dict)
+    elub: bool = False
+    elub_from: ElubSource = "cross-validated"
+
+    def unfitted(self):
+        """A new, unfitted calibrator of this method (never bounded: the bound is applied
+        to its output, see :func:`forensic_lr.casework.evaluate_evidence`)."""
+        return make_calibrator(self.calibrator, **self.extra, **self.options)
+
+
+@dataclass(frozen=True, eq=False)
+class MethodValidation:
+    """:func:`validate_method`'s record and what a pipeline needs beyond it.
+
+    ``ss_llr``, ``ds_llr``: the unbounded out-of-fold LLRs, in input order.
+    ``fold_warnings``: the project's warning texts raised by the fold fits (once each);
+    ``warnings``: those of the metrics, checks, criteria and intervals.
+    """
+
+    record: ValidationResult
+    ss_llr: np.ndarray
+    ds_llr: np.ndarray
+    fold_warnings: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+def validate_method(
+    ss,
+    ds,
+    method: Method,
+    *,
+    folds: int | None = 5,
+    seed: int = 0,
+    groups: tuple[np.ndarray, np.ndarray] | None = None,
+    criteria=None,
+    criteria_rule: CriteriaRule = "estimate_and_bound",
+    level: float = 0.95,
+    intervals: Mapping[str, Any] | None = None,
+    progress: Progress | None = None,
+) -> MethodValidation:
+    """Cross-validate ``method`` on background scores and collect its validation record.
+
+    Parameters
+    ----------
+    ss, ds : array_like
+        Background same-source and different-source scores, score-like.
+    method : Method
+        The method as the case applies it (options and extra inputs included).
+    folds : int or None
+        Folds of the cross-validation; None with ``groups``: leave one source out.
+    seed : int
+        Seed of the fold shuffles.
+    groups : (ss_sources, ds_sources), optional
+        Source ids per trial: folds by source (no source on both sides of a split).
+    criteria : mapping or Criteria, optional
+        Laboratory criteria, checked against the metrics and their one-sided bounds
+        (:func:`~forensic_lr.validation.check_criteria`).
+    criteria_rule : {"estimate_and_bound", "estimate"}
+        How a criterion is met (:data:`~forensic_lr.validation.criteria.RULES`).
+    level : float
+        Level of the calibration checks' and the rates' intervals.
+    intervals : mapping, optional
+        Keyword arguments of :func:`~forensic_lr.validation.bootstrap_metrics` (``n``,
+        ``seed``, ``level``, ...): bootstrap intervals of the metrics (by source with
+        ``groups``); None: none.
+    progress : callable(done, total), optional
+        Called after each fold.
+
+    Returns
+    -------
+    MethodValidation
+
+    Notes
+    -----
+    The folds refit the method without any bound: the metrics, the calibration checks and
+    the criteria describe the method's own out-of-fold LLRs. Limiting them with a bound
+    taken from the same LLRs would be circular, so the metrics of the LLRs limited to
+    their ELUB bounds are given beside them (``metrics_limited``, when ``method.elub``),
+    labelled as such. ``elub_log10`` is the ELUB [1]_ of the out-of-fold LLRs: the bound a
+    case applies by default (``method.elub_from = "cross-validated"``); it depends on the
+    fold split, hence on ``folds`` and ``seed``.
+
+    References
+    ----------
+    .. [1] P. Vergeer, A. van Es, A. de Jongh, I. Alberink, R. Stoel, Numerical
+       likelihood ratios outputted by LR systems are often based on extrapolation:
+       when to stop extrapolating?, Science & Justice 56 (2016) 482-491.
+    """
+    with warnings.catch_warnings(record=True) as in_folds:
+        warnings.simplefilter("always", ForensicLRWarning)
+        ss_llr, ds_llr = cross_validated_llr(ss, ds, method.unfitted(), folds, seed,
+                                             groups=groups, progress=progress)
+    fold_texts = _our_texts(in_folds)
+    elub = elub_of(ss_llr, ds_llr)
+    validation = validate_llrs(
+        ss_llr, ds_llr, criteria=criteria, criteria_rule=criteria_rule, level=level,
+        intervals=intervals, groups=groups, limit=elub if method.elub else None,
+    )
+    n_sources = None if groups is None else source_codes(*groups, ss_llr.size, ds_llr.size)[2]
+    record = validation.record.model_copy(update={
+        "folds": folds, "seed": int(seed), "elub_log10": elub, "n_sources": n_sources,
+        "folds_by": "trial" if groups is None else "source",
+    })
+    return MethodValidation(record, ss_llr, ds_llr, fold_texts, validation.warnings)
+
+
+def validate_llrs(
+    ss_llr,
+    ds_llr,
+    *,
+    criteria=None,
+    criteria_rule: CriteriaRule = "estimate_and_bound",
+    level: float = 0.95,
+    intervals: Mapping[str, Any] | None = None,
+    groups: tuple[np.ndarray, np.ndarray] | None = None,
+    limit: tuple[float, float] | None = None,
+) -> MethodValidation:
+    """The validation record of given LLRs (metrics, checks, criteria, rates, intervals).
+
+    :func:`validate_method` without the cross-validation: for LLRs a system reported
+    itself (validated as given) and for the out-of-fold LLRs of a method. ``limit``
+    (log10 bounds): also give the metrics of the LLRs limited to them
+    (``metrics_limited``). The record's ``folds`` is None.
+    """
+    ss_llr, ds_llr = np.asarray(ss_llr, dtype=np.float64), np.asarray(ds_llr, dtype=np.float64)
+    texts: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ForensicLRWarning)
+        metrics = evaluate(ss_llr, ds_llr).to_dict()
+        limited = None
+        if limit is not None:
+            b = (limit[0] * _LN10, limit[1] * _LN10)
+            limited = evaluate(np.clip(ss_llr, *b), np.clip(ds_llr, *b)).to_dict()
+        try:
+            checks = calibration_checks(ss_llr, ds_llr, level=level).to_dict()
+        except ForensicLRError as exc:
+            checks = None
+            texts.append(f"the calibration checks could not be computed: {exc}")
+    texts += _our_texts(caught)
+    metric_intervals = None
+    if intervals is not None:
+        ss_src, ds_src = (None, None) if groups is None else groups
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ForensicLRWarning)
+            try:
+                metric_intervals = bootstrap_metrics(
+                    ss_llr, ds_llr, ss_sources=ss_src, ds_sources=ds_src, **intervals
+                ).to_dict()
+            except ForensicLRError as exc:
+                texts.append(
+                    f"the intervals of the validation metrics could not be computed: {exc}"
+                )
+        texts += _our_texts(caught)
+    rates = tuple(r.record() for r in misleading_rates(ss_llr, ds_llr, level, metric_intervals))
+    results = () if criteria is None else check_criteria(
+        criteria, metrics, intervals=metric_intervals, rates=rates, rule=criteria_rule)
+    for c in results:
+        if not c.met:
+            m = metric(c.metric)  # values and threshold in the metric's unit
+            bound = "" if c.bound is None or c.rule == "estimate" else (
+                f", one-sided 95 % bound {m.text(c.bound)}")
+            texts.append(
+                f"validation criterion {c.name} not met: cross-validated {m.short} = "
+                f"{m.text(c.value)}{bound}, required {c.comparison} {m.limit(c.threshold)}"
+            )
+    record = ValidationResult(
+        folds=None,
+        metrics=metrics,
+        metrics_limited=limited,
+        criteria=results,
+        all_criteria_met=all(c.met for c in results) if results else None,
+        calibration_checks=checks,
+        metric_intervals=metric_intervals,
+        rates=rates,
+    )
+    return MethodValidation(record, ss_llr, ds_llr, (), tuple(dict.fromkeys(texts)))
+
+
+def in_sample_bounds(fitted, ss, ds) -> tuple[float, float] | None:
+    """The ELUB (log10) of a fitted calibrator's LLRs of its own training scores.
+
+    The rule of lir's ELUB bounder and of :class:`~forensic_lr.calibration.ELUB`
+    (``[method] elub_from = "in-sample"``); None when the bounds cannot be computed.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        return elub_of(fitted.llr(ss), fitted.llr(ds))
+
+
+def elub_of(ss_llr, ds_llr) -> tuple[float, float] | None:
+    """:func:`~forensic_lr.calibration.elub.elub_bounds_log10` of LLRs, or None when they
+    cannot be computed (e.g. infinite LLRs of both signs)."""
+    try:
+        low, high = elub_bounds_log10(ss_llr, ds_llr)
+    except ForensicLRError:
+        return None
+    return float(low), float(high)
+
+
+def _our_texts(caught) -> tuple[str, ...]:
+    """Our warning texts, once each; others are raised again (not ours to swallow)."""
+    for w in caught:
+        if not issubclass(w.category, ForensicLRWarning):
+            warnings.warn(w.message, w.category, stacklevel=3)
+    return tuple(dict.fromkeys(
+        str(w.message) for w in caught if issubclass(w.category, ForensicLRWarning)
+    ))
