@@ -562,6 +562,9 @@ class Conclusion(Record):
     justification: str = ""
     statement: str = ""
     elub_notes: tuple[str, ...] = ()
+    #: which class's range each evidence score leaves (e.g. below every same-source score):
+    #: information printed in the report, not a reason to withhold
+    range_notes: tuple[str, ...] = ()
     lab_departures: tuple[str, ...] = ()
     lab_justification: str = ""
 

@@ -5,8 +5,10 @@ statement that the number can be relied on for this case. :func:`decide_conclusi
 withholds the opinion ("no evaluative opinion can be given because ...") when
 
 1. a laboratory validation criterion is not met (the method failed its own validation);
-2. an evidence score lies outside the range of the background scores (its LR rests on
-   extrapolation);
+2. an evidence score lies outside the pooled range of the background scores (its LR rests
+   on extrapolation), by the rule ``[opinion] beyond_background``: by default
+   (``"withhold-unbounded"``) unless ELUB limits its LR, whose limited value is then what
+   the report gives; ``"withhold"``: always; ``"report"``: never;
 3. the fitted calibration is not monotonic between the background's bulk and the evidence
    score (:func:`forensic_lr.calibration.monotonicity.monotonicity_check`): a higher score
    would support Hp less;
@@ -29,7 +31,10 @@ statement of the report, not a failure of the run: every computed number stays i
 result.
 
 ELUB is not a reason to withhold: bounding is the default for cases; with it off, the
-conclusion states the bounded value beside each LR beyond the bounds (``elub_notes``).
+conclusion states the limited value beside each LR beyond the bounds (``elub_notes``).
+Which class's range an evidence score leaves (e.g. below every same-source score) is
+stated in ``range_notes``: information, not a reason (many different-source scores lie
+below every same-source score).
 """
 
 from __future__ import annotations
@@ -71,14 +76,51 @@ def _criteria_reasons(result: CaseResult) -> list[str]:
     return reasons
 
 
-def _range_reasons(result: CaseResult) -> list[str]:
+def _range_reasons(result: CaseResult, opinion: Opinion) -> list[str]:
+    """Scores outside the pooled background range, by ``[opinion] beyond_background``.
+
+    ``"withhold-unbounded"`` (default): withheld unless the LR is limited by the ELUB
+    bounds (then the limited value is what the report gives, worded as a limit);
+    ``"withhold"``: always withheld; ``"report"``: never withheld for this.
+    """
+    if opinion.beyond_background == "report":
+        return []
     low = min(result.background_ss.minimum, result.background_ds.minimum)
     high = max(result.background_ss.maximum, result.background_ds.maximum)
-    return [
-        f"the score of {e.label} ({e.score:g}) lies outside the range of the background "
-        f"scores ({low:g} to {high:g}), so its LR rests on extrapolation"
-        for e in result.results if e.extrapolated
-    ]
+    word = "distances" if result.score_direction == "lower_is_similar" else "scores"
+    reasons = []
+    for e in result.results:
+        if not e.extrapolated or (e.bounded and opinion.beyond_background != "withhold"):
+            continue
+        why = ("" if opinion.beyond_background == "withhold" else
+               ", and ELUB does not limit it" if result.method.elub_applied else
+               ", and ELUB bounding is off")
+        reasons.append(
+            f"the {word[:-1]} of {e.label} ({e.score:g}) lies outside the range of the "
+            f"background {word} ({low:g} to {high:g}), so its LR rests on extrapolation{why}"
+        )
+    return reasons
+
+
+def _range_notes(result: CaseResult) -> list[str]:
+    """Which class's range each evidence score leaves: information, not a reason.
+
+    A score below every same-source score, or above every different-source score (as
+    measured: for distances, above every same-source distance, below every different-source
+    one), lies where the validation has no comparison of that class.
+    """
+    word = "distance" if result.score_direction == "lower_is_similar" else "score"
+    classes = (("same-source", result.background_ss), ("different-source", result.background_ds))
+    notes = []
+    for e in result.results:
+        sides = [
+            f"{'below' if e.score < s.minimum else 'above'} every {name} background {word} "
+            f"({s.minimum:g} to {s.maximum:g})"
+            for name, s in classes if not s.minimum <= e.score <= s.maximum
+        ]
+        if sides:
+            notes.append(f"the {word} of {e.label} ({e.score:g}) lies {' and '.join(sides)}")
+    return notes
 
 
 def _file_scale(score: float, result: CaseResult) -> float:
@@ -144,10 +186,12 @@ def _elub_notes(result: CaseResult) -> list[str]:
     for e in result.results:
         bound = high if e.log10_lr > high else low if e.log10_lr < low else None
         if bound is not None:
+            which = "largest" if bound > 0 else "smallest"
             notes.append(
                 f"{e.label}: LR = {e.lr_text} (log10 LR {e.log10_text}) lies beyond the "
                 f"empirical bounds the validation data support (ELUB, {low:+.2f} to "
-                f"{high:+.2f}); bounded, it is LR = {format_lr(bound)} (log10 LR {bound:+.2f})"
+                f"{high:+.2f}); with ELUB it would be limited to LR = {format_lr(bound)} "
+                f"(log10 LR {bound:+.2f}), the {which} LR the validation data support"
             )
     return notes
 
@@ -208,7 +252,7 @@ def decide_conclusion(result: CaseResult, opinion: Opinion, *, calibrator, ss: n
     """
     reasons = (
         _criteria_reasons(result)
-        + _range_reasons(result)
+        + _range_reasons(result, opinion)
         + _monotonic_reason(result, opinion, calibrator, ss, ds, evidence)
         + _check_reasons(result, opinion)
         + _source_reason(result, calibrator)
@@ -216,7 +260,8 @@ def decide_conclusion(result: CaseResult, opinion: Opinion, *, calibrator, ss: n
     notes = tuple(_elub_notes(result))
     departures = _departures(policy)
     lab = {"lab_departures": departures,
-           "lab_justification": opinion.lab_override_justification if departures else ""}
+           "lab_justification": opinion.lab_override_justification if departures else "",
+           "range_notes": tuple(_range_notes(result))}
     if not reasons:
         return Conclusion(status="reported", elub_notes=notes, **lab)
     listed = "; ".join(f"({i}) {text}" for i, text in enumerate(reasons, 1))

@@ -48,7 +48,7 @@ from ..io.settings_files import read_settings_file
 from ..limits import LIMITS
 from ..metrics.catalogue import CRITERIA
 from ..records import LabInfo, PolicySetting, jsonable
-from .spec import Criteria, format_validation_error
+from .spec import BEYOND_BACKGROUND, BeyondBackground, Criteria, format_validation_error
 
 __all__ = [
     "FLOOR", "POLICY_KEYS", "LabProfile", "ProfileApplied", "apply_profile", "load_profile",
@@ -101,6 +101,7 @@ class OpinionTable(_Table):
     offset_max: StrictFloat | None = Field(default=None, gt=0)
     monotonic_tolerance_log10: StrictFloat | None = Field(default=None, ge=0, le=1)
     monotonic_quantiles: tuple[StrictFloat, StrictFloat] | None = None
+    beyond_background: BeyondBackground | None = None
 
 
 class ReportTable(_Table):
@@ -136,6 +137,7 @@ class LabProfile(_Table):
 POLICY_KEYS: tuple[tuple[str, str, str], ...] = (
     ("method", "calibrator", "calibration method"),
     ("method", "elub", "ELUB bounding of the reported LR"),
+    ("opinion", "beyond_background", "an evidence score outside the background range"),
     ("method", "elub_from", "LRs the ELUB bounds come from"),
     ("uncertainty", "method", "interval method"),
     ("uncertainty", "level", "interval level"),
@@ -158,9 +160,10 @@ _CRITERIA = tuple(Criteria.model_fields)
 #: key: ``"max"`` (a lower value is stricter, a higher one looser), ``"min"`` (the
 #: reverse), ``"span"`` (a wider ``(low, high)`` is stricter, a narrower one looser),
 #: ``"on"`` (on is stricter than off), ``"rule"`` (the estimate alone is looser than the
-#: estimate and its bound) and ``"same"`` (any other value is looser). Keys not
-#: listed may differ freely; annex E marks the difference.
-FLOOR: dict[str, str] = {
+#: estimate and its bound), ``"same"`` (any other value is looser) or the values in
+#: order from the strictest (a later one is looser). Keys not listed may differ freely;
+#: annex E marks the difference.
+FLOOR: dict[str, str | tuple[str, ...]] = {
     **{f"validation.criteria.{k}": ("min" if k.endswith("_min") else "max") for k in _CRITERIA},
     "opinion.slope_min": "min",
     "opinion.slope_max": "max",
@@ -170,6 +173,8 @@ FLOOR: dict[str, str] = {
     "validation.folds": "min",
     "validation.criteria_rule": "rule",
     "method.elub": "on",
+    "method.elub_from": "same",
+    "opinion.beyond_background": BEYOND_BACKGROUND,
     "report.verbal_scale": "same",
     "report.below_first_band": "same",
 }
@@ -188,6 +193,8 @@ def relation(key: str, value: Any, lab_value: Any) -> str:
     kind = FLOOR.get(key)
     if kind is None:
         return "differs"
+    if isinstance(kind, tuple):
+        return "stricter" if kind.index(value) < kind.index(lab_value) else "looser"
     if kind == "same":
         return "looser"
     if kind == "on":

@@ -281,6 +281,14 @@ class ReportOptions(_Section):
     )
 
 
+#: The rule for an evidence score outside the pooled range of the background scores, from
+#: the most conservative: ``"withhold"`` (always withheld), ``"withhold-unbounded"`` (the
+#: default: withheld unless its LR is limited by ELUB, then only the limited value is
+#: reported) and ``"report"`` (reported; the report says it rests on extrapolation).
+BEYOND_BACKGROUND = ("withhold", "withhold-unbounded", "report")
+BeyondBackground = Literal["withhold", "withhold-unbounded", "report"]
+
+
 class Opinion(_Section):
     """``[opinion]``: the opinion policy's thresholds and a case's written override.
 
@@ -293,6 +301,11 @@ class Opinion(_Section):
 
     override: StrictBool = False
     justification: str = ""
+    beyond_background: BeyondBackground = Field(
+        default="withhold-unbounded",
+        description="an evidence score outside the pooled background range: withhold an LR "
+        "that ELUB does not limit (default), withhold always, or report it",
+    )
     lab_override: StrictBool = Field(
         default=False, description="depart from the laboratory profile's policy (looser "
         "criteria, thresholds or scale) in this case, with a written justification")

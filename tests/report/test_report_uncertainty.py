@@ -120,7 +120,8 @@ def test_a_limited_lr_has_one_statement_of_uncertainty(tmp_path):
     assert text.count(e.uncertainty) == 2  # page 1 and section 6
     assert f"{model:+.2f}" in e.uncertainty
     assert (f"[{iv.log10_lr_low_unbounded:+.2f}, {iv.log10_lr_high_unbounded:+.2f}]" in text)
-    assert "not estimable (both ends" not in text and "at least" not in text
+    assert "not estimable (both ends" not in text
+    assert f"at least {e.lr_text}" not in text and "LR is at least" not in text
     assert not _EQUAL_ENDS.findall(text)
     # a metric whose bias correction cannot be read gets its percentile interval, said so
     plain = run.result.validation.metric_intervals["percentile"]
