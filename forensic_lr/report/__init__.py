@@ -115,6 +115,9 @@ def case_context(run, figures: dict[str, str], template_dir=None) -> dict:
 def build_report(run, formats=("pdf", "html", "json"), template_dir=None) -> dict[str, bytes]:
     """Render a case run: ``report.html``, ``report.pdf``, ``result.json``, ``figures/*.svg``.
 
+    The PDF is PDF/A-3b with ``result.json`` embedded (:func:`.archive.case_archive`),
+    whatever ``formats`` lists.
+
     Parameters
     ----------
     run : forensic_lr.casework.pipeline.CaseRun
@@ -126,8 +129,9 @@ def build_report(run, formats=("pdf", "html", "json"), template_dir=None) -> dic
     if template_dir is None and run.spec.report.template_dir:
         template_dir = run.spec.resolve(run.spec.report.template_dir)
     files: dict[str, bytes] = {}
+    record = run.result.to_json().encode("utf-8")  # also inside the PDF
     if "json" in formats:
-        files["result.json"] = run.result.to_json().encode("utf-8")
+        files["result.json"] = record
     if not ({"pdf", "html"} & set(formats)):
         return files
     figures = case_figures(run)
@@ -145,9 +149,11 @@ def build_report(run, formats=("pdf", "html", "json"), template_dir=None) -> dic
     if "html" in formats:
         files["report.html"] = html.encode("utf-8")
     if "pdf" in formats:
+        from .archive import case_archive
         from .pdf import figures_as_images, html_to_pdf  # weasyprint only for a PDF
 
         files["report.pdf"] = html_to_pdf(
-            figures_as_images(html, figures), roots=template_roots(template_dir)
+            figures_as_images(html, figures), roots=template_roots(template_dir),
+            archive=case_archive(run.result, record),
         )
     return files

@@ -15,6 +15,7 @@ from urllib.parse import unquote, urlparse
 from ..errors import ForensicLRError, InputError, excerpt
 from ..parallel import collector_paused
 from . import svg_text
+from .archive import ARCHIVE_VARIANT, Archive
 from .render import reaches_outside
 
 
@@ -106,12 +107,36 @@ def figures_as_images(html: str, figures: dict[str, str]) -> str:
     return html
 
 
-def html_to_pdf(html: str, *, roots, fetcher: SafeFetcher | None = None) -> bytes:
+def _write(document, archive: Archive | None) -> bytes:
+    """The PDF bytes of a weasyprint ``HTML``: plain, or PDF/A-3b carrying ``archive``."""
+    if archive is None:
+        return document.write_pdf()
+    import weasyprint
+
+    options = {"pdf_variant": ARCHIVE_VARIANT}
+    rendered = document.render(**options)
+    meta = rendered.metadata
+    meta.title, meta.authors, meta.description = archive.title, list(archive.authors), \
+        archive.subject
+    meta.keywords, meta.generator = list(archive.keywords), archive.creator
+    meta.created = meta.modified = archive.created
+    date = archive.file_date
+    attachments = [
+        weasyprint.Attachment(string=f.content, name=f.name, description=f.description,
+                              created=date, modified=date, relationship="Data")
+        for f in archive.files
+    ]
+    return rendered.write_pdf(attachments=attachments, **options)
+
+
+def html_to_pdf(html: str, *, roots, fetcher: SafeFetcher | None = None,
+                archive: Archive | None = None) -> bytes:
     """Render ``html`` to PDF bytes; relative URLs resolve against the first root.
 
-    The PDF carries no creation date and pinned font timestamps, so identical HTML gives
-    identical bytes. The garbage collector is paused meanwhile
-    (:func:`~forensic_lr.parallel.collector_paused`).
+    With ``archive`` the PDF is PDF/A-3b with the archive's metadata and associated files
+    (:mod:`forensic_lr.report.archive`). The PDF carries no date but the archive's and
+    pinned font timestamps, so identical HTML gives identical bytes. The garbage collector
+    is paused meanwhile (:func:`~forensic_lr.parallel.collector_paused`).
 
     Raises
     ------
@@ -133,7 +158,7 @@ def html_to_pdf(html: str, *, roots, fetcher: SafeFetcher | None = None) -> byte
     try:
         with collector_paused():
             document = weasyprint.HTML(string=html, base_url=base, url_fetcher=fetcher)
-            pdf = document.write_pdf()
+            pdf = _write(document, archive)
     finally:
         logger.removeHandler(failures)
         if saved is None:

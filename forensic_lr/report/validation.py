@@ -24,12 +24,14 @@ def build_validation_report(
     """Render a validation study: ``validation.json``, ``validation_report.html``/``.pdf``.
 
     ``figures/*.svg`` are the figures of the best method (lowest cross-validated Cllr);
-    ``validation.json`` is ``study.to_json()``. ``direction``: how the raw scores were
+    ``validation.json`` is ``study.to_json()``, also embedded in the PDF/A-3b PDF
+    (:func:`.archive.study_archive`). ``direction``: how the raw scores were
     measured; distances (``"lower_is_similar"``, negated on input) are drawn as measured.
     """
     files: dict[str, bytes] = {}
+    record = study.to_json().encode("utf-8")  # also inside the PDF
     if "json" in formats:
-        files["validation.json"] = study.to_json().encode("utf-8")
+        files["validation.json"] = record
     if not ({"pdf", "html"} & set(formats)):
         return files
     arrays = study.arrays
@@ -69,9 +71,11 @@ def build_validation_report(
     if "html" in formats:
         files["validation_report.html"] = html.encode("utf-8")
     if "pdf" in formats:
+        from .archive import study_archive
         from .pdf import figures_as_images, html_to_pdf  # weasyprint only for a PDF
 
         files["validation_report.pdf"] = html_to_pdf(
-            figures_as_images(html, figures), roots=template_roots(template_dir)
+            figures_as_images(html, figures), roots=template_roots(template_dir),
+            archive=study_archive(study, record),
         )
     return files

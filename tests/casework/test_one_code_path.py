@@ -112,7 +112,7 @@ def test_clipping_flag_marks_intervals_cut_at_the_elub_bounds(background, capsys
 def test_validate_report_json_is_the_study_record(background, tmp_path, monkeypatch):
     from forensic_lr.report import pdf
 
-    monkeypatch.setattr(pdf, "html_to_pdf", lambda html, roots: b"%PDF-stub")
+    monkeypatch.setattr(pdf, "html_to_pdf", lambda html, roots, **_: b"%PDF-stub")
     out = tmp_path / "study"
     assert main(["-q", "validate", "--ss", str(background / "ss.csv"), "--ds",
                  str(background / "ds.csv"), "--report", str(out), "--compare",

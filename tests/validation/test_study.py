@@ -122,7 +122,7 @@ def test_render_is_deterministic(scores, study):
 
 def test_cli_report_with_criteria_file(tmp_path, scores, monkeypatch):
     # the PDF itself is checked above; here a stub keeps the command-line test fast
-    monkeypatch.setattr(pdf, "html_to_pdf", lambda html, roots: b"%PDF-stub")
+    monkeypatch.setattr(pdf, "html_to_pdf", lambda html, roots, **_: b"%PDF-stub")
     ss, ds = scores
     np.savetxt(tmp_path / "ss.csv", ss)
     np.savetxt(tmp_path / "ds.csv", ds)
@@ -184,7 +184,7 @@ def test_intervals_and_paired_comparisons_of_the_best_method(scores):
 
 
 def test_cli_report_identity_matrix_and_limitations(tmp_path, scores, monkeypatch):
-    monkeypatch.setattr(pdf, "html_to_pdf", lambda html, roots: b"%PDF-stub")
+    monkeypatch.setattr(pdf, "html_to_pdf", lambda html, roots, **_: b"%PDF-stub")
     ss, ds = scores
     np.savetxt(tmp_path / "ss.csv", ss)
     np.savetxt(tmp_path / "ds.csv", ds)
