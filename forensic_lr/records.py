@@ -290,6 +290,10 @@ class MethodDescription(Record):
     summary: str                 # one paragraph for the report
     equation: str = ""           # the model in one line of plain text
     reference: str = ""          # the paper the method comes from
+    #: how the cross-validation treats the method with folds by source, where it does more
+    #: than refit on each fold's training comparisons (suspect_map: each left-out source
+    #: takes the suspect's place)
+    validation: str = ""
 
 
 class MethodResult(Record):

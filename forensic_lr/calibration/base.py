@@ -141,7 +141,9 @@ class BaseCalibrator:
 
     What a calibrator *says* lives on its class, so that the command line, the case
     file, the pipeline and the report templates read it from one place: ``title``,
-    ``summary``, ``equation`` and ``reference`` (:meth:`describe`), ``extra_inputs``
+    ``summary``, ``equation``, ``reference`` and ``validation`` (:meth:`describe`; the
+    last says how a cross-validation by source treats the method, when it does more than
+    refit on each fold's training comparisons), ``extra_inputs``
     (score inputs beyond the background), ``in_default_study`` (one of the methods a
     validation study compares by default), ``posterior`` (offers posterior samples for a
     Bayesian credible interval), ``validated_by_source`` (the method adapts to the case's
@@ -154,6 +156,7 @@ class BaseCalibrator:
     summary = ""
     equation = ""
     reference = ""
+    validation = ""
     extra_inputs: tuple[ExtraInput, ...] = ()
     in_default_study = False
     posterior = False
@@ -164,7 +167,7 @@ class BaseCalibrator:
         """The method in words, for reports and ``--help``."""
         return MethodDescription(
             name=cls.name, title=cls.title, summary=cls.summary, equation=cls.equation,
-            reference=cls.reference,
+            reference=cls.reference, validation=cls.validation,
         )
 
     def limitations(self) -> tuple[str, ...]:

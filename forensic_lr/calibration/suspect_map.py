@@ -135,6 +135,13 @@ class SuspectMAPCalibrator(RefitsOnce, TwoNormalsCalibrator):
         "likelihood ratio estimation, IEEE Odyssey 2006."
     )
     validated_by_source = True
+    validation = (
+        "Each source left out took the suspect's place: its comparisons were scored by the "
+        "population model fitted without it and adapted to its own same-source scores, as "
+        "the case's model is adapted to the suspect's (a same-source comparison to the "
+        "source's other ones, never to itself; a different-source comparison to those of "
+        "the source of its reference item)."
+    )
     extra_inputs = (
         ExtraInput("suspect_ss", "--suspect-ss",
                    "the suspect's own same-source scores (one score per line)", required=True),

@@ -337,6 +337,8 @@ def test_report_method_sections(suspect_run, tmp_path, background):
     assert "suspect same-source scores used 8" in text
     assert "Calibration checks" in text and "recalibration slope" in text
     assert "not validation data" in text
+    assert "by leave-one-source-out cross-validation (40 folds, one per source)" in text
+    assert "Each source left out took the suspect's place" in text
     slope = suspect_run.result.validation.calibration_checks["recalibration"]["slope"]
     assert f"{slope:.2f}" in text
 
@@ -465,3 +467,14 @@ def test_example_without_speaker_ids_validates_the_population_model_and_is_withh
                for t in r.conclusion.reasons)
     # the LR itself is the adapted model's, as with the speaker ids
     assert r.results[0].llr == suspect_run.result.results[0].llr
+
+
+def test_validation_report_of_the_case_says_how_sources_were_adapted_to(tmp_path, capsys):
+    code = main(["validate", "--case", str(CASE / "case.toml"), "--report", str(tmp_path / "v")])
+    assert code == 0, capsys.readouterr().err
+    html = (tmp_path / "v" / "validation_report.html").read_text(encoding="utf-8")
+    text = " ".join(html.replace("&#39;", "'").split())
+    assert "Suspect-adapted Gaussian calibration (MAP): Each source left out took the " \
+           "suspect's place" in text
+    study = json.loads((tmp_path / "v" / "validation.json").read_text(encoding="utf-8"))
+    assert study["folds_by"] == "source"
