@@ -372,6 +372,10 @@ class EvidenceResult(EvidenceLR):
     #: log10 LR as printed beside it: "+3.48"; more decimals near a band edge ("+1.997")
     log10_text: str
     verbal: VerbalEquivalent
+    #: Background comparisons (cross-validated LLRs) that support this LR's side at least as
+    #: strongly: same-source and different-source counts (the Tippett plot's values here)
+    tippett_ss: int | None = None
+    tippett_ds: int | None = None
 
 
 class EvidenceEvaluation(Record):

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import ForensicLRWarning, InputError
 from ..io.scores import orient, sha256_file
+from ..metrics import tippett_counts
 from ..parallel import call_forked
 from ..provenance import sha256_json, software_versions, source_revision
 from ..records import CaseResult, EvidenceResult, Provenance
@@ -89,21 +90,27 @@ def _fold_summary(texts: Sequence[str], diagnostics: bool, seen: tuple[str, ...]
     ]
 
 
-def _case_results(spec: CaseSpec, evaluation, scale: VerbalScale) -> tuple[EvidenceResult, ...]:
-    """Each evidence LR with the case's label, its rounded text and verbal equivalent."""
+def _case_results(spec: CaseSpec, evaluation, scale: VerbalScale, ss_cv: np.ndarray,
+                  ds_cv: np.ndarray) -> tuple[EvidenceResult, ...]:
+    """Each evidence LR with the case's label, its rounded text, verbal equivalent and the
+    background comparisons that support its side at least as strongly
+    (:func:`~forensic_lr.metrics.tippett_counts` of the cross-validated LLRs)."""
     texts = spec.score_texts
     if texts is None or len(texts) != len(evaluation.results):
         # scores from a scores file: the shortest text that reads back as the same number
         texts = tuple(repr(e.score) for e in evaluation.results)
     below = spec.report.below_first_band
+    n_ss, n_ds = tippett_counts(ss_cv, ds_cv, [e.llr for e in evaluation.results])
     return tuple(
         EvidenceResult(
             **e.model_dump(), label=label, score_text=text,
+            tippett_ss=int(a), tippett_ds=int(b),
             lr_text=format_lr(e.log10_lr, scale, below_first_band=below),
             log10_text=format_log10_lr(e.log10_lr, scale, below_first_band=below),
             verbal=verbal_equivalent(e.log10_lr, scale, below_first_band=below),
         )
-        for label, text, e in zip(spec.comparison_labels, texts, evaluation.results, strict=True)
+        for label, text, e, a, b in zip(spec.comparison_labels, texts, evaluation.results,
+                                        n_ss, n_ds, strict=True)
     )
 
 
@@ -261,7 +268,7 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
         background_suspect_ss=extra_summaries.get("suspect_ss"),
         background_unlabelled=extra_summaries.get("unlabelled"),
         method=evaluation.method,
-        results=_case_results(spec, evaluation, scale),
+        results=_case_results(spec, evaluation, scale, validated.ss_llr, validated.ds_llr),
         validation=validated.record,
         warnings=unique,
         limitations=evaluation.limitations,

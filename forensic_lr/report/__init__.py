@@ -9,7 +9,6 @@ from __future__ import annotations
 from markupsafe import Markup
 
 from ..casework.verbal import rounded_log10
-from ..metrics import tippett_counts
 from ..plots import count_with_rate
 from ..records import dumps
 from .context import (
@@ -36,16 +35,14 @@ DRAFT_MARK = "DRAFT - not for court"
 
 def tippett_rows(run) -> list[dict]:
     """Per comparison, the background LRs that support its side at least as strongly
-    (:func:`~forensic_lr.metrics.tippett_counts`): ``{"label", "log10_lr", "log10_text",
+    (``tippett_ss``/``tippett_ds`` of each result): ``{"label", "log10_lr", "log10_text",
     "ss", "ds", "side"}``, ``log10_text`` as section 6 prints it, the counts as "3 of 300
     (1 %)", ``side`` "at or above" or "at or below"."""
-    ss, ds = run.ss_llr_cv, run.ds_llr_cv
-    results = run.result.results
-    n_ss, n_ds = tippett_counts(ss, ds, [e.llr for e in results])
+    n_ss, n_ds = run.ss_llr_cv.size, run.ds_llr_cv.size
     return [{"label": e.label, "log10_lr": e.log10_lr, "log10_text": e.log10_text,
-             "ss": count_with_rate(int(a), ss.size), "ds": count_with_rate(int(b), ds.size),
+             "ss": count_with_rate(e.tippett_ss, n_ss), "ds": count_with_rate(e.tippett_ds, n_ds),
              "side": "at or above" if e.llr >= 0 else "at or below"}
-            for e, a, b in zip(results, n_ss, n_ds, strict=True)]
+            for e in run.result.results]
 
 
 #: The case report's numbered sections, in order (section 1 is the conclusion).
