@@ -16,7 +16,18 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import ForensicLRError
-from . import calibrate, case, check, compare, docs, fusion, label_noise, multiclass, validate
+from . import (
+    calibrate,
+    case,
+    check,
+    compare,
+    docs,
+    fusion,
+    label_noise,
+    multiclass,
+    validate,
+    verify,
+)
 from .common import EXIT_USER_ERROR, add_verbosity
 
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as for any command whose reader stopped early
@@ -43,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     fusion.add_parser(sub)
     label_noise.add_parser(sub)
     compare.add_parser(sub)
+    verify.add_parser(sub)
     for command in sub.choices.values():
         add_verbosity(command, default=argparse.SUPPRESS)
     return parser
