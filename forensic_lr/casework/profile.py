@@ -118,6 +118,16 @@ class ValidationTable(_Table):
     folds: StrictInt | None = Field(default=None, ge=2, le=50)
 
 
+class SigningTable(_Table):
+    """``[signing]``: the certificate final reports are signed with
+    (:mod:`forensic_lr.casework.signing`); the passphrase is never stored here."""
+
+    certificate: str | None = Field(default=None, description="PKCS#12 file (.p12/.pfx)")
+    passphrase_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+                                       description="environment variable with the passphrase")
+    role: str = Field(default="", max_length=200)
+
+
 class LabProfile(_Table):
     """A laboratory profile, validated (unknown keys are errors)."""
 
@@ -130,6 +140,7 @@ class LabProfile(_Table):
     report: ReportTable = Field(default_factory=ReportTable)
     data: DataTable = Field(default_factory=DataTable)
     validation: ValidationTable = Field(default_factory=ValidationTable)
+    signing: SigningTable = Field(default_factory=SigningTable)
 
 
 #: The policy settings the report's annex lists: (section, key, label). The case-file key
@@ -256,6 +267,7 @@ def load_profile(path: str | Path, *, confine_to: Path | None = None
     if confine_to is not None:
         _confine(path, profile, folder, resolve_path(confine_to))
     checks = [("laboratory", "logo", profile.laboratory.logo, input_file),
+              ("signing", "certificate", profile.signing.certificate, input_file),
               ("report", "template_dir", profile.report.template_dir, input_folder)]
     checks += [("data", "roots", root, input_folder) for root in profile.data.roots]
     for section, key, value, check in checks:
@@ -276,6 +288,9 @@ def _confine(path: Path, profile: LabProfile, folder: Path, case_folder: Path) -
     if profile.data.roots:
         raise InputError(f"{path}: [data] roots: " + refusal.format(
             "add folders the case may read from"))
+    if profile.signing.certificate is not None:
+        raise InputError(f"{path}: [signing] certificate: " + refusal.format(
+            "name a signing certificate"))
     scale = profile.verbal_scale.scale
     named = [("laboratory", "logo", profile.laboratory.logo),
              ("report", "template_dir", profile.report.template_dir),

@@ -128,6 +128,11 @@ def run(args: argparse.Namespace) -> int:
         spec = load_case(case, lab=args.lab, overrides=method_overrides(args))
         checklist = refuse_unless_draft(spec, case, args.draft)
     formats = _parse_formats(args.format, spec.report.formats)
+    signer = None
+    if "pdf" in formats and not args.draft:  # asked before the long work; drafts never
+        from ..casework.signing import profile_signer
+
+        signer = profile_signer(spec)
     out = Path(args.out)
     inputs = [case, *spec.input_paths(), *([args.lab] if args.lab else [])]
     # checked and locked before the long work; committed all or nothing
@@ -139,6 +144,11 @@ def run(args: argparse.Namespace) -> int:
             run = mark_draft(run, checklist)
         with stages.stage("rendering"):
             files = build_report(run, formats)  # everything in memory before anything is written
+        if signer is not None:
+            from ..casework.signing import sign_pdf
+
+            files["report.pdf"] = sign_pdf(files["report.pdf"], signer,
+                                           reason=f"evaluative report, case {spec.case.id}")
         written = target.commit(files)
     stages.finish()
     if args.quiet:
@@ -166,6 +176,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"note: {SEVERAL_SCORES}")
     for text in run.result.warnings:
         print(f"warning: {text}")
+    if signer is not None:
+        print(f"report.pdf signed by {signer.name}")
     print(f"wrote {len(written)} file(s) to {out}")
     if args.verbose:
         for path in written:

@@ -1,6 +1,7 @@
 """``forensic-lr verify REPORT.pdf [--case CASE] [--lab LAB.toml]``: check a report file.
 
-Reads the record the report embeds (:func:`forensic_lr.casework.verify.read_report`) and
+Validates the report's signatures (:func:`forensic_lr.casework.signing.check_signatures`),
+reads the record the report embeds (:func:`forensic_lr.casework.verify.read_report`) and
 says what it is; with ``--case`` re-runs the case and compares inputs, record and PDF
 (:func:`forensic_lr.casework.verify.check_against_case`). Exit 0 when everything checked
 matches, 1 when something differs, 2 for input that cannot be checked.
@@ -63,17 +64,20 @@ def _print_finding(finding) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``forensic-lr verify REPORT.pdf``: print the verdict; 0 matches, 1 differs."""
+    from ..casework.signing import check_signatures
     from ..casework.verify import Finding, check_against_case, read_report
 
     report = read_report(args.report)
     print(f"{args.report}: embeds {report.record_name}")
     for line in _describe(report):
         print(f"  {line}")
-    findings: list[Finding] = []
-    if report.revisions > 1:
-        findings.append(Finding("integrity", False, f"the file has {report.revisions} revisions: "
-                                "it was changed after forensic-lr wrote it"))
-    print("  signature: unsigned")
+    signatures = check_signatures(report.data)
+    findings = [Finding("signature", s.ok, s.text) for s in signatures]
+    if not signatures:
+        print("  signature: unsigned")
+        if report.revisions > 1:
+            findings.append(Finding("integrity", False, f"the file has {report.revisions} "
+                                    "revisions: it was changed after forensic-lr wrote it"))
     if args.case is not None:
         from ..report import build_report
 

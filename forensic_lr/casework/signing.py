@@ -1,0 +1,210 @@
+"""Digital signatures of final reports (PAdES, with pyHanko) and their validation.
+
+A laboratory whose profile has a ``[signing]`` table signs every final report:
+
+.. code-block:: toml
+
+    [signing]
+    certificate = "keys/examiner.p12"        # PKCS#12 file, relative to the profile
+    passphrase_env = "FORENSIC_LR_P12_PASSPHRASE"  # the variable holding its passphrase
+    role = "forensic examiner"
+
+The passphrase is read from the environment variable the profile names, or asked for in
+the terminal (never echoed) when the profile names none or the variable is unset; it is
+never written to a file, a record or a message. Drafts are never signed.
+
+The signature is a PAdES baseline signature (ETSI EN 319 142-1, B-B level: CMS with the
+signing certificate and the signing time as signed attributes, sub-filter
+``ETSI.CAdES.detached``) added as an incremental update, so the report's first revision
+keeps the bytes forensic-lr wrote (``verify`` compares those). Its reason is
+"evaluative report, case X", its name the certificate holder's (subject common name) and
+the role is stated in the signature's location field ("signed as ROLE"), the one free
+text field of a PDF signature readers show besides the reason.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+import io
+import logging
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InputError
+
+__all__ = ["SignatureCheck", "Signer", "check_signatures", "load_signer", "profile_signer",
+           "sign_pdf"]
+
+
+@contextlib.contextmanager
+def _quiet_pyhanko():
+    """pyHanko logs what it finds wrong (a self-signed certificate, a wrong passphrase) with
+    tracebacks; the caller reports the outcome in words, so its records go nowhere."""
+    loggers = [logging.getLogger(name) for name in ("pyhanko", "pyhanko_certvalidator")]
+    sink = logging.NullHandler()
+    saved = [logger.propagate for logger in loggers]
+    for logger in loggers:
+        logger.addHandler(sink)
+        logger.propagate = False
+    try:
+        yield
+    finally:
+        for logger, propagate in zip(loggers, saved, strict=True):
+            logger.removeHandler(sink)
+            logger.propagate = propagate
+
+
+@dataclass(frozen=True)
+class Signer:
+    """A loaded signing key (pyHanko ``SimpleSigner``) with who signs and as what."""
+
+    signer: object
+    name: str
+    role: str
+
+
+def _passphrase(env: str | None, certificate: Path) -> bytes:
+    """The certificate's passphrase: from the variable ``env``, else asked in a terminal."""
+    if env and env in os.environ:
+        return os.environ[env].encode("utf-8")
+    if not sys.stdin.isatty():
+        where = f"set the environment variable {env}" if env else (
+            "name an environment variable holding it with [signing] passphrase_env")
+        raise InputError(f"the signing certificate {certificate} needs its passphrase: {where}, "
+                         "or run in a terminal to be asked for it")
+    return getpass.getpass(f"passphrase of {certificate.name}: ").encode("utf-8")
+
+
+def load_signer(certificate: str | Path, *, passphrase_env: str | None = None,
+                role: str = "") -> Signer:
+    """Open a PKCS#12 file with its passphrase (see :func:`_passphrase`).
+
+    Raises
+    ------
+    InputError
+        The file is missing, or the passphrase does not open it.
+    """
+    from pyhanko.sign import signers
+
+    path = Path(certificate)
+    if not path.is_file():
+        raise InputError("[signing] certificate: no such file", path=str(path))
+    secret = _passphrase(passphrase_env, path)
+    try:
+        with _quiet_pyhanko():
+            signer = signers.SimpleSigner.load_pkcs12_data(path.read_bytes(), (),
+                                                           passphrase=secret)
+    except (ValueError, OSError):
+        signer = None
+    if signer is None:  # pyHanko logs and returns None for a wrong passphrase
+        raise InputError("[signing] certificate: cannot open it with the passphrase given "
+                         "(wrong passphrase, or not a PKCS#12 file)", path=str(path))
+    name = signer.signing_cert.subject.native.get("common_name") or \
+        signer.signing_cert.subject.human_friendly
+    return Signer(signer=signer, name=str(name), role=role)
+
+
+def profile_signer(spec) -> Signer | None:
+    """The signer the case's laboratory profile names (``[signing]``), or None.
+
+    The profile is read again from the file the case used, and must still have the SHA-256
+    the case recorded.
+    """
+    from .profile import load_profile
+
+    if spec.lab is None or not spec.lab.profile_file:
+        return None
+    profile, sha256 = load_profile(spec.lab.profile_file)
+    if sha256 != spec.lab_sha256:
+        raise InputError("the laboratory profile changed while the case was read; run again",
+                         path=spec.lab.profile_file)
+    signing = profile.signing
+    if signing.certificate is None:
+        return None
+    folder = Path(spec.lab.profile_file).resolve().parent
+    return load_signer(folder / signing.certificate, passphrase_env=signing.passphrase_env,
+                       role=signing.role)
+
+
+def sign_pdf(pdf: bytes, signer: Signer, *, reason: str) -> bytes:
+    """``pdf`` with a PAdES signature appended as an incremental update."""
+    from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+    from pyhanko.sign import fields, signers
+
+    meta = signers.PdfSignatureMetadata(
+        field_name="ExaminerSignature", name=signer.name, reason=reason,
+        location=f"signed as {signer.role}" if signer.role else None,
+        subfilter=fields.SigSeedSubFilter.PADES, md_algorithm="sha256",
+    )
+    writer = IncrementalPdfFileWriter(io.BytesIO(pdf), strict=False)
+    out = signers.sign_pdf(writer, meta, signer=signer.signer)
+    return out.getvalue()
+
+
+@dataclass(frozen=True)
+class SignatureCheck:
+    """One signature of a PDF as validated: ``ok`` when it is intact, cryptographically
+    valid and covers the whole file (nothing was changed after it); ``text`` says who
+    signed when, and what failed."""
+
+    ok: bool
+    text: str
+
+
+def check_signatures(data: bytes) -> list[SignatureCheck]:
+    """Validate every signature of a PDF with pyHanko (empty list: unsigned).
+
+    Whether the signer's certificate is trusted is not judged: no trust list is consulted
+    and nothing is fetched (a laboratory's own certificate authority is not known here).
+    The certificate's SHA-256 fingerprint is given, to compare with the one the laboratory
+    publishes.
+    """
+    from pyhanko.pdf_utils.reader import PdfFileReader
+    from pyhanko.sign.validation import validate_pdf_signature
+    from pyhanko.sign.validation.status import SignatureCoverageLevel
+    from pyhanko_certvalidator import ValidationContext
+
+    try:
+        reader = PdfFileReader(io.BytesIO(data), strict=False)
+        embedded_signatures = reader.embedded_signatures
+    except Exception as exc:  # a damaged file may fail anywhere in the parser
+        raise InputError(f"its signatures cannot be read: the file is damaged "
+                         f"({type(exc).__name__}: {str(exc)[:160]})") from None
+    # no trust list of this machine's, nothing fetched from the network: the same answer
+    # everywhere; trust in the certificate is for the reader to establish (its fingerprint)
+    context = ValidationContext(trust_roots=[], allow_fetching=False)
+    checks = []
+    for embedded in embedded_signatures:
+        try:
+            with _quiet_pyhanko():
+                status = validate_pdf_signature(embedded, context)
+        except Exception as exc:  # a damaged signature may fail anywhere in the validator
+            checks.append(SignatureCheck(False, f"signature {embedded.field_name!r} cannot be "
+                                         f"validated ({type(exc).__name__}: {str(exc)[:160]})"))
+            continue
+        cert = status.signing_cert
+        who = cert.subject.human_friendly
+        when = status.signer_reported_dt.isoformat() if status.signer_reported_dt else "?"
+        fingerprint = cert.sha256.hex()
+        sig = embedded.sig_object
+        details = "; ".join(f"{k[1:].lower()}: {sig[k]}" for k in ("/Reason", "/Location")
+                            if k in sig)
+        problems = []
+        if not status.intact:
+            problems.append("the file's bytes do not match the signed digest: it was changed "
+                            "after signing")
+        elif not status.valid:
+            problems.append("the signature value does not verify with the signer's key")
+        if status.coverage != SignatureCoverageLevel.ENTIRE_FILE:
+            problems.append("the file was changed after signing (the signature does not "
+                            "cover all of it)")
+        trust = "compare it with the one the laboratory publishes"
+        text = (f"signed by {who} at {when} ({details}; certificate SHA-256 {fingerprint}, "
+                f"{trust})")
+        if problems:
+            text = f"INVALID signature: {'; '.join(problems)} - {text}"
+        checks.append(SignatureCheck(not problems, text))
+    return checks

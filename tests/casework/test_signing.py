@@ -1,0 +1,179 @@
+"""Final reports signed (PAdES) with the certificate the lab profile names; drafts never.
+
+The certificate is made here with ``cryptography`` (self-signed, in a PKCS#12 file with a
+passphrase). The independent checks: poppler's ``pdfsig`` (another implementation of PDF
+signature validation) reports the signature valid, and one flipped byte makes ``verify``
+exit 1 saying the file changed after signing.
+"""
+
+from __future__ import annotations
+
+import datetime
+import shutil
+import subprocess
+
+import pytest
+
+pytest.importorskip("weasyprint")
+pytest.importorskip("pyhanko")
+crypto = pytest.importorskip("cryptography")
+
+from cryptography import x509  # noqa: E402
+from cryptography.hazmat.primitives import hashes, serialization  # noqa: E402
+from cryptography.hazmat.primitives.asymmetric import rsa  # noqa: E402
+from cryptography.hazmat.primitives.serialization import pkcs12  # noqa: E402
+from cryptography.x509.oid import NameOID  # noqa: E402
+
+from forensic_lr.casework.verify import read_report  # noqa: E402
+from forensic_lr.cli import main  # noqa: E402
+
+PASSPHRASE = "correct horse 7"
+VARIABLE = "FLR_TEST_P12_PASSPHRASE"
+
+LAB = f"""\
+[laboratory]
+name = "Example Forensic Speech Laboratory"
+[signing]
+certificate = "examiner.p12"
+passphrase_env = "{VARIABLE}"
+role = "forensic examiner"
+"""
+
+
+def _p12(path, passphrase: str) -> None:
+    """A self-signed RSA certificate for "A. Examiner" with its key, in a PKCS#12 file."""
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "A. Examiner"),
+                      x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Lab of Signatures")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
+            .public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=30))
+            .sign(key, hashes.SHA256()))
+    path.write_bytes(pkcs12.serialize_key_and_certificates(
+        b"examiner", key, cert, None,
+        serialization.BestAvailableEncryption(passphrase.encode())))
+
+
+@pytest.fixture(scope="module")
+def signed(tmp_path_factory):
+    """``(case folder, lab.toml, out)`` of the worked voice case's final report, signed with
+    the certificate the lab profile names."""
+    root = tmp_path_factory.mktemp("signing")
+    case = root / "case"
+    assert main(["-q", "examples", "copy", "voice", str(case)]) == 0  # ready for a final report
+    lab = root / "lab"
+    lab.mkdir()
+    _p12(lab / "examiner.p12", PASSPHRASE)
+    (lab / "lab.toml").write_text(LAB, encoding="utf-8")
+    out = root / "out"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(VARIABLE, PASSPHRASE)
+        assert main(["-q", "check", str(case / "case.toml"), "--lab", str(lab / "lab.toml")]) \
+            == 0
+        assert main(["-q", "run", str(case / "case.toml"), "--out", str(out), "--lab",
+                     str(lab / "lab.toml")]) == 0
+    return case, lab / "lab.toml", out
+
+
+def test_signed_report_verifies_and_keeps_its_first_revision(signed, capsys):
+    case, lab, out = signed
+    report = read_report(out / "report.pdf")
+    assert report.revisions == 2  # forensic-lr's revision, then the signature
+    assert report.record == (out / "result.json").read_bytes()
+    assert main(["verify", str(out / "report.pdf"), "--case", str(case), "--lab", str(lab)]) == 0
+    text = capsys.readouterr().out
+    assert "ok      signed by " in text and "Common Name: A. Examiner" in text
+    assert "reason: evaluative report, case FVC-2026-017" in text
+    assert "location: signed as forensic examiner" in text
+    assert "equals the report's first revision (before signing), byte for byte" in text
+    assert "unsigned" not in text
+
+
+@pytest.mark.skipif(shutil.which("pdfsig") is None, reason="poppler-utils not installed")
+def test_poppler_reports_the_signature_valid(signed):
+    _, _, out = signed
+    shown = subprocess.run(["pdfsig", str(out / "report.pdf")], capture_output=True,
+                           text=True).stdout
+    assert "Signer Certificate Common Name: A. Examiner" in shown
+    assert "Signature Validation: Signature is Valid." in shown
+    assert "Total document signed" in shown
+
+
+def test_one_flipped_byte_breaks_the_signature(signed, tmp_path, capsys):
+    _, _, out = signed
+    data = bytearray((out / "report.pdf").read_bytes())
+    data[10] ^= 0x01  # in the binary comment under the header: the file still reads
+    (tmp_path / "flipped.pdf").write_bytes(bytes(data))
+    assert main(["verify", str(tmp_path / "flipped.pdf")]) == 1
+    text = capsys.readouterr().out
+    assert "INVALID signature: the file's bytes do not match the signed digest: it was " \
+           "changed after signing" in text
+    assert text.rstrip().splitlines()[-1].startswith("verdict: DIFFERS - INVALID signature")
+    if shutil.which("pdfsig"):
+        shown = subprocess.run(["pdfsig", str(tmp_path / "flipped.pdf")], capture_output=True,
+                               text=True).stdout
+        assert "Signature is Valid." not in shown
+
+
+def test_a_revision_appended_after_signing_is_found(signed, tmp_path, capsys):
+    from pyhanko.pdf_utils import generic
+    from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+
+    _, _, out = signed
+    with open(out / "report.pdf", "rb") as handle:
+        writer = IncrementalPdfFileWriter(handle)
+        info = writer.trailer["/Info"]
+        info["/Title"] = generic.TextStringObject("Something else")
+        writer.update_container(info)
+        with open(tmp_path / "edited.pdf", "wb") as target:
+            writer.write(target)
+    assert main(["verify", str(tmp_path / "edited.pdf")]) == 1
+    assert "the signature does not cover all of it" in capsys.readouterr().out
+
+
+def test_drafts_are_never_signed(signed, tmp_path, monkeypatch, capsys):
+    case, lab, _ = signed
+    monkeypatch.setenv(VARIABLE, PASSPHRASE)
+    out = tmp_path / "draft"
+    assert main(["-q", "run", str(case / "case.toml"), "--out", str(out), "--lab", str(lab),
+                 "--draft"]) == 0
+    assert read_report(out / "report.pdf").revisions == 1
+    assert main(["verify", str(out / "report.pdf")]) == 0
+    assert "signature: unsigned" in capsys.readouterr().out
+
+
+def test_passphrase_problems_stop_before_any_work(signed, tmp_path, monkeypatch, capsys):
+    case, lab, _ = signed
+    monkeypatch.setenv(VARIABLE, "wrong passphrase")
+    argv = ["run", str(case / "case.toml"), "--out", str(tmp_path / "o"), "--lab", str(lab)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "cannot open it with the passphrase given" in err
+    assert "wrong passphrase" not in err.replace("(wrong passphrase,", "")  # never echoed
+    assert not (tmp_path / "o").exists()
+    monkeypatch.delenv(VARIABLE)
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False)
+    assert main(argv) == 2
+    assert f"set the environment variable {VARIABLE}" in capsys.readouterr().err
+
+
+def test_the_passphrase_is_in_no_output_file(signed):
+    _, _, out = signed
+    for path in out.rglob("*"):
+        if path.is_file():
+            assert PASSPHRASE.encode() not in path.read_bytes()
+
+
+def test_a_profile_inside_the_case_folder_may_not_sign(signed, tmp_path, capsys):
+    case, lab, _ = signed
+    copy = tmp_path / "case"
+    shutil.copytree(case, copy)
+    shutil.copy(lab.parent / "examiner.p12", copy / "examiner.p12")
+    (copy / "lab.toml").write_text(LAB, encoding="utf-8")
+    text = (copy / "case.toml").read_text().replace(
+        '[report]\n', '[report]\nlab_profile = "lab.toml"\n')
+    (copy / "case.toml").write_text(text)
+    assert main(["check", str(copy / "case.toml")]) == 2
+    assert "[signing] certificate" in capsys.readouterr().err
