@@ -53,6 +53,7 @@ import codecs
 import csv
 import hashlib
 import re
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -414,10 +415,7 @@ class _Reader:
         if not any(lines):
             return False  # nothing but empty lines: nothing for loadtxt to read
         try:
-            # max_rows: loadtxt otherwise allocates 50,000 rows at once, 112 GiB for a
-            # line of 300,000 columns
-            table = np.loadtxt(lines, dtype=dtype, delimiter=self.delimiter, comments=None,
-                               quotechar=None, ndmin=1, max_rows=len(lines))
+            table = _loadtxt(lines, dtype=dtype, delimiter=self.delimiter, ndmin=1)
         except ValueError:
             return False
         if table.shape[0] != len(lines):  # pragma: no cover - one row per line
@@ -577,6 +575,19 @@ class _Reader:
             rows=int(where.size),
         )
         return Table(values, where, self.unit, self.location, provenance)
+
+
+def _loadtxt(lines: list[str], **options) -> np.ndarray:
+    """``numpy.loadtxt`` of a block of lines: no comments or quotes, at most one row per line.
+
+    ``max_rows``: loadtxt otherwise allocates 50,000 rows at once (112 GiB for a line of
+    300,000 columns). numpy warns that the empty lines it skips do not count towards
+    ``max_rows``; they cannot matter here (a block has fewer rows than lines), so that
+    warning is not passed on to the user.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Input line", category=UserWarning)
+        return np.loadtxt(lines, comments=None, quotechar=None, max_rows=len(lines), **options)
 
 
 def _unquote(values: np.ndarray) -> np.ndarray:
@@ -767,8 +778,7 @@ def _parse_lines(reader: _Reader, lines: list[str], numbers: np.ndarray, quoted:
     if sep is None:
         return [ln.split() for ln in lines]
     try:
-        cells = np.loadtxt(lines, dtype=str, delimiter=sep, comments=None, quotechar=None,
-                           ndmin=2, max_rows=len(lines))
+        cells = _loadtxt(lines, dtype=str, delimiter=sep, ndmin=2)
     except ValueError:  # rows of different widths: find them line by line
         return _split_plain(lines, sep)
     if cells.shape[0] != len(lines):  # pragma: no cover - loadtxt keeps one row per line

@@ -9,6 +9,7 @@ instead of ``#`` give the independent reference: every number must be identical.
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -75,3 +76,16 @@ def test_a_comment_after_a_value_is_refused_with_the_rule(tmp_path):
     path.write_text("score\n1.5\n2.25 #checked\n")
     with pytest.raises(InputError, match=r"line 3.*'#' starts a comment only as the first"):
         read_score_file(path)
+
+
+def test_blank_and_comment_lines_read_without_warnings(tmp_path):
+    """Blank lines inside a block are skipped silently: numpy's note that they do not
+    count towards ``max_rows`` is not passed on to the user."""
+    from forensic_lr.io.matrix import read_matrix
+
+    (tmp_path / "m.csv").write_text("a,b\n1,2\n\n# note\n3,4\n")
+    (tmp_path / "s.csv").write_text("score\n1.5\n\n2.5\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert read_matrix(tmp_path / "m.csv").tolist() == [[1.0, 2.0], [3.0, 4.0]]
+        assert read_score_file(tmp_path / "s.csv").tolist() == [1.5, 2.5]
