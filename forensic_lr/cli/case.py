@@ -162,6 +162,8 @@ def run(args: argparse.Namespace) -> int:
             f"{r.label}: score {r.score_text} -> LR = {r.lr_text} (log10 LR = {r.log10_text}); "
             + ("computed, not given as an opinion" if withheld else r.verbal.statement)
         )
+        if r.bounded:  # worded as a limit, with the model's value
+            print(f"  {r.uncertainty}")
     if conclusion is not None and conclusion.status != "reported":
         print(f"conclusion {conclusion.status}: {conclusion.statement}")
     if conclusion is not None and conclusion.status == "overridden":
