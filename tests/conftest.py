@@ -15,6 +15,49 @@ def gaussian_background(seed: int = 0, n_ss: int = 60, n_ds: int = 200, *, shift
     return rng.normal(shift, 1.0, n_ss), rng.normal(0.0, 1.5, n_ds)
 
 
+_SMALL_CASE_BODY = """\
+[propositions]
+hp = "The questioned and reference items come from the same source."
+hd = "The questioned and reference items come from different sources."
+[evidence]
+score = 1.5
+[background]
+ss = "ss.csv"
+ds = "ds.csv"
+[method]
+calibrator = "logistic"
+[uncertainty]
+method = "bootstrap"
+n = 100
+seed = 11
+[validation]
+folds = 3
+[report]
+formats = {formats}
+"""
+
+
+def write_small_case(folder, case_table: str, formats: tuple[str, ...] = ("pdf", "json")):
+    """A small logistic case written to ``folder``: ``ss.csv`` (40 same-source scores
+    ~ N(2, 1)), ``ds.csv`` (120 different-source ~ N(-1, 1.2^2), both from seed 3) and
+    ``case.toml``, whose ``[case]`` table holds the lines ``case_table``; returns its path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(3)
+    np.savetxt(folder / "ss.csv", rng.normal(2.0, 1.0, 40), fmt="%.4f")
+    np.savetxt(folder / "ds.csv", rng.normal(-1.0, 1.2, 120), fmt="%.4f")
+    listed = "[" + ", ".join(f'"{f}"' for f in formats) + "]"
+    text = "[case]\n" + case_table.strip() + "\n" + _SMALL_CASE_BODY.format(formats=listed)
+    (folder / "case.toml").write_text(text, encoding="utf-8")
+    return folder / "case.toml"
+
+
+@pytest.fixture(scope="session")
+def small_case():
+    """The small case writer (:func:`write_small_case`): ``small_case(folder, case_table,
+    formats)`` writes the scores and ``case.toml`` and returns the case file's path."""
+    return write_small_case
+
+
 @pytest.fixture(scope="session")
 def make_background():
     """The background generator (:func:`gaussian_background`): ``make_background(seed, n_ss,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import shutil
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -19,40 +18,12 @@ pytest.importorskip("pyhanko")
 
 from forensic_lr.casework import verify
 from forensic_lr.cli import main
-
-CASE = """\
-[case]
-id = "VER-1"
-laboratory = "Lab of Checks"
-examiner = "A. Examiner"
-date = 2026-03-02
-[propositions]
-hp = "The questioned and reference items come from the same source."
-hd = "The questioned and reference items come from different sources."
-[evidence]
-score = 1.5
-[background]
-ss = "ss.csv"
-ds = "ds.csv"
-[method]
-calibrator = "logistic"
-[uncertainty]
-method = "bootstrap"
-n = 100
-seed = 11
-[validation]
-folds = 3
-[report]
-formats = ["pdf", "json"]
-"""
+from tests.conftest import write_small_case
 
 
 def _make_case(folder):
-    folder.mkdir(parents=True, exist_ok=True)
-    rng = np.random.default_rng(3)
-    np.savetxt(folder / "ss.csv", rng.normal(2.0, 1.0, 40), fmt="%.4f")
-    np.savetxt(folder / "ds.csv", rng.normal(-1.0, 1.2, 120), fmt="%.4f")
-    (folder / "case.toml").write_text(CASE, encoding="utf-8")
+    write_small_case(folder, 'id = "VER-1"\nlaboratory = "Lab of Checks"\n'
+                     'examiner = "A. Examiner"\ndate = 2026-03-02')
     return folder
 
 

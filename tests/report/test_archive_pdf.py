@@ -20,42 +20,13 @@ pypdf = pytest.importorskip("pypdf")
 
 from forensic_lr.cli import main  # noqa: E402
 
-CASE = """\
-[case]
-id = "ARC-7"
-report_id = "ARC-7-R2"
-laboratory = "Lab of Archives"
-examiner = "A. Examiner"
-date = 2026-03-02
-[propositions]
-hp = "The questioned and reference items come from the same source."
-hd = "The questioned and reference items come from different sources."
-[evidence]
-score = 1.5
-[background]
-ss = "ss.csv"
-ds = "ds.csv"
-[method]
-calibrator = "logistic"
-[uncertainty]
-method = "bootstrap"
-n = 100
-seed = 11
-[validation]
-folds = 3
-[report]
-formats = ["pdf", "json"]
-"""
-
 
 @pytest.fixture(scope="module")
-def case_run(tmp_path_factory):
+def case_run(tmp_path_factory, small_case):
     """A small case run (draft: the case file lacks what a final report needs)."""
     folder = tmp_path_factory.mktemp("archive")
-    rng = np.random.default_rng(3)
-    np.savetxt(folder / "ss.csv", rng.normal(2.0, 1.0, 40), fmt="%.4f")
-    np.savetxt(folder / "ds.csv", rng.normal(-1.0, 1.2, 120), fmt="%.4f")
-    (folder / "case.toml").write_text(CASE, encoding="utf-8")
+    small_case(folder, 'id = "ARC-7"\nreport_id = "ARC-7-R2"\nlaboratory = "Lab of Archives"\n'
+               'examiner = "A. Examiner"\ndate = 2026-03-02')
     out = folder / "out"
     assert main(["-q", "run", str(folder / "case.toml"), "--out", str(out), "--draft"]) == 0
     return out
