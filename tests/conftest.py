@@ -58,6 +58,37 @@ def small_case():
     return write_small_case
 
 
+def append_revision(pdf, target) -> None:
+    """Write ``pdf`` with an incremental update appended (a new title), as any PDF editor
+    saves a change, to ``target``."""
+    from pyhanko.pdf_utils import generic
+    from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+
+    with open(pdf, "rb") as handle:
+        writer = IncrementalPdfFileWriter(handle)
+        info = writer.trailer["/Info"]
+        info["/Title"] = generic.TextStringObject("Something else")
+        writer.update_container(info)
+        with open(target, "wb") as out:
+            writer.write(out)
+
+
+def run_cli(args, capsys) -> tuple[int, str, float]:
+    """``main(args)`` with our warnings silenced: exit code, stdout + stderr, seconds taken."""
+    import time
+    import warnings
+
+    from forensic_lr.cli import main
+    from forensic_lr.errors import ForensicLRWarning
+
+    start = time.monotonic()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ForensicLRWarning)
+        code = main(args)
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err, time.monotonic() - start
+
+
 @pytest.fixture(scope="session")
 def make_background():
     """The background generator (:func:`gaussian_background`): ``make_background(seed, n_ss,

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import time
-import warnings
 from pathlib import Path
 
 import pytest
@@ -16,20 +15,11 @@ from scipy import stats
 
 from forensic_lr._resources import docs_dir, examples_dir
 from forensic_lr.cli import main
-from forensic_lr.errors import ForensicLRWarning
 from forensic_lr.limits import LIMITS
+from tests.conftest import run_cli as _run
 
 VOICE = examples_dir() / "voice"
 SS, DS = str(VOICE / "ss.csv"), str(VOICE / "ds.csv")
-
-
-def _run(args, capsys) -> tuple[int, str, float]:
-    start = time.monotonic()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ForensicLRWarning)
-        code = main(args)
-    captured = capsys.readouterr()
-    return code, captured.out + captured.err, time.monotonic() - start
 
 
 @pytest.mark.parametrize(("args", "option", "limit"), [

@@ -8,29 +8,19 @@ the folder and the reason, and every file left as it was.
 from __future__ import annotations
 
 import json
-import time
-import warnings
 from pathlib import Path
 
 import pytest
 
 from forensic_lr.cli import main
-from forensic_lr.errors import ForensicLRWarning, InputError
+from forensic_lr.errors import InputError
 from forensic_lr.output import MANIFEST, OutputFolder, write_outputs
+from tests.conftest import run_cli as _run
 
 
 def _tree(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes()
             for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
-def _run(args, capsys) -> tuple[int, str, float]:
-    start = time.monotonic()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ForensicLRWarning)
-        code = main(args)
-    captured = capsys.readouterr()
-    return code, captured.out + captured.err, time.monotonic() - start
 
 
 @pytest.fixture

@@ -26,6 +26,7 @@ from cryptography.x509.oid import NameOID  # noqa: E402
 
 from forensic_lr.casework.verify import read_report  # noqa: E402
 from forensic_lr.cli import main  # noqa: E402
+from tests.conftest import append_revision  # noqa: E402
 
 PASSPHRASE = "correct horse 7"
 VARIABLE = "FLR_TEST_P12_PASSPHRASE"
@@ -118,17 +119,8 @@ def test_one_flipped_byte_breaks_the_signature(signed, tmp_path, capsys):
 
 
 def test_a_revision_appended_after_signing_is_found(signed, tmp_path, capsys):
-    from pyhanko.pdf_utils import generic
-    from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
-
     _, _, out = signed
-    with open(out / "report.pdf", "rb") as handle:
-        writer = IncrementalPdfFileWriter(handle)
-        info = writer.trailer["/Info"]
-        info["/Title"] = generic.TextStringObject("Something else")
-        writer.update_container(info)
-        with open(tmp_path / "edited.pdf", "wb") as target:
-            writer.write(target)
+    append_revision(out / "report.pdf", tmp_path / "edited.pdf")
     assert main(["verify", str(tmp_path / "edited.pdf")]) == 1
     assert "the signature does not cover all of it" in capsys.readouterr().out
 

@@ -18,7 +18,7 @@ pytest.importorskip("pyhanko")
 
 from forensic_lr.casework import verify
 from forensic_lr.cli import main
-from tests.conftest import write_small_case
+from tests.conftest import append_revision, write_small_case
 
 
 def _make_case(folder):
@@ -109,17 +109,8 @@ def test_other_software_versions_check_the_record_only(made, monkeypatch, capsys
 
 def test_an_edit_appended_to_the_file_is_a_difference(made, tmp_path, capsys):
     """An incremental update (what any PDF editor appends) adds a revision."""
-    from pyhanko.pdf_utils import generic
-    from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
-
     _, out = made
-    with open(out / "report.pdf", "rb") as handle:
-        writer = IncrementalPdfFileWriter(handle)
-        info = writer.trailer["/Info"]
-        info["/Title"] = generic.TextStringObject("Something else")
-        writer.update_container(info)
-        with open(tmp_path / "edited.pdf", "wb") as target:
-            writer.write(target)
+    append_revision(out / "report.pdf", tmp_path / "edited.pdf")
     assert main(["verify", str(tmp_path / "edited.pdf")]) == 1
     assert "the file has 2 revisions: it was changed after forensic-lr wrote it" in \
         capsys.readouterr().out
