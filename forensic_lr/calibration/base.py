@@ -190,9 +190,18 @@ class BaseCalibrator:
         self.check_options()
         return check_background(ss, ds)
 
+    def check_fitted(self) -> None:
+        """Raise :class:`~forensic_lr.errors.NotFittedError` naming the calibrator unless
+        :meth:`fit` has run (it sets ``fitted_``), as scikit-learn's ``check_is_fitted``."""
+        if not getattr(self, "fitted_", False):
+            raise NotFittedError(
+                f"this {type(self).__name__} ({self.name!r}) is not fitted yet; call "
+                "fit(ss, ds) before llr, params or density"
+            )
+
     def _scores(self, scores) -> np.ndarray:
-        if not hasattr(self, "fitted_"):
-            raise NotFittedError(f"{self.name} calibrator is not fitted; call fit(ss, ds) first")
+        """Fitted check, then ``scores`` as a float array (an input error names them)."""
+        self.check_fitted()
         return as_score_array(scores, "scores")
 
     def __repr__(self) -> str:

@@ -211,7 +211,7 @@ class BayesianCalibrator(RefitsOnce, BaseCalibrator):
         )
 
     def params(self) -> dict:
-        self._scores([0.0])
+        self.check_fitted()
         mu0, kappa0, alpha0, beta0 = self.prior_
         prior = {"mu0": mu0, "kappa0": kappa0, "alpha0": alpha0, "beta0": beta0}
         out: dict = {"mode": self.mode, "prior": {k: float(v) for k, v in prior.items()}}

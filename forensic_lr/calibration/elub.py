@@ -183,7 +183,7 @@ class ELUB(BaseCalibrator):
         return bounded
 
     def params(self) -> dict:
-        self._scores([0.0])
+        self.check_fitted()
         return {
             **self.calibrator.params(),
             "elub_log10_lr_low": float(self.bounds_log10_[0]),

@@ -100,7 +100,7 @@ class GaussianCalibrator(RefitsOnce, TwoNormalsCalibrator):
         return self
 
     def params(self) -> dict:
-        self._scores([0.0])
+        self.check_fitted()
         return {
             "mean_ss": self.mean_ss_,
             "sd_ss": self.sd_ss_,

@@ -288,7 +288,7 @@ class KDECalibrator(BaseCalibrator):
         return np.exp(_log_kde(s, self.ss_, self.h_ss_)), np.exp(_log_kde(s, self.ds_, self.h_ds_))
 
     def params(self) -> dict:
-        self._scores([0.0])
+        self.check_fitted()
         return {
             "bandwidth_rule": self.bandwidth,
             "bandwidth_ss": self.h_ss_,

@@ -230,7 +230,7 @@ class LogisticCalibrator(RefitsOnce, BaseCalibrator):
 
     def coefficients(self) -> tuple[float, ...]:
         """``(a, b)`` or ``(a, b, c)`` of ``llr = a + b s + c s^2`` in raw score units."""
-        self._scores([0.0])
+        self.check_fitted()
         m, d = self.centre_, self.scale_
         t = self.theta_
         if not self.quadratic:

@@ -99,7 +99,7 @@ class PAVCalibrator(BaseCalibrator):
         return np.interp(self._scores(scores), self.knots_, self.knot_llr_)
 
     def params(self) -> dict:
-        self._scores([0.0])
+        self.check_fitted()
         return {
             "interpolation": self.interpolation,
             "n_blocks": int(self.block_llr_.size),

@@ -420,7 +420,7 @@ class SCalCalibrator(RefitsOnce, BaseCalibrator):
         return np.clip(out, self.lo_, self.hi_)
 
     def params(self) -> dict:
-        self._scores([0.0])
+        self.check_fitted()
         slope = self.b_ / self.scale_
         return {
             "lower_llr": self.lo_,

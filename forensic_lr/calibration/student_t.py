@@ -480,7 +480,7 @@ class StudentTCalibrator(RefitsOnce, BaseCalibrator):
                 np.exp(student_t_logpdf(s, b.df, b.loc, b.scale)))
 
     def params(self) -> dict:
-        self._scores([0.0])
+        self.check_fitted()
         return {
             "df_option": None if self.df is None else float(self.df),
             "ss": self.fit_ss_.to_dict(),

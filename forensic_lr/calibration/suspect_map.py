@@ -231,7 +231,7 @@ class SuspectMAPCalibrator(RefitsOnce, TwoNormalsCalibrator):
         return self
 
     def params(self) -> dict:
-        self._scores([0.0])
+        self.check_fitted()
         return {
             "n_suspect": self.n_suspect_,
             "relevance": float(self.relevance),

@@ -310,7 +310,7 @@ class UnsupervisedCalibrator(RefitsOnce, TwoNormalsCalibrator):
         return tuple(text for text, _ in found)
 
     def params(self) -> dict:
-        self._scores([0.0])
+        self.check_fitted()
         return {
             "mean_ss": float(self.mean_ss_),
             "sd_ss": self.sd_ss_,
