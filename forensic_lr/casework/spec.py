@@ -29,10 +29,12 @@ from pydantic import (
     StrictFloat,
     StrictInt,
     ValidationError,
+    create_model,
     field_validator,
     model_validator,
 )
 
+from ..calibration import extra_inputs
 from ..errors import InputError, excerpt
 from ..io.paths import input_file, input_folder, resolve_path
 from ..limits import LIMITS, check_settings_sizes
@@ -109,24 +111,18 @@ class Evidence(_Section):
         return (self.score,) if self.score is not None else tuple(self.scores or ())
 
 
-class Background(_Section):
+class _BackgroundFiles(_Section):
     """``[background]``: the score files (paths relative to the case file).
 
-    ``ss`` and ``ds`` (or one labelled ``scores`` file) are the population background;
-    ``suspect_ss`` (same-source scores of the suspect, calibrator ``suspect_map``) and
-    ``unlabelled`` (case-condition scores of unknown ground truth, calibrator
-    ``unsupervised``) are the extra data of those two methods.
+    ``ss`` and ``ds`` (or one labelled ``scores`` file) are the population background.
+    :class:`Background` adds one key per extra score input a calibrator declares
+    (:attr:`~forensic_lr.calibration.base.BaseCalibrator.extra_inputs`, e.g.
+    ``suspect_ss`` of ``suspect_map`` and ``unlabelled`` of ``unsupervised``).
     """
 
     ss: str | None = None
     ds: str | None = None
     scores: str | None = Field(default=None, description="one file with label,score columns")
-    suspect_ss: str | None = Field(
-        default=None, description="the suspect's own same-source scores (suspect_map)"
-    )
-    unlabelled: str | None = Field(
-        default=None, description="unlabelled case-condition scores (unsupervised)"
-    )
     description: str = ""
     population: str = Field(default="", description="the relevant population the data represent")
     population_justification: str = Field(
@@ -179,6 +175,18 @@ class Background(_Section):
         if self.scores is None and (self.ss is None or self.ds is None):
             raise ValueError("give both 'ss' and 'ds' files (or one labelled 'scores' file)")
         return self
+
+
+#: ``[background]``: the population background and, as declared by the calibrators, the
+#: extra score files of the methods that take them (one optional path per key).
+Background = create_model(
+    "Background",
+    __base__=_BackgroundFiles,
+    __module__=__name__,
+    **{key: (str | None, Field(default=None, description=f"{spec.help} ({method})"))
+       for key, (spec, method) in extra_inputs().items()},
+)
+Background.__doc__ = _BackgroundFiles.__doc__
 
 
 class Method(_Section):
@@ -382,7 +390,7 @@ class CaseSpec(_Section):
     def _options_usable(self) -> CaseSpec:
         """The method's options, checked by the calibrator itself (extra inputs aside: the
         next check names those)."""
-        from ..calibration import CALIBRATORS, extra_inputs, make_calibrator
+        from ..calibration import CALIBRATORS, make_calibrator
 
         name = self.method.calibrator
         options = {k: v for k, v in self.method.options.items() if k not in extra_inputs()}
@@ -395,8 +403,6 @@ class CaseSpec(_Section):
 
     @model_validator(mode="after")
     def _extra_scores_match_method(self) -> CaseSpec:
-        from ..calibration import extra_inputs
-
         name, bg = self.method.calibrator, self.background
         problems = []  # all of them at once
         for key, (spec, method) in extra_inputs().items():
@@ -484,8 +490,8 @@ class CaseSpec(_Section):
     def input_paths(self) -> list[Path]:
         """Every file and folder the case file names (score files, templates, scale file)."""
         bg, report = self.background, self.report
-        names = [bg.ss, bg.ds, bg.scores, bg.suspect_ss, bg.unlabelled, report.template_dir,
-                 self.evidence.scores_file]
+        names = [bg.ss, bg.ds, bg.scores, *(getattr(bg, key) for key in extra_inputs()),
+                 report.template_dir, self.evidence.scores_file]
         if report.verbal_scale.lower().endswith(".json"):
             names.append(report.verbal_scale)
         return [self.resolve(name) for name in names if name is not None]
@@ -725,8 +731,6 @@ def case_from_dict(
         )
     except ValidationError as exc:
         raise InputError(format_validation_error(source, exc)) from None
-    from ..calibration import extra_inputs
-
     problems: list[str] = []  # every problem of the files the case names, listed at once
 
     def resolved(section: str, key: str, name: str, check=None,

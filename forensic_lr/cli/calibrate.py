@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..calibration import make_calibrator, method_names
+from ..calibration import extra_inputs, make_calibrator, method_names
 from ..errors import InputError
 from .common import (
     EXIT_OK,
@@ -22,10 +22,6 @@ from .common import (
     table_options,
 )
 
-#: Extra score inputs on the command line: option destination -> flag. The methods that use
-#: them and whether they are required are declared by the calibrators themselves.
-_EXTRA_FLAGS = {"suspect_ss": "--suspect-ss", "unlabelled": "--unlabelled"}
-
 
 def add_parser(sub) -> None:
     """Add the ``calibrate`` subcommand."""
@@ -36,14 +32,9 @@ def add_parser(sub) -> None:
     p.add_argument("--ds", required=True, metavar="FILE", help="different-source (Hd true) scores")
     p.add_argument("--method", "--calibrator", dest="method", required=True,
                    choices=method_names(), help="calibration method (--calibrator: same)")
-    p.add_argument(
-        "--suspect-ss", metavar="FILE",
-        help="the suspect's own same-source scores (--method suspect_map only)",
-    )
-    p.add_argument(
-        "--unlabelled", metavar="FILE",
-        help="unlabelled case-condition scores (required by --method unsupervised)",
-    )
+    for key, (spec, method) in extra_inputs().items():  # as the calibrators declare them
+        p.add_argument(spec.flag, dest=key, metavar="FILE", help=f"{spec.help} ("
+                       f"{'required by' if spec.required else 'only with'} --method {method})")
     p.add_argument(
         "--score", required=True, action="append", type=float, metavar="S",
         help="evidence score (repeat for several)",
@@ -102,7 +93,7 @@ def evaluation(args: argparse.Namespace):
     extra = {
         key: orient(read_score_file(path, label=key, score_column=reading["score_column"],
                                     decimal=args.decimal, sheet=args.sheet), args.direction)
-        for key in _EXTRA_FLAGS
+        for key in extra_inputs()
         if (path := getattr(args, key)) is not None
     }
     groups = (data.ss_sources, data.ds_sources) if data.has_sources else None

@@ -209,5 +209,7 @@ def seed_value(text: str) -> int:
 
 def score_inputs(args: argparse.Namespace) -> list[str]:
     """The input files named on the command line (an output folder may not hold them)."""
-    names = ("ss", "ds", "scores", "criteria", "suspect_ss", "unlabelled")
+    from ..calibration import extra_inputs
+
+    names = ("ss", "ds", "scores", "criteria", *extra_inputs())
     return [getattr(args, n) for n in names if getattr(args, n, None)]

@@ -22,3 +22,23 @@ def test_unfitted_calibrator_names_itself(name):
             use()
     with pytest.raises(NotFittedError, match="not fitted"):
         ELUB(make_calibrator(name)).params()
+
+
+def test_extra_inputs_come_from_the_declarations():
+    """The case file, the command line and the record take every declared extra input (and
+    only those): a new calibrator declaring one needs no edit elsewhere."""
+    from forensic_lr.calibration import extra_inputs
+    from forensic_lr.casework.spec import Background
+    from forensic_lr.cli import build_parser
+    from forensic_lr.records import CaseResult
+
+    declared = extra_inputs()
+    assert set(declared) == {"suspect_ss", "unlabelled"}  # the two methods that take one
+    fields = CaseResult.model_fields
+    calibrate = build_parser()._subparsers._group_actions[0].choices["calibrate"]
+    flags = {a.dest: a.option_strings for a in calibrate._actions}
+    for key, (spec, method) in declared.items():
+        assert key in Background.model_fields
+        assert f"background_{key}" in fields
+        assert flags[key] == [spec.flag]
+        assert method in CALIBRATORS and spec in CALIBRATORS[method].extra_inputs
