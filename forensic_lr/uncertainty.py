@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._checks import as_score_array, check_pair
+from ._numbers import LN10
 from .errors import ForensicLRError, ForensicLRWarning, InputError
 from .limits import check_bootstrap
 from .resampling import (
@@ -26,7 +27,6 @@ from .resampling import (
 
 __all__ = ["LRInterval", "bayes_interval", "bootstrap_interval", "cross_validated_llr"]
 
-_LN10 = float(np.log(10.0))
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,8 +63,8 @@ class LRInterval:
         return {
             "method": self.method,
             "level": float(self.level),
-            "log10_lr_low": [float(v) for v in np.asarray(self.llr_low) / _LN10],
-            "log10_lr_high": [float(v) for v in np.asarray(self.llr_high) / _LN10],
+            "log10_lr_low": [float(v) for v in np.asarray(self.llr_low) / LN10],
+            "log10_lr_high": [float(v) for v in np.asarray(self.llr_high) / LN10],
             "n": int(self.n),
             "n_degenerate": int(self.n_degenerate),
             "warnings": list(self.warnings),

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import check_pair
+from .._numbers import LN10
 from .base import BaseCalibrator
 
-_LN10 = np.log(10.0)
 #: Grid step of the threshold search, in log10 units (the authors' published procedure).
 STEP_LOG10 = 0.01
 
@@ -57,13 +57,13 @@ def elub_bounds(ss_llr, ds_llr) -> tuple[float, float]:
            ``elub`` (bayeserror module), documentation of the ELUB bounder.
     """
     low, high = elub_bounds_log10(ss_llr, ds_llr)
-    return float(low * _LN10), float(high * _LN10)
+    return float(low * LN10), float(high * LN10)
 
 
 def elub_bounds_log10(ss_llr, ds_llr) -> tuple[float, float]:
     """:func:`elub_bounds` in log10 units: exact multiples of 0.01 (rounded to 2 decimals)."""
     ss, ds = check_pair(ss_llr, ds_llr)
-    hp, hd = np.sort(ss / _LN10), np.sort(ds / _LN10)
+    hp, hd = np.sort(ss / LN10), np.sort(ds / LN10)
     t = elub_thresholds(hp.size, hd.size)
     return elub_bounds_from_counts(
         t, np.searchsorted(hp, t, side="right"), np.searchsorted(hd, t, side="right"),
@@ -137,7 +137,7 @@ class ELUB(BaseCalibrator):
         ss, ds = self._validate(ss, ds)
         self.calibrator.fit(ss, ds)
         self.bounds_log10_ = elub_bounds_log10(self.calibrator.llr(ss), self.calibrator.llr(ds))
-        self.bounds_ = (self.bounds_log10_[0] * _LN10, self.bounds_log10_[1] * _LN10)
+        self.bounds_ = (self.bounds_log10_[0] * LN10, self.bounds_log10_[1] * LN10)
         self.fitted_ = True
         return self
 
@@ -147,7 +147,7 @@ class ELUB(BaseCalibrator):
         cross-validated LLRs; ``fitted`` is used as it is (not refitted, not copied)."""
         self = cls(fitted)
         self.bounds_log10_ = (float(bounds_log10[0]), float(bounds_log10[1]))
-        self.bounds_ = (self.bounds_log10_[0] * _LN10, self.bounds_log10_[1] * _LN10)
+        self.bounds_ = (self.bounds_log10_[0] * LN10, self.bounds_log10_[1] * LN10)
         self.fitted_ = True
         return self
 

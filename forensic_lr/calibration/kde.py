@@ -6,6 +6,7 @@ import numpy as np
 from scipy.fft import irfft, next_fast_len, rfft
 
 from .._checks import as_score_array
+from .._numbers import LN10
 from ..errors import InputError, excerpt
 from ..resampling import bootstrap_index_chunks
 from .base import BaseCalibrator, number_option
@@ -16,7 +17,6 @@ _EXACT = 20_000_000  # above this many kernel evaluations, use the binned estima
 _GRID = 2**14  # grid points of the binned estimate
 _NEAR = 64  # ranks searched on either side of a score for a resample's nearest point
 _NODES_PER_H = 16  # bounding a refit's ELUB: exact sums at one score per 1/16 bandwidth
-_LN10 = float(np.log(10.0))
 
 
 def bandwidth(values: np.ndarray, rule: str | float) -> float:
@@ -499,13 +499,13 @@ def _refit_elub(classes, counts, hs, thresholds: np.ndarray) -> tuple[float, flo
             highs[c].append(high)
     at_most = []
     for e in (0, 1):
-        cell = _cells(thresholds, (lows[0][e] - highs[1][e]) / _LN10)
+        cell = _cells(thresholds, (lows[0][e] - highs[1][e]) / LN10)
         # the values bounded, not known, in either class's density (by a mask: np.union1d
         # takes ten times as long here)
         either = np.zeros(points[e].size, dtype=bool)
         either[bounded[e][0]] = either[bounded[e][1]] = True
         loose = np.flatnonzero(either)
-        high = _cells(thresholds, (highs[0][e][loose] - lows[1][e][loose]) / _LN10)
+        high = _cells(thresholds, (highs[0][e][loose] - lows[1][e][loose]) / LN10)
         unsure = loose[cell[loose] != high]
         if unsure.size:
             logs = []
@@ -516,7 +516,7 @@ def _refit_elub(classes, counts, hs, thresholds: np.ndarray) -> tuple[float, flo
                     value[inexact] = _log_kde_exact(points[e][unsure[inexact]], points[c],
                                                     hs[c], weights[c])
                 logs.append(value)
-            cell[unsure] = _cells(thresholds, (logs[0] - logs[1]) / _LN10)
+            cell[unsure] = _cells(thresholds, (logs[0] - logs[1]) / LN10)
         # cell j: the thresholds from j on are at least the value
         at_most.append(np.cumsum(np.bincount(cell, weights=weights[e],
                                              minlength=thresholds.size + 1))[:-1])

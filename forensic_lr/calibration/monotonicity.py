@@ -16,11 +16,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._checks import as_score_array
+from .._numbers import LN10
 from ..errors import InputError
 
 __all__ = ["MonotonicityCheck", "bulk_span", "monotonicity_check"]
 
-_LN10 = math.log(10.0)
 
 
 @dataclass(frozen=True)
@@ -139,7 +139,7 @@ def monotonicity_check(calibrator, span: tuple[float, float], *, n_grid: int = 4
     if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
         raise InputError(f"span {span!r} must be two finite scores, low <= high")
     grid = np.linspace(lo, hi, n_grid)
-    values = np.asarray(calibrator.llr(grid), dtype=np.float64) / _LN10
+    values = np.asarray(calibrator.llr(grid), dtype=np.float64) / LN10
     if np.isnan(values).any():
         raise InputError("the calibrator returned NaN LLRs on the check grid")
     running = np.maximum.accumulate(values)

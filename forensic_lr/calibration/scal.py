@@ -9,6 +9,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit
 
+from .._numbers import LN2, LN10
 from ..errors import ConvergenceError, ForensicLRError, ForensicLRWarning
 from ..records import ParamRow
 from ..resampling import bootstrap_index_chunks
@@ -425,11 +426,11 @@ class SCalCalibrator(RefitsOnce, BaseCalibrator):
         return {
             "lower_llr": self.lo_,
             "upper_llr": self.hi_,
-            "lower_log10_lr": float(self.lo_ / np.log(10)),
-            "upper_log10_lr": float(self.hi_ / np.log(10)),
+            "lower_log10_lr": float(self.lo_ / LN10),
+            "upper_log10_lr": float(self.hi_ / LN10),
             "offset": float(self.a_ - slope * self.centre_),
             "slope": float(slope),
-            "cllr_train": float(self.loss_ / np.log(2)),
+            "cllr_train": float(self.loss_ / LN2),
             "warnings": list(self.warnings_),
         }
 

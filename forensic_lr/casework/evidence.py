@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import math
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from .._numbers import LN10
 from ..calibration import ELUB, extra_inputs, fit_warnings
 from ..errors import ForensicLRError, ForensicLRWarning, InputError
 from ..io.scores import orient
@@ -36,7 +36,6 @@ __all__ = [
     "evaluate_unbounded", "limit_to_elub",
 ]
 
-_LN10 = math.log(10.0)
 #: Default number of draws per interval kind (bootstrap replicates, posterior samples).
 DEFAULT_DRAWS = {"bootstrap": 1000, "bayes": 4000, "none": 0}
 
@@ -374,7 +373,7 @@ def _results(raw, x, llr, iv: LRInterval | None, lo: float, hi: float):
     for i in range(x.size):
         interval = None
         if iv is not None:
-            lo_i, hi_i = float(iv.llr_low[i] / _LN10), float(iv.llr_high[i] / _LN10)
+            lo_i, hi_i = float(iv.llr_low[i] / LN10), float(iv.llr_high[i] / LN10)
             collapsed = printed_log10(lo_i) == printed_log10(hi_i)
             interval = Interval(
                 method=iv.method, level=float(iv.level),
@@ -385,7 +384,7 @@ def _results(raw, x, llr, iv: LRInterval | None, lo: float, hi: float):
                 ])),
                 collapsed=collapsed,
             )
-        log10_lr = float(llr[i] / _LN10)
+        log10_lr = float(llr[i] / LN10)
         out.append(
             EvidenceLR(
                 score=float(raw[i]), score_used=float(x[i]),
@@ -409,7 +408,7 @@ def _limit(e: EvidenceLR, bounds: tuple[float, float] | None) -> EvidenceLR:
     if bounds is None:
         return e
     low, high = bounds
-    log10_model = e.llr_unbounded / _LN10
+    log10_model = e.llr_unbounded / LN10
     log10_lr = float(min(max(log10_model, low), high))
     interval = e.interval
     if interval is not None:
@@ -421,7 +420,7 @@ def _limit(e: EvidenceLR, bounds: tuple[float, float] | None) -> EvidenceLR:
             "log10_lr_low": lo_i, "log10_lr_high": hi_i, "clipped": clipped,
         })
     bounded = log10_lr != log10_model
-    llr = log10_lr * _LN10 if bounded else e.llr_unbounded
+    llr = log10_lr * LN10 if bounded else e.llr_unbounded
     return e.model_copy(update={
         "llr": llr, "log10_lr": log10_lr if bounded else e.log10_lr, "lr": _lr(llr),
         "bounded": bounded, "interval": interval,

@@ -39,8 +39,6 @@ below every same-source score).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..calibration.monotonicity import bulk_span, monotonicity_check
@@ -54,7 +52,6 @@ __all__ = ["WITHHELD_OPENING", "decide_conclusion"]
 
 #: How a withheld conclusion begins (the reasons follow).
 WITHHELD_OPENING = "no evaluative opinion can be given because"
-_LN10 = math.log(10.0)
 
 
 def _criteria_reasons(result: CaseResult) -> list[str]:

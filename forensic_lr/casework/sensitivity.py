@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import copy
 import itertools
-import math
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from .._numbers import LN10
 from ..calibration import CALIBRATORS, ELUB, background_only_methods
 from ..calibration.elub import elub_bounds_log10
 from ..errors import ForensicLRError
@@ -44,7 +44,6 @@ __all__ = [
     "RELEVANCE_FACTORS", "background_bootstrap", "limit_sensitivity", "sensitivity_analysis",
 ]
 
-_LN10 = math.log(10.0)
 #: Relevance factors tried for the suspect-adapted method (plus the case's own).
 RELEVANCE_FACTORS = (2.0, 4.0, 8.0, 16.0, 32.0)
 #: Bootstrap replicates of the background refit (each refits the method once).
@@ -119,7 +118,7 @@ def _refits_by_hook(template, ss, ds, x, n: int, rng) -> np.ndarray | None:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             llr, bounds = inner.bootstrap_elub(ss, ds, x, n=n, rng=rng)
-        return np.clip(llr, bounds[:, :1] * _LN10, bounds[:, 1:] * _LN10) / _LN10
+        return np.clip(llr, bounds[:, :1] * LN10, bounds[:, 1:] * LN10) / LN10
     at = np.concatenate([x, ss, ds]) if bounded else x
     block = max(1, CHUNK_DRAWS // at.size)
     fits = None
@@ -144,8 +143,8 @@ def _refits_by_hook(template, ss, ds, x, n: int, rng) -> np.ndarray | None:
                 own = llr[row, x.size:]
                 if not (np.isnan(rows[row]).any() or np.isnan(own).any()):
                     low, high = elub_bounds_log10(own[i_ss], own[ss.size + i_ds])
-                    rows[row] = np.clip(rows[row], low * _LN10, high * _LN10)
-        out[start:start + k] = rows / _LN10
+                    rows[row] = np.clip(rows[row], low * LN10, high * LN10)
+        out[start:start + k] = rows / LN10
     return out
 
 
@@ -203,7 +202,7 @@ def background_bootstrap(
             try:
                 with warnings.catch_warnings(), np.errstate(all="ignore"):
                     warnings.simplefilter("ignore")
-                    out[r] = copy.deepcopy(template).fit(s, d).llr(x) / _LN10
+                    out[r] = copy.deepcopy(template).fit(s, d).llr(x) / LN10
             except ForensicLRError:
                 continue
     ok = ~np.isnan(out).any(axis=1)

@@ -41,6 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._numbers import LN2, LN10
 from ..errors import InputError, excerpt
 from .paths import input_file
 from .tables import (
@@ -55,7 +56,7 @@ from .tables import (
 )
 from .text_decoding import load_json_bytes
 
-LOG_BASES = {"e": 1.0, "10": float(np.log(10.0)), "2": float(np.log(2.0))}
+LOG_BASES = {"e": 1.0, "10": LN10, "2": LN2}
 DIRECTIONS = ("higher_is_similar", "lower_is_similar")
 
 

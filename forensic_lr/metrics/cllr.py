@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import check_pair
+from .._numbers import LN2
 from .pav import PAVFit, _pav_blocks
 
-_LN2 = np.log(2.0)
 _CHUNK = 1000  # 1000 factors in (1, 2] multiply to at most 2**1000 < 1.8e308: no overflow
 
 
@@ -32,7 +32,7 @@ def _softplus_sum(x: np.ndarray) -> float:
 
 def _cllr(ss: np.ndarray, ds: np.ndarray) -> float:
     """Cllr in bits of validated arrays (see :func:`cllr`)."""
-    return float((_softplus_sum(-ss) / ss.size + _softplus_sum(ds) / ds.size) / (2 * _LN2))
+    return float((_softplus_sum(-ss) / ss.size + _softplus_sum(ds) / ds.size) / (2 * LN2))
 
 
 def _softplus(x: np.ndarray) -> np.ndarray:
@@ -49,7 +49,7 @@ def _block_cllr(fit: PAVFit) -> float:
     has_ss, has_ds = fit.n_ss > 0, fit.n_ds > 0
     cost_ss = np.sum(fit.n_ss[has_ss] * _softplus(-fit.llr[has_ss])) / fit.n_ss.sum()
     cost_ds = np.sum(fit.n_ds[has_ds] * _softplus(fit.llr[has_ds])) / fit.n_ds.sum()
-    return float((cost_ss + cost_ds) / (2 * _LN2))
+    return float((cost_ss + cost_ds) / (2 * LN2))
 
 
 def cllr(ss_llr, ds_llr) -> float:

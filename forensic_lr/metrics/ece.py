@@ -8,10 +8,9 @@ import numpy as np
 from scipy.special import expit
 
 from .._checks import as_score_array, check_pair
+from .._numbers import LN2, LN10
 from .cllr import _softplus_sum
 from .pav import PAVFit, _pav_blocks
-
-_LN2 = np.log(2.0)
 
 
 @dataclass(frozen=True)
@@ -35,7 +34,7 @@ class ECECurve:
 def _ece(cost_ss: np.ndarray, cost_ds: np.ndarray, grid: np.ndarray) -> np.ndarray:
     """Combine mean SS and DS costs (nats) at each prior log odds into bits."""
     p = expit(grid)
-    return (p * cost_ss + (1 - p) * cost_ds) / _LN2
+    return (p * cost_ss + (1 - p) * cost_ds) / LN2
 
 
 def _ece_of_llrs(ss, ds, grid) -> np.ndarray:
@@ -88,9 +87,9 @@ def ece_curve(ss_llr, ds_llr, plo=None) -> ECECurve:
            Journal of Forensic Sciences 58 (2013) 1503-1518.
     """
     ss, ds = check_pair(ss_llr, ds_llr)
-    grid = np.linspace(-2.5, 2.5, 101) * np.log(10) if plo is None else as_score_array(plo, "plo")
+    grid = np.linspace(-2.5, 2.5, 101) * LN10 if plo is None else as_score_array(plo, "plo")
     p = expit(grid)
-    reference = (np.logaddexp(0.0, -grid) * p + np.logaddexp(0.0, grid) * (1 - p)) / _LN2
+    reference = (np.logaddexp(0.0, -grid) * p + np.logaddexp(0.0, grid) * (1 - p)) / LN2
     return ECECurve(
         grid, _ece_of_llrs(ss, ds, grid), _ece_of_blocks(_pav_blocks(ss, ds), grid), reference
     )

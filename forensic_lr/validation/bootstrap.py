@@ -33,6 +33,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from .._checks import check_pair
+from .._numbers import LN2
 from ..errors import ForensicLRWarning, InputError
 from ..limits import check_bootstrap
 from ..metrics import evaluate
@@ -70,7 +71,6 @@ INTERVALS = {"bc": "bias-corrected percentile", "percentile": "percentile"}
 BOUND_LEVEL = 0.95
 
 
-_LN2 = float(np.log(2.0))
 
 _NOTES = {
     "trial": (
@@ -456,7 +456,7 @@ def _weighted_cllr(s: _Sorted, c_ss, c_ds, read_ss, read_ds) -> float:
     cost_ss = np.inf if read_ss[-2] else _dot(c_ss[s.n_inf_ss:], s.cost_ss[s.n_inf_ss:])
     end = c_ds.size - s.n_inf_ds
     cost_ds = np.inf if read_ds[-2] < tot_ds else _dot(c_ds[:end], s.cost_ds[:end])
-    return (cost_ss / tot_ss + cost_ds / tot_ds) / (2 * _LN2)
+    return (cost_ss / tot_ss + cost_ds / tot_ds) / (2 * LN2)
 
 
 def _dot(counts: np.ndarray, cost: np.ndarray) -> float:

@@ -16,6 +16,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from .._checks import check_pair
+from .._numbers import LN2
 from ..errors import InputError
 from ..limits import check_bootstrap
 from ..metrics import evaluate
@@ -23,7 +24,6 @@ from ..metrics.catalogue import fixed
 from ..metrics.cllr import _block_cllr
 from ..resampling import Progress
 from .bootstrap import (
-    _LN2,
     _NOTES,
     METRICS,
     MetricInterval,
@@ -311,7 +311,7 @@ def _replicate_differences(a: _Sorted, b: _Sorted, cost_gap, wa, wb) -> np.ndarr
     tot_ss, tot_ds = int(read_ss[k_a - 1]), int(read_ds[k_a - 1])
     if tot_ss == 0 or tot_ds == 0:
         return np.full(2, np.nan)
-    gap = (_dot(wa[0], cost_gap[0]) / tot_ss + _dot(wa[1], cost_gap[1]) / tot_ds) / (2 * _LN2)
+    gap = (_dot(wa[0], cost_gap[0]) / tot_ss + _dot(wa[1], cost_gap[1]) / tot_ds) / (2 * LN2)
     min_a = _block_cllr(_hull_fit(a, read_ss[:k_a], read_ds[:k_a]))
     min_b = _block_cllr(_hull_fit(b, b.read_ss(wb[0])[:k_b], b.read_ds(wb[1])[:k_b]))
     return np.array([gap, min_a - min_b])

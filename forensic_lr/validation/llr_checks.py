@@ -12,6 +12,8 @@ import math
 import numpy as np
 from scipy.special import logsumexp
 
+from .._numbers import LN10
+
 __all__ = ["EXPECTATION_LIMIT_LOG10", "raw_score_signs"]
 
 #: Largest log10 of the sample mean of LR over DS (of 1/LR over SS) taken as calibrated.
@@ -68,8 +70,8 @@ def raw_score_signs(ss_llr, ds_llr) -> tuple[str, ...]:
     if rmed > 0.5:
         signs.append(f"RMED = {rmed:.2f}: most different-source values favour Hp")
     with np.errstate(over="ignore", invalid="ignore"):
-        mean_lr_ds = (logsumexp(ds) - math.log(ds.size)) / math.log(10)
-        mean_inv_ss = (logsumexp(-ss) - math.log(ss.size)) / math.log(10)
+        mean_lr_ds = (logsumexp(ds) - math.log(ds.size)) / LN10
+        mean_inv_ss = (logsumexp(-ss) - math.log(ss.size)) / LN10
     for value, what in ((mean_lr_ds, "LR over the different-source values"),
                         (mean_inv_ss, "1/LR over the same-source values")):
         if value > EXPECTATION_LIMIT_LOG10:

@@ -12,7 +12,6 @@ every face; its record is :class:`~forensic_lr.records.ValidationResult`.
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from .._numbers import LN10
 from ..calibration import calibration_checks, make_calibrator
 from ..calibration.elub import elub_bounds_log10
 from ..errors import ForensicLRError, ForensicLRWarning
@@ -37,7 +37,6 @@ __all__ = [
     "validate_llrs", "validate_method",
 ]
 
-_LN10 = math.log(10.0)
 #: Where the ELUB bound of a case comes from: the cross-validated LLRs of the case's own
 #: folds and seed (the default), or the in-sample LLRs of the model fitted on all
 #: background scores (the rule of lir's ELUB bounder).
@@ -196,7 +195,7 @@ def validate_llrs(
         metrics = evaluate(ss_llr, ds_llr).to_dict()
         limited = None
         if limit is not None:
-            b = (limit[0] * _LN10, limit[1] * _LN10)
+            b = (limit[0] * LN10, limit[1] * LN10)
             limited = evaluate(np.clip(ss_llr, *b), np.clip(ds_llr, *b)).to_dict()
         try:
             checks = calibration_checks(ss_llr, ds_llr, level=level).to_dict()
