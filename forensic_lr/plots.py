@@ -48,6 +48,7 @@ __all__ = [
     "det_svg",
     "ece",
     "ece_svg",
+    "llr_figures",
     "llr_histogram",
     "llr_histogram_svg",
     "model_curves",
@@ -1360,3 +1361,22 @@ score_density_svg = _svg_of(score_densities, "score_density_svg")
 reliability_svg = _svg_of(reliability, "reliability_svg")
 paired_comparison_svg = _svg_of(paired_comparison, "paired_comparison_svg")
 sensitivity_svg = _svg_of(sensitivity, "sensitivity_svg")
+
+
+def llr_figures(ss_llr, ds_llr, *, xlabel: str = "input log10 LR") -> dict[str, str]:
+    """The validation figures of one set of natural-log LLRs, file name -> SVG text.
+
+    Tippett (types I and II), APE, ECE, DET, ROC, PAV (``xlabel`` names its x axis: the
+    input or the out-of-fold log10 LR) and the LLR histogram: what ``forensic-lr validate
+    --plots DIR`` writes.
+    """
+    return {
+        "tippett.svg": tippett_svg(ss_llr, ds_llr),
+        "tippett_type2.svg": tippett_svg(ss_llr, ds_llr, kind="II"),
+        "ape.svg": ape_svg(ss_llr, ds_llr),
+        "ece.svg": ece_svg(ss_llr, ds_llr),
+        "det.svg": det_svg(ss_llr, ds_llr),
+        "roc.svg": roc_svg(ss_llr, ds_llr),
+        "pav.svg": pav_svg(ss_llr, ds_llr, llr_input=True, xlabel=xlabel),
+        "llr_hist.svg": llr_histogram_svg(ss_llr, ds_llr),
+    }

@@ -25,7 +25,14 @@ from pathlib import PurePath
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    model_serializer,
+    model_validator,
+)
 
 from .errors import ForensicLRError
 
@@ -36,11 +43,13 @@ __all__ = [
     "ComparisonPropositions",
     "Conclusion",
     "CriterionResult",
+    "DCFRow",
     "EvidenceEvaluation",
     "EvidenceLR",
     "EvidenceResult",
     "Interval",
     "Item",
+    "LLRMetrics",
     "LabInfo",
     "MethodDescription",
     "MethodResult",
@@ -480,6 +489,39 @@ class ValidationResult(Record):
     metric_intervals: dict[str, Any] | None = None
     #: misleading evidence as counts with their intervals (by source where sources are named)
     rates: tuple[RateCount, ...] = ()
+
+
+class DCFRow(Record):
+    """Normalised detection cost at one target prior: actual (Bayes threshold) and minimum."""
+
+    p_target: float
+    c_miss: float
+    c_fa: float
+    dcf: float
+    min_dcf: float
+
+
+class LLRMetrics(Record):
+    """The metrics of a system's own LLRs as given
+    (:func:`forensic_lr.validation.validate_llr_set`; ``forensic-lr validate --json``).
+
+    In JSON the metrics (``Evaluation`` fields: ``n_ss``, ``cllr``, ...) stand at the top
+    level beside ``dcf`` and ``warnings``; ``ci`` is present only with intervals.
+    """
+
+    metrics: dict[str, float | int | None]
+    dcf: tuple[DCFRow, ...] = ()
+    #: bootstrap_metrics(...).to_dict(), when intervals were asked for
+    ci: dict[str, Any] | None = None
+    warnings: tuple[str, ...] = ()
+
+    @model_serializer(mode="wrap")
+    def _flat(self, handler) -> dict[str, Any]:
+        data = handler(self)
+        data.update(data.pop("metrics"))
+        if data["ci"] is None:
+            del data["ci"]
+        return data
 
 
 class StudyMethod(ValidationResult):

@@ -41,15 +41,23 @@ def add_ci_arguments(p: argparse.ArgumentParser, *, switch: bool = True) -> None
                    help="bias-corrected percentile (default) or plain percentile interval")
 
 
+def ci_options(args: argparse.Namespace) -> dict | None:
+    """``--ci bootstrap`` as keyword arguments of ``bootstrap_metrics`` (None without)."""
+    if getattr(args, "ci", "none") != "bootstrap":
+        return None
+    return {"by": args.by, "n": args.n, "level": args.level, "seed": args.seed,
+            "interval": args.interval}
+
+
 def ci_record(args: argparse.Namespace, data: ScoreSet, ss_llr, ds_llr) -> dict | None:
     """``validate --ci bootstrap``: the intervals as a JSON-able dict (None without --ci)."""
-    if getattr(args, "ci", "none") != "bootstrap":
+    options = ci_options(args)
+    if options is None:
         return None
     from ..validation import bootstrap_metrics  # scipy-heavy: imported when used
 
     return bootstrap_metrics(
-        ss_llr, ds_llr, by=args.by, ss_sources=data.ss_sources, ds_sources=data.ds_sources,
-        n=args.n, level=args.level, seed=args.seed, interval=args.interval,
+        ss_llr, ds_llr, ss_sources=data.ss_sources, ds_sources=data.ds_sources, **options
     ).to_dict()
 
 

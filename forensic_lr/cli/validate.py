@@ -32,14 +32,11 @@ from .common import (
     seed_value,
     table_options,
 )
-from .compare import add_ci_arguments, ci_record, print_ci
+from .compare import add_ci_arguments, ci_options, ci_record, print_ci
 
 if TYPE_CHECKING:
     from ..output import OutputFolder
-
-#: Seed of the fold shuffles: the case files' default ``[uncertainty] seed``, so that a case
-#: and a validation study of the same data use the same folds.
-
+    from ..records import LLRMetrics
 
 def add_parser(sub) -> None:
     """Add the ``validate`` subcommand."""
@@ -176,67 +173,42 @@ def _locked_output(args: argparse.Namespace) -> AbstractContextManager:
 
 
 def _llr_metrics(args: argparse.Namespace, folder: OutputFolder | None) -> int:
-    """Metrics, DCF rows, intervals and figures of LLRs."""
+    """Metrics, DCF rows, intervals and figures of LLRs
+    (:func:`forensic_lr.validation.validate_llr_set`, :func:`forensic_lr.plots.llr_figures`)."""
+    import warnings
+
+    from ..errors import ForensicLRWarning
     from ..io.scores import load_scores
-    from ..metrics import dcf, evaluate, min_dcf
+    from ..validation import validate_llr_set
 
     _check_llr_args(args)
     data = load_scores(ss=args.ss, ds=args.ds, scores=args.scores, log_base=args.log_base,
                        **table_options(args))
-    result = evaluate(data.ss, data.ds).to_dict()
-    result["dcf"] = [
-        {
-            "p_target": p,
-            "dcf": dcf(data.ss, data.ds, p, args.c_miss, args.c_fa, normalize=True),
-            "min_dcf": min_dcf(data.ss, data.ds, p, args.c_miss, args.c_fa, normalize=True),
-        }
-        for p in args.prior
-    ]
-    ci = ci_record(args, data, data.ss, data.ds)
-    if ci is not None:
-        result["ci"] = ci
-    from ..validation.llr_checks import raw_score_signs
-
-    signs = raw_score_signs(data.ss, data.ds)
-    result["warnings"] = [_raw_score_warning(signs)] if signs else []
+    with warnings.catch_warnings():  # their texts are in the record, printed below
+        warnings.simplefilter("ignore", ForensicLRWarning)
+        result = validate_llr_set(
+            data.ss, data.ds, priors=args.prior, c_miss=args.c_miss, c_fa=args.c_fa,
+            intervals=ci_options(args),
+            groups=(data.ss_sources, data.ds_sources) if data.has_sources else None,
+        )
     if folder is not None:
         _write_plots(folder, data.ss, data.ds)
     if args.json:
         print_json(result)
         return EXIT_OK
     _print_metrics(result, args)
-    if ci is not None:
-        print_ci(ci)
-    for text in result["warnings"]:
+    if result.ci is not None:
+        print_ci(result.ci)
+    for text in result.warnings:
         print(f"warning: {text}", file=sys.stderr)
     return EXIT_OK
 
 
-def _raw_score_warning(signs) -> str:
-    """The warning of ``validate`` when its LLR inputs look like raw scores."""
-    return (
-        "these values do not look like calibrated natural-log LRs (" + "; ".join(signs)
-        + "). If they are raw comparison scores, add --calibrate METHOD (e.g. --calibrate "
-        "logistic) to calibrate them by cross-validation first; if they are LRs in another "
-        "base, give --log-base"
-    )
-
-
 def _write_plots(folder: OutputFolder, ss, ds, *, xlabel: str = "input log10 LR") -> None:
     """The figures of natural-log LLRs ``ss``, ``ds`` into the ``--plots`` folder."""
-    from .. import plots
+    from ..plots import llr_figures
 
-    figures = {
-        "tippett.svg": plots.tippett_svg(ss, ds),
-        "tippett_type2.svg": plots.tippett_svg(ss, ds, kind="II"),
-        "ape.svg": plots.ape_svg(ss, ds),
-        "ece.svg": plots.ece_svg(ss, ds),
-        "det.svg": plots.det_svg(ss, ds),
-        "roc.svg": plots.roc_svg(ss, ds),
-        "pav.svg": plots.pav_svg(ss, ds, llr_input=True, xlabel=xlabel),
-        "llr_hist.svg": plots.llr_histogram_svg(ss, ds),
-    }
-    folder.commit({k: v.encode() for k, v in figures.items()})
+    folder.commit({k: v.encode() for k, v in llr_figures(ss, ds, xlabel=xlabel).items()})
 
 
 def _check_llr_args(args: argparse.Namespace) -> None:
@@ -264,21 +236,21 @@ def _check_inputs(args: argparse.Namespace) -> None:
         raise InputError(f"{hint}give --ss FILE and --ds FILE, or one labelled --scores FILE")
 
 
-def _print_metrics(result: dict, args: argparse.Namespace) -> None:
+def _print_metrics(result: LLRMetrics, args: argparse.Namespace) -> None:
     """The metrics of ``validate`` as a readable two-column table on stdout."""
     from ..metrics.catalogue import METRICS
 
     base = {"e": "natural-log", "10": "log10", "2": "log2"}[args.log_base]
     print(f"validation of {base} LRs (metrics computed on natural-log LLRs)")
-    print(f"{'same-source trials':<26} {result['n_ss']:>10}")
-    print(f"{'different-source trials':<26} {result['n_ds']:>10}")
+    print(f"{'same-source trials':<26} {result.metrics['n_ss']:>10}")
+    print(f"{'different-source trials':<26} {result.metrics['n_ds']:>10}")
     for m in METRICS:
-        value = result[m.key]
+        value = result.metrics[m.key]
         text = "undefined" if value is None or value != value else f"{value:.4f}"
         print(f"{m.label:<26} {text:>10}")
-    for row in result["dcf"]:
-        print(f"DCF at p_target={row['p_target']:g} (c_miss={args.c_miss:g}, "
-              f"c_fa={args.c_fa:g}): actual {row['dcf']:.4f}, minimum {row['min_dcf']:.4f} "
+    for row in result.dcf:
+        print(f"DCF at p_target={row.p_target:g} (c_miss={row.c_miss:g}, "
+              f"c_fa={row.c_fa:g}): actual {row.dcf:.4f}, minimum {row.min_dcf:.4f} "
               "(normalised)")
     if args.plots and not args.quiet:
         print(f"figures written to {args.plots}")
@@ -462,10 +434,7 @@ def _report(args: argparse.Namespace, folder: OutputFolder) -> int:
     """``validate --report DIR``: the validation study, rendered (PDF, HTML, JSON)."""
     from ..report.validation import build_validation_report
 
-    intervals = None
-    if args.ci == "bootstrap":
-        intervals = {"by": args.by, "n": args.n, "level": args.level, "seed": args.seed,
-                     "interval": args.interval}
+    intervals = ci_options(args)
     stages = Stages(args)
     criteria, rule = _criteria(args.criteria)
     if criteria is None:

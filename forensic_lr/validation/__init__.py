@@ -5,6 +5,8 @@
 * :func:`compare_systems` - two systems on the same trials, with DeLong's AUC test
   (:mod:`.compare`);
 * :func:`check_criteria` - laboratory criteria against the metrics (:mod:`.criteria`);
+* :func:`validate_llr_set` - the metrics, DCF rows, intervals and warnings of a system's own
+  LLRs, the record of ``forensic-lr validate --ss --ds`` (:mod:`.llr_metrics`);
 * :func:`run_validation_study` - every method cross-validated on one score set, the
   record behind ``forensic-lr validate --report`` (:mod:`.study`).
 """
@@ -23,6 +25,7 @@ from .compare import (
     placement_values,
 )
 from .criteria import check_criteria
+from .llr_metrics import validate_llr_set
 from .study import run_validation_study
 
 __all__ = [
@@ -42,4 +45,5 @@ __all__ = [
     "placement_values",
     "run_validation_study",
     "source_folds",
+    "validate_llr_set",
 ]

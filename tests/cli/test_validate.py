@@ -36,6 +36,8 @@ def test_json_agrees_with_the_library(llr_files, capsys):
     assert out["warnings"] == []  # calibrated LLRs: no sign of raw scores
     assert out["dcf"] == [{
         "p_target": 0.1,
+        "c_miss": 1.0,
+        "c_fa": 1.0,
         "dcf": dcf(ss, ds, 0.1, normalize=True),
         "min_dcf": min_dcf(ss, ds, 0.1, normalize=True),
     }]

@@ -1,0 +1,105 @@
+"""The metrics of a set of LLRs as given: ``forensic-lr validate --ss --ds`` in one function.
+
+:func:`validate_llr_set` evaluates a system's own natural-log LRs (no calibration, no
+cross-validation): the metric summary (:func:`forensic_lr.metrics.evaluate`), the
+normalised actual and minimum DCF at chosen target priors, optional bootstrap intervals
+(:func:`~forensic_lr.validation.bootstrap_metrics`) and the signs that the values are raw
+scores rather than LLRs (:func:`~forensic_lr.validation.llr_checks.raw_score_signs`). The
+command line prints its record; the figures of the same LLRs are
+:func:`forensic_lr.plots.llr_figures`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import ForensicLRWarning, InputError
+from ..metrics import evaluate
+from ..metrics.dcf import dcf, min_dcf
+from ..records import DCFRow, LLRMetrics
+from .bootstrap import bootstrap_metrics
+from .llr_checks import raw_score_signs
+
+__all__ = ["raw_score_warning", "validate_llr_set"]
+
+
+def raw_score_warning(signs: Sequence[str]) -> str:
+    """The warning given when values read as LLRs look like raw scores (``signs`` from
+    :func:`~forensic_lr.validation.llr_checks.raw_score_signs`), naming the way out."""
+    return (
+        "these values do not look like calibrated natural-log LRs (" + "; ".join(signs)
+        + "). If they are raw comparison scores, add --calibrate METHOD (e.g. --calibrate "
+        "logistic) to calibrate them by cross-validation first; if they are LRs in another "
+        "base, give --log-base"
+    )
+
+
+def validate_llr_set(
+    ss_llr,
+    ds_llr,
+    *,
+    priors: Sequence[float] = (),
+    c_miss: float = 1.0,
+    c_fa: float = 1.0,
+    intervals: Mapping[str, Any] | None = None,
+    groups: tuple[Any, Any] | None = None,
+) -> LLRMetrics:
+    """Metrics, DCF rows, optional bootstrap intervals and warnings of LLRs as given.
+
+    Parameters
+    ----------
+    ss_llr, ds_llr : array_like
+        Natural-log LRs of same-source and different-source trials (+-inf allowed).
+    priors : sequence of float
+        Target priors ``p`` (each strictly between 0 and 1) at which to give the normalised
+        actual and minimum DCF.
+    c_miss, c_fa : float
+        Positive finite costs of a miss and a false alarm (only their ratio matters).
+    intervals : mapping, optional
+        Keyword arguments of :func:`~forensic_lr.validation.bootstrap_metrics` (``by``,
+        ``n``, ``level``, ``seed``, ``interval``): bootstrap intervals of the metrics.
+    groups : (ss_sources, ds_sources), optional
+        Source ids per trial, for resampling by source.
+
+    Returns
+    -------
+    LLRMetrics
+        Its JSON is what ``forensic-lr validate --json`` prints.
+
+    Warns
+    -----
+    ForensicLRWarning
+        The values do not look like calibrated LLRs (the text is also in ``warnings``).
+
+    Notes
+    -----
+    The normalised DCF at prior :math:`p` is
+    :math:`[p\\,c_{miss} P_{miss}(t) + (1-p)\\,c_{fa} P_{fa}(t)] / \\min(p\\,c_{miss},
+    (1-p)\\,c_{fa})`, actual at the Bayes threshold
+    :math:`t = -\\log(p\\,c_{miss} / ((1-p)\\,c_{fa}))`, minimum over all thresholds
+    (Brummer and du Preez 2006; :mod:`forensic_lr.metrics.dcf`).
+    """
+    ss, ds = np.asarray(ss_llr, dtype=float), np.asarray(ds_llr, dtype=float)
+    for p in priors:
+        if not 0.0 < p < 1.0:
+            raise InputError(f"prior {p:g}: a target prior must lie strictly between 0 and 1")
+    rows = tuple(
+        DCFRow(p_target=p, c_miss=c_miss, c_fa=c_fa,
+               dcf=dcf(ss, ds, p, c_miss, c_fa, normalize=True),
+               min_dcf=min_dcf(ss, ds, p, c_miss, c_fa, normalize=True))
+        for p in priors
+    )
+    ci = None
+    if intervals is not None:
+        ss_src, ds_src = (None, None) if groups is None else groups
+        ci = bootstrap_metrics(ss, ds, ss_sources=ss_src, ds_sources=ds_src,
+                               **intervals).to_dict()
+    signs = raw_score_signs(ss, ds)
+    texts = (raw_score_warning(signs),) if signs else ()
+    for text in texts:
+        warnings.warn(text, ForensicLRWarning, stacklevel=2)
+    return LLRMetrics(metrics=evaluate(ss, ds).to_dict(), dcf=rows, ci=ci, warnings=texts)
