@@ -17,7 +17,8 @@ LAYERS = {
     "errors": 0, "limits": 0, "_numbers": 0, "records": 1, "provenance": 1, "_checks": 1,
     "_resources": 1,
     "resampling": 2, "parallel": 2, "io": 2, "metrics": 3, "calibration": 4, "uncertainty": 5,
-    "validation": 6, "casework": 7, "plots": 8, "output": 8, "studies": 8, "report": 9,
+    "validation": 6, "casework": 7, "plots": 8, "output": 8, "studies": 8, "sklearn": 8,
+    "report": 9,
     "cli": 10, "__main__": 11,
 }
 
