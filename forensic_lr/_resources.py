@@ -2,7 +2,7 @@
 
 In a wheel they are the sub-packages ``forensic_lr.templates``,
 ``forensic_lr.case_examples`` and ``forensic_lr.docs``; in a source checkout they are the
-top-level ``templates/``, ``case_examples/`` and ``docs/user/`` folders next to
+top-level ``templates/``, ``case_examples/`` and ``docs/`` folders next to
 ``forensic_lr/``.
 """
 
@@ -28,5 +28,5 @@ def examples_dir() -> Path:
 
 
 def docs_dir() -> Path:
-    """The folder holding the user documentation pages (``docs/user/*.md``)."""
-    return _shipped_dir("docs", "docs/user")
+    """The folder holding the documentation (``docs/``: tutorial, ``user/``, ``methods/`` ...)."""
+    return _shipped_dir("docs", "docs")

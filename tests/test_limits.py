@@ -95,7 +95,7 @@ def test_the_replicate_limit_is_justified_as_documented():
 
 
 def test_the_documented_table_is_the_table_in_the_code():
-    page = (Path(docs_dir()) / "limits.md").read_text(encoding="utf-8")
+    page = (Path(docs_dir()) / "user" / "limits.md").read_text(encoding="utf-8")
     rows = [ln for ln in page.splitlines() if ln.startswith("| ") and "---" not in ln][1:]
     assert rows == [f"| {lim.applies_to} | {f'{lim.most:,} {lim.unit}'.rstrip()} | {lim.why} |"
                     for lim in LIMITS.values()]
