@@ -25,14 +25,19 @@ SMALL_CLASS = 20
 
 @runtime_checkable
 class Calibrator(Protocol):
-    """What every calibrator offers: ``fit(ss, ds)``, ``llr(scores)`` (natural log), ``params()``.
+    """What every calibrator offers: ``fit(ss, ds, ss_weight=None, ds_weight=None)``,
+    ``llr(scores)`` (natural log), ``params()``.
 
-    Training is prior-neutral: SS and DS weigh equally whatever their counts.
+    Training is prior-neutral: SS and DS weigh equally whatever their counts. The weights
+    are frequency weights, as scikit-learn's ``sample_weight``: a score of weight ``c``
+    counts as ``c`` scores, so integer counts give exactly the fit on the repeated data
+    (a bootstrap replicate is a fit with its draw counts as weights).
     """
 
     name: str
 
-    def fit(self, ss: np.ndarray, ds: np.ndarray) -> Self: ...
+    def fit(self, ss: np.ndarray, ds: np.ndarray, ss_weight: np.ndarray | None = None,
+            ds_weight: np.ndarray | None = None) -> Self: ...
 
     def llr(self, scores: np.ndarray) -> np.ndarray: ...
 
@@ -80,6 +85,68 @@ def check_background(ss, ds) -> tuple[np.ndarray, np.ndarray]:
                 f"cannot learn from a constant class (zero variance); check the {label} file"
             )
     return ss, ds
+
+
+def check_weight(weight, size: int, name: str) -> np.ndarray | None:
+    """Per-score weights as a float array (None stays None: every score counts once).
+
+    Raises
+    ------
+    InputError
+        Not one weight per score, or a weight that is negative or not finite (naming it).
+    """
+    if weight is None:
+        return None
+    try:
+        w = np.asarray(weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be numbers, one per score, got {excerpt(weight)}") from None
+    if w.ndim != 1 or w.size != size:
+        raise InputError(f"{name} has shape {w.shape}: give one weight per score ({size})")
+    bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
+    if bad.size:
+        raise InputError(f"{name}[{bad[0]}] = {float(w[bad[0]])!r}: weights must be finite "
+                         "and >= 0 (how often each score counts, as scikit-learn's "
+                         "sample_weight)")
+    return w
+
+
+def weighted_moments(values: np.ndarray, weight: np.ndarray | None) -> tuple[float, float]:
+    """Mean and ML variance (divisor ``W = sum w``) of ``values`` counted ``weight`` times.
+
+    ``m = sum w_i x_i / W`` and ``v = sum w_i (x_i - m)^2 / W``: with integer counts, the
+    moments of the repeated data. ``weight=None`` counts each value once.
+    """
+    if weight is None:  # the arithmetic of the per-row moments of the bootstrap hooks
+        mean = values.mean(axis=-1)
+        centred = values - mean
+        return float(mean), float(np.einsum("...i,...i->...", centred, centred) / values.size)
+    total = weight.sum()
+    mean = weight @ values / total
+    centred = values - mean
+    return float(mean), float(weight @ (centred * centred) / total)
+
+
+def weighted_percentiles(values: np.ndarray, weight: np.ndarray | None,
+                         quantiles) -> np.ndarray:
+    """Quantiles of ``values`` counted ``weight`` times, as :func:`numpy.percentile` of the
+    repeated data (linear interpolation, Hyndman & Fan type 7).
+
+    With the values sorted and ``C_i`` the cumulative weight up to value ``i``, order
+    statistic ``j`` (from 0) of the repeated data is the first value with ``C_i > j``;
+    quantile ``q`` interpolates between order statistics ``floor(p)`` and ``floor(p) + 1``
+    at ``p = q (W - 1)``, ``W = sum w``.
+    """
+    q = np.asarray(quantiles, dtype=np.float64)
+    if weight is None:
+        return np.percentile(values, 100 * q)
+    order = np.argsort(values, kind="stable")
+    v, cum = values[order], np.cumsum(weight[order])
+    pos = q * (cum[-1] - 1)
+    low = np.floor(pos)
+    at = [v[np.minimum(np.searchsorted(cum, j, side="right"), v.size - 1)]
+          for j in (low, low + 1)]
+    return at[0] + (pos - low) * (at[1] - at[0])
 
 
 def number_option(value: Any, name: str, *, minimum: float = 0.0, strict: bool = True) -> float:
@@ -189,6 +256,23 @@ class BaseCalibrator:
         """Valid options; finite raw scores, at least 2 per class, neither class constant."""
         self.check_options()
         return check_background(ss, ds)
+
+    def _validate_weighted(self, ss, ds, ss_weight=None, ds_weight=None):
+        """``(ss, ds, w_ss, w_ds)``: :meth:`_validate` of the scores of positive weight.
+
+        Weights are checked by :func:`check_weight` (None stays None); scores of weight 0
+        are left out, as if absent, and the rest must hold two different values per class.
+        """
+        self.check_options()
+        ss, ds = check_pair(ss, ds, names=("ss", "ds"), allow_inf=False, min_size=2)
+        w_ss, w_ds = check_weight(ss_weight, ss.size, "ss_weight"), check_weight(
+            ds_weight, ds.size, "ds_weight")
+        if w_ss is not None and not np.all(w_ss > 0):
+            ss, w_ss = ss[w_ss > 0], w_ss[w_ss > 0]
+        if w_ds is not None and not np.all(w_ds > 0):
+            ds, w_ds = ds[w_ds > 0], w_ds[w_ds > 0]
+        ss, ds = check_background(ss, ds)
+        return ss, ds, w_ss, w_ds
 
     def check_fitted(self) -> None:
         """Raise :class:`~forensic_lr.errors.NotFittedError` naming the calibrator unless

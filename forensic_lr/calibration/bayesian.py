@@ -8,7 +8,7 @@ import numpy as np
 
 from ..errors import InputError, excerpt
 from ..resampling import bootstrap_index_chunks
-from .base import BaseCalibrator, number_option
+from .base import BaseCalibrator, number_option, weighted_moments
 from .bootstrap_fits import BootstrapFits, RefitsOnce
 from .densities import normal_logpdf, student_t_logpdf
 from .gaussian import _row_moments
@@ -149,17 +149,22 @@ class BayesianCalibrator(RefitsOnce, BaseCalibrator):
             variance = float(self.prior_variance)
         return mu0, kappa0, alpha0, alpha0 * variance
 
-    def fit(self, ss, ds) -> BayesianCalibrator:
-        ss, ds = self._validate(ss, ds)
-        self.prior_ = tuple(float(v) for v in self._prior(*_row_moments(ss), *_row_moments(ds)))
-        self.posterior_ss_ = self._posterior(ss)
-        self.posterior_ds_ = self._posterior(ds)
-        self._check_spread(ss, ds)
-        self.n_ss_, self.n_ds_ = int(ss.size), int(ds.size)
+    def fit(self, ss, ds, ss_weight=None, ds_weight=None) -> BayesianCalibrator:
+        """Posterior per class; weights as in :class:`~forensic_lr.calibration.base.Calibrator`
+        (a class of total weight ``W`` updates the prior as ``W`` scores)."""
+        ss, ds, w_ss, w_ds = self._validate_weighted(ss, ds, ss_weight, ds_weight)
+        moments = [weighted_moments(ss, w_ss), weighted_moments(ds, w_ds)]
+        self.prior_ = tuple(float(v) for v in self._prior(*moments[0], *moments[1]))
+        sizes = [float(v.size if w is None else w.sum()) for v, w in ((ss, w_ss), (ds, w_ds))]
+        self.posterior_ss_, self.posterior_ds_ = (
+            nig_update(*self.prior_, n, mean, var * n)
+            for n, (mean, var) in zip(sizes, moments, strict=True))
+        self._check_spread(*moments)
+        self.n_ss_, self.n_ds_ = (int(n) if n == int(n) else n for n in sizes)
         self.fitted_ = True
         return self
 
-    def _check_spread(self, ss, ds) -> None:
+    def _check_spread(self, moments_ss, moments_ds) -> None:
         """Refuse a prior (``alpha0 * prior_variance``, ``kappa0``) so large or small that the
         predictive spread ``beta (kappa + 1) / (alpha kappa)`` leaves the floating-point
         range: every LLR would be NaN (``prior_variance = 1e308``)."""
@@ -168,8 +173,7 @@ class BayesianCalibrator(RefitsOnce, BaseCalibrator):
                        for p in (self.posterior_ss_, self.posterior_ds_)]
         if all(np.all(np.isfinite(v) & (v > 0)) for v in spreads):
             return
-        pooled = BayesianCalibrator(kappa0=1.0, alpha0=1.0)._prior(
-            *_row_moments(ss), *_row_moments(ds))[3]
+        pooled = BayesianCalibrator(kappa0=1.0, alpha0=1.0)._prior(*moments_ss, *moments_ds)[3]
         given = ", ".join(f"{k} = {v:g}" for k, v in (
             ("prior_variance", self.prior_variance), ("alpha0", self.alpha0),
             ("kappa0", self.kappa0)) if v is not None)
@@ -178,10 +182,6 @@ class BayesianCalibrator(RefitsOnce, BaseCalibrator):
             "range, so no LR can be computed; give prior_variance near the scores' own "
             f"variance (their pooled variance is {float(np.max(pooled)):.3g} here), or leave "
             "it out")
-
-    def _posterior(self, values: np.ndarray) -> NIGPosterior:
-        mean, var = _row_moments(values)
-        return nig_update(*self.prior_, values.shape[-1], mean, var * values.shape[-1])
 
     @staticmethod
     def _llr(post_ss: NIGPosterior, post_ds: NIGPosterior, s, mode: str):

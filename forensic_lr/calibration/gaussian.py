@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..resampling import bootstrap_index_chunks
-from .base import BaseCalibrator, bool_option
+from .base import BaseCalibrator, bool_option, weighted_moments
 from .bootstrap_fits import BootstrapFits, RefitsOnce, normal_pair_fits
 from .densities import normal_logpdf
 
@@ -88,10 +88,12 @@ class GaussianCalibrator(RefitsOnce, TwoNormalsCalibrator):
     def check_options(self) -> None:
         bool_option(self.equal_variance, "equal_variance")
 
-    def fit(self, ss, ds) -> GaussianCalibrator:
-        ss, ds = self._validate(ss, ds)
-        m_ss, v_ss = _row_moments(ss)
-        m_ds, v_ds = _row_moments(ds)
+    def fit(self, ss, ds, ss_weight=None, ds_weight=None) -> GaussianCalibrator:
+        """Fit the two normal densities; weights as in
+        :class:`~forensic_lr.calibration.base.Calibrator` (weighted mean and ML variance)."""
+        ss, ds, w_ss, w_ds = self._validate_weighted(ss, ds, ss_weight, ds_weight)
+        m_ss, v_ss = weighted_moments(ss, w_ss)
+        m_ds, v_ds = weighted_moments(ds, w_ds)
         self.mean_ss_, self.sd_ss_, self.mean_ds_, self.sd_ds_ = (
             float(v) for v in self._set(m_ss, v_ss, m_ds, v_ds)
         )

@@ -25,10 +25,15 @@ FIT_GROUPS = 256
 WIDTH = 0.005
 
 
-def distinct_weights(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted distinct ``values`` and how many times each occurs (as float64)."""
-    distinct, counts = np.unique(values, return_counts=True)
-    return distinct, counts.astype(np.float64)
+def distinct_weights(values: np.ndarray, weight: np.ndarray | None = None
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct ``values`` and how many times each occurs (as float64), or, with
+    ``weight``, the summed weight of each."""
+    if weight is None:
+        distinct, counts = np.unique(values, return_counts=True)
+        return distinct, counts.astype(np.float64)
+    distinct, inverse = np.unique(values, return_inverse=True)
+    return distinct, np.bincount(inverse, weights=weight, minlength=distinct.size)
 
 
 def group_starts(values: np.ndarray, groups: int = FIT_GROUPS, width: float = WIDTH) -> np.ndarray:

@@ -9,7 +9,7 @@ from .._checks import as_score_array
 from .._numbers import LN10
 from ..errors import InputError, excerpt
 from ..resampling import bootstrap_index_chunks
-from .base import BaseCalibrator, number_option
+from .base import BaseCalibrator, number_option, weighted_moments, weighted_percentiles
 from .elub import STEP_LOG10, elub_bounds_from_counts, elub_thresholds
 
 _BLOCK = 2_000_000  # kernel evaluations per block
@@ -19,13 +19,21 @@ _NEAR = 64  # ranks searched on either side of a score for a resample's nearest 
 _NODES_PER_H = 16  # bounding a refit's ELUB: exact sums at one score per 1/16 bandwidth
 
 
-def bandwidth(values: np.ndarray, rule: str | float) -> float:
+def bandwidth(values: np.ndarray, rule: str | float, weight: np.ndarray | None = None) -> float:
     """Kernel bandwidth ``h`` for one class.
 
     ``"silverman"``: ``0.9 min(sd, IQR / 1.34) n^(-1/5)`` (Silverman 1986, eq. 3.31);
     ``"scott"``: ``1.06 sd n^(-1/5)`` (Scott 1992); a positive number is used as given.
+    With ``weight`` (how often each value counts) ``n = sum w`` and the SD (``ddof=1``)
+    and quartiles are those of the repeated values.
     """
-    return float(_bandwidths(values[None, :], rule)[0])
+    if weight is None:
+        return float(_bandwidths(values[None, :], rule)[0])
+    n = float(weight.sum())
+    _, var = weighted_moments(values, weight)
+    return float(_rule_bandwidths(
+        rule, (1, n), lambda: np.array([np.sqrt(var * n / (n - 1))]),
+        lambda: weighted_percentiles(values, weight, [0.75, 0.25])[:, None])[0])
 
 
 def _bandwidths(rows: np.ndarray, rule: str | float) -> np.ndarray:
@@ -271,30 +279,42 @@ class KDECalibrator(BaseCalibrator):
         else:
             number_option(rule, "bandwidth")
 
-    def fit(self, ss, ds) -> KDECalibrator:
-        ss, ds = self._validate(ss, ds)
-        self.h_ss_, self.h_ds_ = bandwidth(ss, self.bandwidth), bandwidth(ds, self.bandwidth)
-        self.ss_, self.ds_ = np.sort(ss), np.sort(ds)  # sorted once for the windowed sums
+    def fit(self, ss, ds, ss_weight=None, ds_weight=None) -> KDECalibrator:
+        """Bandwidths and sorted data; weights as in
+        :class:`~forensic_lr.calibration.base.Calibrator` (a kernel per score counted ``w``
+        times, ``n = sum w``, bandwidths from the weighted SD and quartiles)."""
+        ss, ds, w_ss, w_ds = self._validate_weighted(ss, ds, ss_weight, ds_weight)
+        self.h_ss_ = bandwidth(ss, self.bandwidth, w_ss)
+        self.h_ds_ = bandwidth(ds, self.bandwidth, w_ds)
+        # sorted once for the windowed sums, with their weights (None: each once)
+        (self.ss_, self.ss_weight_), (self.ds_, self.ds_weight_) = (
+            _sorted_with(v, w) for v, w in ((ss, w_ss), (ds, w_ds)))
         self.fitted_ = True
         return self
 
+    def _log_densities(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return (_log_kde(s, self.ss_, self.h_ss_, self.ss_weight_),
+                _log_kde(s, self.ds_, self.h_ds_, self.ds_weight_))
+
     def llr(self, scores) -> np.ndarray:
-        s = self._scores(scores)
-        return _log_kde(s, self.ss_, self.h_ss_) - _log_kde(s, self.ds_, self.h_ds_)
+        log_ss, log_ds = self._log_densities(self._scores(scores))
+        return log_ss - log_ds
 
     def density(self, scores) -> tuple[np.ndarray, np.ndarray]:
         """KDE of the SS and DS scores at ``scores``."""
-        s = self._scores(scores)
-        return np.exp(_log_kde(s, self.ss_, self.h_ss_)), np.exp(_log_kde(s, self.ds_, self.h_ds_))
+        log_ss, log_ds = self._log_densities(self._scores(scores))
+        return np.exp(log_ss), np.exp(log_ds)
 
     def params(self) -> dict:
         self.check_fitted()
+        n_ss, n_ds = (v.size if w is None else float(w.sum()) for v, w in (
+            (self.ss_, self.ss_weight_), (self.ds_, self.ds_weight_)))
         return {
             "bandwidth_rule": self.bandwidth,
             "bandwidth_ss": self.h_ss_,
             "bandwidth_ds": self.h_ds_,
-            "n_ss": int(self.ss_.size),
-            "n_ds": int(self.ds_.size),
+            "n_ss": int(n_ss) if n_ss == int(n_ss) else n_ss,
+            "n_ds": int(n_ds) if n_ds == int(n_ds) else n_ds,
         }
 
     def bootstrap_llr(self, ss, ds, scores, *, n, rng, progress=None) -> np.ndarray:
@@ -395,6 +415,14 @@ class KDECalibrator(BaseCalibrator):
             if progress is not None:
                 progress(start + k, n)
         return llr, bounds
+
+
+def _sorted_with(values: np.ndarray, weight: np.ndarray | None):
+    """``values`` sorted, with their weights in the same order (None stays None)."""
+    if weight is None:
+        return np.sort(values), None
+    order = np.argsort(values, kind="stable")
+    return values[order], weight[order]
 
 
 def _resamples(classes, rule, n: int, rng):

@@ -8,7 +8,7 @@ from scipy.special import expit
 
 from ..errors import ConvergenceError
 from ..resampling import CHUNK_DRAWS, bootstrap_index_chunks
-from .base import BaseCalibrator, bool_option, number_option
+from .base import BaseCalibrator, bool_option, number_option, weighted_moments
 from .bootstrap_fits import BootstrapFits, RefitsOnce
 
 _MAX_ITER = 100
@@ -119,6 +119,11 @@ def _separated(ss_min, ss_max, ds_min, ds_max):
     return (ds_max <= ss_min) | (ss_max <= ds_min)
 
 
+def _class_weight(size: int, weight: np.ndarray | None) -> np.ndarray:
+    """The prior-neutral weight of each score of one class: its share of half the total."""
+    return np.full(size, 0.5 / size) if weight is None else 0.5 * weight / weight.sum()
+
+
 def _standardisation(m_ss, v_ss, m_ds, v_ds):
     """Centre and scale of the pooled background with the two classes weighted equally."""
     return 0.5 * (m_ss + m_ds), np.sqrt(0.5 * (v_ss + v_ds) + 0.25 * (m_ss - m_ds) ** 2)
@@ -211,16 +216,21 @@ class LogisticCalibrator(RefitsOnce, BaseCalibrator):
         cols = [np.ones_like(u), u] + ([u * u] if self.quadratic else [])
         return np.stack(cols, axis=-1)
 
-    def fit(self, ss, ds) -> LogisticCalibrator:
-        ss, ds = self._validate(ss, ds)
+    def fit(self, ss, ds, ss_weight=None, ds_weight=None) -> LogisticCalibrator:
+        """Fit by Newton's method; weights as in
+        :class:`~forensic_lr.calibration.base.Calibrator`: score ``i`` of a class of total
+        weight ``W`` enters ``J`` with ``w_i / (2 W)`` instead of ``1 / (2 N)``, and the
+        standardisation uses the weighted moments."""
+        ss, ds, w_ss, w_ds = self._validate_weighted(ss, ds, ss_weight, ds_weight)
         l2 = self._l2()
         if l2 == 0 and _separated(ss.min(), ss.max(), ds.min(), ds.max()):
             raise ConvergenceError(_SEPARATED_TEXT)
-        centre, scale = _standardisation(ss.mean(), ss.var(), ds.mean(), ds.var())
+        centre, scale = _standardisation(*weighted_moments(ss, w_ss),
+                                         *weighted_moments(ds, w_ds))
         self.centre_, self.scale_ = float(centre), float(scale)
         x = self._features(np.concatenate([ss, ds]))
         y = np.concatenate([np.ones(ss.size), np.zeros(ds.size)])
-        w = np.concatenate([np.full(ss.size, 0.5 / ss.size), np.full(ds.size, 0.5 / ds.size)])
+        w = np.concatenate([_class_weight(ss.size, w_ss), _class_weight(ds.size, w_ds)])
         self.theta_, self.n_iter_ = _newton(x, y, w, l2, np.zeros(x.shape[1]))
         self.fitted_ = True
         return self

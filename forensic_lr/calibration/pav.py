@@ -84,10 +84,14 @@ class PAVCalibrator(BaseCalibrator):
                 f"{excerpt(self.interpolation)}"
             )
 
-    def fit(self, ss, ds) -> PAVCalibrator:
-        ss, ds = self._validate(ss, ds)
-        fit = pav_fit(ss, ds)
-        self.bounds_ = (-float(np.log(ss.size + 1)), float(np.log(ds.size + 1)))
+    def fit(self, ss, ds, ss_weight=None, ds_weight=None) -> PAVCalibrator:
+        """PAV blocks and knots; weights as in
+        :class:`~forensic_lr.calibration.base.Calibrator` (block counts and ``N_ss``,
+        ``N_ds`` become summed weights)."""
+        ss, ds, w_ss, w_ds = self._validate_weighted(ss, ds, ss_weight, ds_weight)
+        fit = pav_fit(ss, ds, w_ss, w_ds)
+        n_ss, n_ds = (float(v.size if w is None else w.sum()) for v, w in ((ss, w_ss), (ds, w_ds)))
+        self.bounds_ = (-float(np.log(n_ss + 1)), float(np.log(n_ds + 1)))
         self.block_low_, self.block_high_ = fit.block_low, fit.block_high
         self.block_llr_ = np.clip(fit.llr, *self.bounds_)
         self.knots_, self.knot_llr_ = _knots(

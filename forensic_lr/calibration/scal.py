@@ -13,12 +13,12 @@ from .._numbers import LN2, LN10
 from ..errors import ConvergenceError, ForensicLRError, ForensicLRWarning
 from ..records import ParamRow
 from ..resampling import bootstrap_index_chunks
-from .base import BaseCalibrator, number_option, param_row
+from .base import BaseCalibrator, number_option, param_row, weighted_moments
 from .batched_newton import BATCH_FROM, MAX_ITER, in_row_blocks, projected_newton
 from .bootstrap_fits import BootstrapFits, RefitsOnce
 from .chebyshev_pieces import ChebyshevPieces, chebyshev_pieces
 from .grouping import GROUPED_FROM, distinct_weights, group_starts, pool
-from .logistic import LogisticCalibrator, _standardisation
+from .logistic import LogisticCalibrator, _class_weight, _standardisation
 from .logistic import _newton as _logistic_newton
 
 
@@ -264,7 +264,7 @@ def _start(line, u_min, u_max, limit):
     return np.array([-half, half, b * c / d, b])
 
 
-def _grouped_fit(ss, ds, centre, scale, limit):
+def _grouped_fit(ss, ds, centre, scale, limit, w_ss=None, w_ds=None):
     """The S-cal optimum from a grouped warm start, or None where Newton does not converge.
 
     The steps of :func:`_direct_fit` (the logistic line of the logistic method, l2 = 1e-6,
@@ -274,10 +274,10 @@ def _grouped_fit(ss, ds, centre, scale, limit):
     (weighted by their counts, the same objective as on every score) ends at the exact
     optimum in a few steps.
     """
-    (v_ss, c_ss), (v_ds, c_ds) = distinct_weights(ss), distinct_weights(ds)
+    (v_ss, c_ss), (v_ds, c_ds) = distinct_weights(ss, w_ss), distinct_weights(ds, w_ds)
     u = (np.concatenate([v_ss, v_ds]) - centre) / scale
     sign = np.r_[np.full(v_ss.size, -1.0), np.full(v_ds.size, 1.0)]
-    w = np.concatenate([c_ss * (0.5 / ss.size), c_ds * (0.5 / ds.size)])
+    w = np.concatenate([c_ss * (0.5 / c_ss.sum()), c_ds * (0.5 / c_ds.sum())])
     parts = [pool(u[sign == s], w[sign == s], group_starts(u[sign == s])) for s in (-1.0, 1.0)]
     u_g = np.concatenate([parts[0][0], parts[1][0]])
     w_g = np.concatenate([parts[0][1], parts[1][1]])
@@ -377,22 +377,26 @@ class SCalCalibrator(RefitsOnce, BaseCalibrator):
             param_row("upper limit of log10 LR", p["upper_log10_lr"], "log10"),
         )
 
-    def fit(self, ss, ds) -> SCalCalibrator:
-        ss, ds = self._validate(ss, ds)
+    def fit(self, ss, ds, ss_weight=None, ds_weight=None) -> SCalCalibrator:
+        """Minimise ``J``; weights as in :class:`~forensic_lr.calibration.base.Calibrator`
+        (score ``i`` of a class of total weight ``W`` enters ``J`` with ``w_i / (2 W)``)."""
+        ss, ds, w_ss, w_ds = self._validate_weighted(ss, ds, ss_weight, ds_weight)
         limit = float(self.max_abs_llr)
         # the standardisation of the logistic method (the start of the direct path)
-        centre, scale = _standardisation(ss.mean(), ss.var(), ds.mean(), ds.var())
+        centre, scale = _standardisation(*weighted_moments(ss, w_ss),
+                                         *weighted_moments(ds, w_ds))
         self.centre_, self.scale_ = float(centre), float(scale)
         raw_u = (np.concatenate([ss, ds]) - self.centre_) / self.scale_
         raw_ss = np.r_[np.ones(ss.size, bool), np.zeros(ds.size, bool)]
-        raw_w = np.where(raw_ss, 0.5 / ss.size, 0.5 / ds.size)
+        raw_w = np.concatenate([_class_weight(ss.size, w_ss), _class_weight(ds.size, w_ds)])
         theta = None
         # separated classes have no strict minimum (the best fit is a step): the direct path
         separated = ss.min() > ds.max() or ss.max() < ds.min()
-        if raw_u.size >= GROUPED_FROM and not separated:
-            theta = _grouped_fit(ss, ds, self.centre_, self.scale_, limit)
+        n_all = sum(v.size if w is None else w.sum() for v, w in ((ss, w_ss), (ds, w_ds)))
+        if n_all >= GROUPED_FROM and not separated:
+            theta = _grouped_fit(ss, ds, self.centre_, self.scale_, limit, w_ss, w_ds)
         if theta is None:
-            line = LogisticCalibrator(l2=1e-6).fit(ss, ds).theta_
+            line = LogisticCalibrator(l2=1e-6).fit(ss, ds, w_ss, w_ds).theta_
             theta0 = _start(line, raw_u.min(), raw_u.max(), limit)
             theta = _direct_fit(theta0, raw_u, raw_ss, raw_w, limit)
         lo, hi, a, b = (float(v) for v in theta)

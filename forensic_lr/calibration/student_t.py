@@ -12,7 +12,7 @@ from scipy.special import betaln, digamma, gammaln, polygamma
 
 from ..errors import ConvergenceError, ForensicLRError
 from ..resampling import CHUNK_DRAWS, bootstrap_index_chunks
-from .base import BaseCalibrator, number_option
+from .base import BaseCalibrator, number_option, weighted_moments, weighted_percentiles
 from .batched_newton import BATCH_FROM, projected_newton
 from .bootstrap_fits import BootstrapFits, RefitsOnce
 from .densities import student_t_logpdf
@@ -285,7 +285,7 @@ def _newton(objective: _Loglik, theta, df, skip=None):
                             else None)
 
 
-def fit_t(values: np.ndarray, df: float | None = None) -> TFit:
+def fit_t(values: np.ndarray, df: float | None = None, weight: np.ndarray | None = None) -> TFit:
     """Maximum-likelihood Student-t location, scale (and degrees of freedom) by ECME.
 
     Parameters
@@ -294,6 +294,10 @@ def fit_t(values: np.ndarray, df: float | None = None) -> TFit:
         Scores of one class (finite, not all equal).
     df : float, optional
         Fixed degrees of freedom; ``None`` estimates them within ``[DF_MIN, DF_MAX]``.
+    weight : ndarray, optional
+        How often each score counts (positive; integer counts give the fit on the repeated
+        scores): the fit then runs on the distinct scores weighted by their summed weights,
+        from the weighted median and MAD.
 
     Returns
     -------
@@ -328,17 +332,22 @@ def fit_t(values: np.ndarray, df: float | None = None) -> TFit:
     .. [1] C. Liu, D. B. Rubin, "ML estimation of the t distribution using EM and its
            extensions, ECM and ECME", Statistica Sinica 5 (1995) 19-39.
     """
-    mu = float(np.median(values))
-    sigma = 1.4826 * float(np.median(np.abs(values - mu)))
+    counts = None
+    if weight is not None:
+        values, counts = distinct_weights(values, weight)
+    n = values.size if counts is None else float(counts.sum())
+    mu = _median(values, counts)
+    sigma = 1.4826 * _median(np.abs(values - mu), counts)
     if sigma == 0:
-        sigma = float(values.std())
-    if values.size >= GROUPED_FROM:
-        fit = _grouped_fit_t(values, mu, sigma, df)
+        sigma = float(np.sqrt(weighted_moments(values, counts)[1]))
+    if n >= GROUPED_FROM:
+        fit = _grouped_fit_t(values, counts, mu, sigma, df)
         if fit is not None:
             return fit
-    mu, sigma, nu, iteration = _ecme(values, None, mu, sigma, df)
+    mu, sigma, nu, iteration = _ecme(values, counts, mu, sigma, df)
     start = np.array([[mu, np.log(sigma), np.log(nu)]])
-    weights = np.full((1, values.size), 1.0 / values.size)
+    weights = (np.full((1, values.size), 1.0 / values.size) if counts is None
+               else counts[None, :] / n)
     theta, converged = _polish(start, values, weights, df)
     if converged[0]:
         mu, sigma, nu = float(theta[0, 0]), float(np.exp(theta[0, 1])), float(
@@ -346,7 +355,15 @@ def fit_t(values: np.ndarray, df: float | None = None) -> TFit:
         )
         if df is not None:
             nu = float(df)
-    return TFit(mu, sigma, nu, _loglik(values, None, nu, mu, sigma), iteration)
+    return TFit(mu, sigma, nu, _loglik(values, counts, nu, mu, sigma), iteration)
+
+
+def _median(values: np.ndarray, counts: np.ndarray | None) -> float:
+    """Median of ``values`` each counted ``counts`` times (None: once), as :func:`numpy.median`
+    of the repeated values."""
+    if counts is None:
+        return float(np.median(values))
+    return float(weighted_percentiles(values, counts, 0.5))
 
 
 def _loglik(values, counts, nu, mu, sigma) -> float:
@@ -386,7 +403,7 @@ def _ecme(values, counts, mu, sigma, df):
     )
 
 
-def _grouped_fit_t(values, mu, sigma, df) -> TFit | None:
+def _grouped_fit_t(values, counts, mu, sigma, df) -> TFit | None:
     """The ML fit from a grouped warm start, or None where Newton does not converge.
 
     ECME (:func:`_ecme`) from ``(mu, sigma)`` runs on groups of neighbouring scores
@@ -396,14 +413,15 @@ def _grouped_fit_t(values, mu, sigma, df) -> TFit | None:
     projected Newton on the distinct scores weighted by their counts (the same objective as
     on every score) then ends at the exact maximum from there.
     """
-    distinct, counts = distinct_weights(values)
+    distinct, counts = distinct_weights(values) if counts is None else (values, counts)
+    n = float(counts.sum())
     points, totals = pool(distinct, counts, group_starts((distinct - mu) / sigma))
     try:
         g_mu, g_sigma, g_nu, iteration = _ecme(points, totals, mu, sigma, df)
     except ConvergenceError:
         return None
     start = np.array([[g_mu, np.log(g_sigma), np.log(g_nu)]])
-    theta, converged = _polish(start, distinct, counts[None, :] / values.size, df)
+    theta, converged = _polish(start, distinct, counts[None, :] / n, df)
     if not converged[0]:
         return None
     mu, sigma = float(theta[0, 0]), float(np.exp(theta[0, 1]))
@@ -458,11 +476,13 @@ class StudentTCalibrator(RefitsOnce, BaseCalibrator):
         if self.df is not None:  # None: estimated from the data
             number_option(self.df, "df")
 
-    def fit(self, ss, ds) -> StudentTCalibrator:
-        ss, ds = self._validate(ss, ds)
+    def fit(self, ss, ds, ss_weight=None, ds_weight=None) -> StudentTCalibrator:
+        """ML t fit per class (:func:`fit_t`); weights as in
+        :class:`~forensic_lr.calibration.base.Calibrator`."""
+        ss, ds, w_ss, w_ds = self._validate_weighted(ss, ds, ss_weight, ds_weight)
         df = None if self.df is None else number_option(self.df, "df")
-        self.fit_ss_ = fit_t(ss, df)
-        self.fit_ds_ = fit_t(ds, df)
+        self.fit_ss_ = fit_t(ss, df, w_ss)
+        self.fit_ds_ = fit_t(ds, df, w_ds)
         self.fitted_ = True
         return self
 

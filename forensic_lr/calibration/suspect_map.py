@@ -10,7 +10,7 @@ from .._checks import as_score_array
 from ..errors import ForensicLRWarning, InputError
 from ..records import ParamRow
 from ..resampling import SourceSplit, bootstrap_index_chunks
-from .base import ExtraInput, number_option, param_row
+from .base import ExtraInput, number_option, param_row, weighted_moments
 from .bootstrap_fits import BootstrapFits, RefitsOnce, normal_pair_fits
 from .densities import normal_logpdf
 from .gaussian import TwoNormalsCalibrator, _row_moments
@@ -217,11 +217,13 @@ class SuspectMAPCalibrator(RefitsOnce, TwoNormalsCalibrator):
             )
         return suspect, float(r)
 
-    def fit(self, ss, ds) -> SuspectMAPCalibrator:
-        ss, ds = self._validate(ss, ds)
+    def fit(self, ss, ds, ss_weight=None, ds_weight=None) -> SuspectMAPCalibrator:
+        """Adapt the population SS model to the suspect's scores; weights (of the background
+        scores only) as in :class:`~forensic_lr.calibration.base.Calibrator`."""
+        ss, ds, w_ss, w_ds = self._validate_weighted(ss, ds, ss_weight, ds_weight)
         suspect, r = self._checked()
-        m_pop, v_pop = _row_moments(ss)
-        m_ds, v_ds = _row_moments(ds)
+        m_pop, v_pop = weighted_moments(ss, w_ss)
+        m_ds, v_ds = weighted_moments(ds, w_ds)
         mean, var, alpha = map_adapt(float(m_pop), float(v_pop), suspect, r)
         self.mean_pop_, self.sd_pop_ = float(m_pop), float(np.sqrt(v_pop))
         self.mean_ss_, self.sd_ss_ = mean, float(np.sqrt(var))

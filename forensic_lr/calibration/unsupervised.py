@@ -20,7 +20,7 @@ from ..errors import (
 )
 from ..records import ParamRow
 from ..resampling import bootstrap_index_chunks
-from .base import ExtraInput, number_option, param_row
+from .base import ExtraInput, number_option, param_row, weighted_moments
 from .bootstrap_fits import BootstrapFits, RefitsOnce, normal_pair_fits
 from .densities import normal_logpdf
 from .gaussian import TwoNormalsCalibrator, _row_moments
@@ -59,9 +59,11 @@ def log_posterior(x, pi, means, variances, prior_means, prior_variances, tau) ->
     return total
 
 
-def _prior(ss: np.ndarray, ds: np.ndarray) -> np.ndarray:
-    """Prior moments ``m_ss, m_ds, v_ss, v_ds`` (ML) of the labelled background, one column."""
-    return np.array([[ss.mean()], [ds.mean()], [_row_moments(ss)[1]], [_row_moments(ds)[1]]])
+def _prior(ss: np.ndarray, ds: np.ndarray, w_ss=None, w_ds=None) -> np.ndarray:
+    """Prior moments ``m_ss, m_ds, v_ss, v_ds`` (ML) of the labelled background, one column
+    (each score counted ``w`` times; None: once)."""
+    (m_ss, v_ss), (m_ds, v_ds) = weighted_moments(ss, w_ss), weighted_moments(ds, w_ds)
+    return np.array([[m_ss], [m_ds], [v_ss], [v_ds]])
 
 
 def _em_step(x: np.ndarray, state: np.ndarray, prior: np.ndarray, tau: float):
@@ -223,11 +225,13 @@ class UnsupervisedCalibrator(RefitsOnce, TwoNormalsCalibrator):
             )
         return x
 
-    def fit(self, ss, ds) -> UnsupervisedCalibrator:
-        ss, ds = self._validate(ss, ds)
+    def fit(self, ss, ds, ss_weight=None, ds_weight=None) -> UnsupervisedCalibrator:
+        """EM on the unlabelled scores from the background prior; weights (of the
+        background scores only) as in :class:`~forensic_lr.calibration.base.Calibrator`."""
+        ss, ds, w_ss, w_ds = self._validate_weighted(ss, ds, ss_weight, ds_weight)
         tau = number_option(self.prior_weight, "prior_weight")
         x = self._unlabelled()
-        prior = _prior(ss, ds)
+        prior = _prior(ss, ds, w_ss, w_ds)
         state = np.vstack([prior, [[0.5]]])
         for iteration in range(1, _MAX_ITER + 1):
             new, counts = _em_step(x, state, prior, tau)

@@ -172,13 +172,34 @@ def _block_of(fit: PAVFit, values: np.ndarray) -> np.ndarray:
     return np.searchsorted(fit.block_low, values, side="right") - 1
 
 
-def pav_fit(ss_scores, ds_scores) -> PAVFit:
+def _weighted_tie_groups(ss, ds, w_ss, w_ds) -> _TieGroups:
+    """:func:`_tie_groups` with each score counted ``w`` times (scores of weight 0 left out):
+    the summed SS and DS weights per distinct value."""
+    w_ss = np.ones(ss.size) if w_ss is None else w_ss
+    w_ds = np.ones(ds.size) if w_ds is None else w_ds
+    values = np.concatenate([ss, ds])
+    order = np.argsort(values, kind="stable")
+    weight = np.concatenate([w_ss, w_ds])[order]
+    is_ss = (order < ss.size)
+    keep = weight > 0
+    values, weight, is_ss = values[order][keep], weight[keep], is_ss[keep]
+    starts = np.flatnonzero(np.diff(values, prepend=-np.inf))
+    n_ss = np.add.reduceat(np.where(is_ss, weight, 0.0), starts)
+    n_ds = np.add.reduceat(np.where(is_ss, 0.0, weight), starts)
+    return _TieGroups(values[starts], n_ss, n_ds)
+
+
+def pav_fit(ss_scores, ds_scores, ss_weight=None, ds_weight=None) -> PAVFit:
     """Fit PAV to pooled SS and DS scores (ties pooled into one block).
 
     Parameters
     ----------
     ss_scores, ds_scores : array_like
         Scores (or LLRs; +-inf allowed) of same-source and different-source trials.
+    ss_weight, ds_weight : array_like, optional
+        How often each score counts (non-negative; counts give the fit on the repeated
+        scores, as scikit-learn's ``sample_weight``); ``n_ss``, ``n_ds`` are then summed
+        weights. Validated by the caller (:class:`~forensic_lr.calibration.pav.PAVCalibrator`).
 
     Returns
     -------
@@ -198,7 +219,9 @@ def pav_fit(ss_scores, ds_scores) -> PAVFit:
            detection", Computer Speech and Language 20 (2006) 230-275.
     """
     ss, ds = check_pair(ss_scores, ds_scores, names=("ss_scores", "ds_scores"))
-    return _pav_blocks(ss, ds)
+    if ss_weight is None and ds_weight is None:
+        return _pav_blocks(ss, ds)
+    return _fit_runs(_runs(_weighted_tie_groups(ss, ds, ss_weight, ds_weight)))
 
 
 def pav_llr(ss_scores, ds_scores) -> tuple[np.ndarray, np.ndarray]:
