@@ -33,7 +33,7 @@ from scipy.special import expit
 
 from .calibration import make_calibrator
 from .errors import InputError
-from .io.tables import DS_LABELS, SS_LABELS
+from .io.memory import same_source_labels
 
 try:  # scikit-learn is optional: its base classes when present, a minimal one otherwise
     from sklearn.base import BaseEstimator, ClassifierMixin
@@ -78,21 +78,10 @@ def _scores(X: Any) -> np.ndarray:
 
 
 def _is_same_source(y: Any, n: int) -> np.ndarray:
-    """Labels -> True for same source: 1/0, booleans, or the score files' label words."""
-    labels = np.asarray(y)
-    if labels.shape != (n,):
-        raise InputError(f"y must hold one label per score ({n}), got shape {labels.shape}")
-    if labels.dtype.kind in "biuf":
-        if not np.all(np.isin(labels, (0, 1))):
-            raise InputError("numeric labels must be 1 (same source) or 0 (different source)")
-        return labels == 1
-    text = np.char.lower(np.char.strip(labels.astype(str)))
-    is_ss, is_ds = np.isin(text, list(SS_LABELS)), np.isin(text, list(DS_LABELS))
-    unknown = np.flatnonzero(~(is_ss | is_ds))
-    if unknown.size:
-        raise InputError(f"label {labels[unknown[0]]!r} (position {unknown[0]}) is not "
-                         f"recognised; use 1/0, ss/ds, same/different or target/nontarget")
-    return is_ss
+    """Labels -> True for same source (the score files' rules, :mod:`forensic_lr.io.memory`)."""
+    if np.shape(y) != (n,):
+        raise InputError(f"y must hold one label per score ({n}), got shape {np.shape(y)}")
+    return same_source_labels(y, what="y")
 
 
 class LRCalibrator(_Base):

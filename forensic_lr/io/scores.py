@@ -36,6 +36,7 @@ import hashlib
 import io
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,6 +44,7 @@ import numpy as np
 
 from .._numbers import LN2, LN10
 from ..errors import InputError, excerpt
+from .memory import is_path, is_table, score_values, table_scores
 from .paths import input_file
 from .tables import (
     DS_LABELS,
@@ -89,6 +91,24 @@ class ScoreSet:
         if self.inputs:
             out["inputs"] = [p.to_dict() for p in self.inputs]
         return out
+
+
+def _ss_ds_mapping(data) -> tuple | None:
+    """``(ss, ds)`` of a mapping whose keys are exactly ss and ds (any case), else None."""
+    if not isinstance(data, Mapping):
+        return None
+    keys = {str(k).lower(): k for k in data}
+    if set(keys) != {"ss", "ds"}:
+        return None
+    return data[keys["ss"]], data[keys["ds"]]
+
+
+def _class_input(values, label: str, table_options: dict):
+    """One class's scores, source ids and provenance: from its file, or as given."""
+    if is_path(values):
+        read = read_class_file(values, label=label, **table_options)
+        return read.values, read.sources, read.provenance
+    return score_values(values, what=label), None, None
 
 
 def orient(values, direction: str) -> np.ndarray:
@@ -772,6 +792,8 @@ def _refuse_same_file(ss, ds) -> None:
 
 
 def load_scores(
+    data=None,
+    /,
     *,
     ss=None,
     ds=None,
@@ -786,12 +808,19 @@ def load_scores(
 ) -> ScoreSet:
     """Load a score set from one file per class (``ss``, ``ds``) or one labelled file.
 
+    Every input may also be data already in memory (a notebook): arrays, lists and pandas
+    Series for ``ss`` and ``ds``; a pandas DataFrame or a mapping of columns for a labelled
+    table; the same labels, column choices and checks as a file
+    (:mod:`forensic_lr.io.memory`).
+
     Parameters
     ----------
-    ss, ds : path, optional
-        Same-source and different-source files.
-    scores : path, optional
-        One file with label and score columns (instead of ``ss`` and ``ds``).
+    data : path, DataFrame or mapping, optional (positional)
+        A labelled file or table (as ``scores``), or a mapping ``{"ss": ..., "ds": ...}``.
+    ss, ds : path, array_like or Series, optional
+        Same-source and different-source files, or their scores.
+    scores : path, DataFrame or mapping, optional
+        One file or table with label and score columns (instead of ``ss`` and ``ds``).
     log_base : {"e", "10", "2"}, optional
         The values are log-LRs in this base: convert to natural log. None: raw scores.
     direction : {"higher_is_similar", "lower_is_similar"}
@@ -836,13 +865,44 @@ def load_scores(
         )
     if log_base is not None and str(log_base) not in LOG_BASES:
         raise InputError(f"log base must be one of e, 10, 2; got {excerpt(log_base)}")
+    if data is not None:
+        if scores is not None or ss is not None or ds is not None:
+            raise InputError("give the data once: as the first argument, or as scores=, "
+                             "or as ss= and ds=")
+        pair = _ss_ds_mapping(data)
+        ss, ds, scores = (*pair, None) if pair else (None, None, data)
     if scores is not None and (ss is not None or ds is not None):
         raise InputError(
             "give either one labelled file (scores) or two files (ss and ds), not both"
         )
+    in_memory = [x for x in (scores, ss, ds) if x is not None and not is_path(x)]
+    if in_memory and (decimal is not None or sheet is not None):
+        raise InputError("decimal and sheet apply to files only; data in memory is read as "
+                         "it is: remove them")
     table_options = {"score_column": score_column, "source_column": source_column,
                      "decimal": decimal, "sheet": sheet}
-    if scores is not None:
+    if scores is not None and not is_path(scores):
+        if not is_table(scores):
+            raise InputError("a labelled table in memory must be a pandas DataFrame or a "
+                             "mapping of columns (label, score, optional source); got "
+                             f"{type(scores).__name__}")
+        ss_values, ds_values, ss_src, ds_src = table_scores(
+            scores, score_column=score_column, label_column=label_column,
+            source_column=source_column)
+        inputs = ()
+        where = {"ss": "the table", "ds": "the table"}
+    elif ss is not None and ds is not None and in_memory:
+        if label_column is not None or score_column is not None or source_column is not None:
+            raise InputError("column options apply to files and tables; ss and ds given as "
+                             "scores have no columns: remove them")
+        ss_values, ss_src, ss_in = _class_input(ss, "ss", table_options)
+        ds_values, ds_src, ds_in = _class_input(ds, "ds", table_options)
+        if (ss_src is None) != (ds_src is None):
+            raise InputError("one class has source ids (from its file) and the other has none; "
+                             "give both classes as files with a 'source' column, or neither")
+        inputs = tuple(p for p in (ss_in, ds_in) if p is not None)
+        where = {"ss": str(ss) if is_path(ss) else "ss", "ds": str(ds) if is_path(ds) else "ds"}
+    elif scores is not None:
         ss_values, ds_values, ss_src, ds_src, provenance = _read_labelled(
             scores, label_column=label_column, **table_options
         )
