@@ -19,7 +19,7 @@ LAYERS = {
     "resampling": 2, "parallel": 2, "io": 2, "metrics": 3, "calibration": 4, "uncertainty": 5,
     "validation": 6, "casework": 7, "plots": 8, "output": 8, "studies": 8, "sklearn": 8,
     "report": 9,
-    "cli": 10, "__main__": 11,
+    "web": 10, "cli": 10, "__main__": 11,
 }
 
 

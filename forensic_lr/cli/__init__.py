@@ -25,6 +25,7 @@ from . import (
     fusion,
     label_noise,
     multiclass,
+    serve,
     validate,
     verify,
 )
@@ -55,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     label_noise.add_parser(sub)
     compare.add_parser(sub)
     verify.add_parser(sub)
+    serve.add_parser(sub)
     for command in sub.choices.values():
         add_verbosity(command, default=argparse.SUPPRESS)
     return parser

@@ -1,0 +1,677 @@
+"""Routes of ``forensic-lr serve``: the JSON API and the pages (Starlette).
+
+:func:`create_app` builds the application for a cases folder. Every route authenticates
+(:func:`_user`), every state change made with a browser session checks its CSRF token,
+and every number shown comes from the library (through :mod:`.cases` and :mod:`.teaching`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+)
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from .. import __version__
+from ..errors import ForensicLRError, InputError
+from .cases import CASE_FILE, CaseStore, UploadError
+from .register import Conflict, User
+from .security import (
+    COOKIE,
+    CSRF_HEADER,
+    SERVICE_USER,
+    HostCheck,
+    Sessions,
+    allowed_hosts,
+    token_matches,
+)
+from .teaching import TEXTBOOK, Teaching, example_backgrounds
+
+__all__ = ["ServerConfig", "create_app"]
+
+HERE = Path(__file__).parent
+#: Files a run's report set offers for download, and their media types.
+DOWNLOADS = {"report.pdf": "application/pdf", "report.html": "text/html; charset=utf-8",
+             "result.json": "application/json"}
+#: The report HTML shown inside the page: its own inline styles and data: images, no scripts.
+REPORT_CSP = (b"default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
+              b"frame-ancestors 'self'; sandbox")
+LOGIN_COOKIE = "forensic_lr_login"
+
+
+@dataclass
+class ServerConfig:
+    """What ``serve`` was started with."""
+
+    cases: Path
+    token: str
+    host: str = "127.0.0.1"
+    lab: Path | None = None
+    allow_hosts: tuple[str, ...] = ()
+    max_upload: int = 50 * 2**20
+    secure_cookie: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _templates():
+    from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+    env = Environment(loader=PackageLoader("forensic_lr.web", "templates"),
+                      autoescape=select_autoescape(default=True, default_for_string=True),
+                      undefined=StrictUndefined)
+    env.globals["version"] = __version__
+    return env
+
+
+def json_diff(a: Any, b: Any, path: str = "", limit: int = 200) -> list[dict[str, Any]]:
+    """The leaves of two JSON documents that differ: ``{"path", "a", "b", "change"}``, where
+    ``change`` is ``b - a`` for two numbers (else None); at most ``limit`` rows."""
+    rows: list[dict[str, Any]] = []
+
+    def walk(x, y, at):
+        if len(rows) >= limit:
+            return
+        if isinstance(x, dict) and isinstance(y, dict):
+            for key in dict.fromkeys([*x, *y]):
+                walk(x.get(key), y.get(key), f"{at}.{key}" if at else str(key))
+        elif isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
+            for i, (u, v) in enumerate(zip(x, y, strict=True)):
+                walk(u, v, f"{at}[{i}]")
+        elif x != y:
+            numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (x, y))
+            rows.append({"path": at, "a": x, "b": y,
+                         "change": (y - x) if numbers else None})
+
+    walk(a, b, path)
+    return rows
+
+
+def create_app(config: ServerConfig) -> Any:
+    """The ASGI application: routes wrapped in the Host check (:class:`HostCheck`)."""
+    store = CaseStore(config.cases, lab=config.lab, max_upload=config.max_upload)
+    sessions = Sessions()
+    teaching = Teaching()
+    env = _templates()
+
+    # ------------------------------------------------------------ authentication
+    def session_of(request: Request):
+        return sessions.get(request.cookies.get(COOKIE))
+
+    async def user_of(request: Request, *, api: bool, unsafe: bool,
+                      form: Any = None) -> User:
+        """The requesting user; 401 (API) or a redirect to the login page (pages); 403
+        when a state change made with a session lacks its CSRF token."""
+        auth = request.headers.get("authorization", "")
+        if auth:
+            scheme, _, given = auth.partition(" ")
+            if scheme.lower() == "bearer" and token_matches(given.strip(), config.token):
+                return SERVICE_USER
+            raise HTTPException(401, "wrong token")
+        session = session_of(request)
+        if not api and "token" in request.query_params:
+            raise HTTPException(303, headers=token_login(request))
+        if session is None:
+            if api:
+                raise HTTPException(401, "give the server's token as 'Authorization: Bearer "
+                                         "TOKEN', or log in")
+            raise HTTPException(303, headers={"location": "/login"})
+        if unsafe:
+            given = request.headers.get(CSRF_HEADER)
+            if given is None and form is not None:
+                given = form.get("csrf")
+            if not token_matches(given if isinstance(given, str) else None, session.csrf):
+                raise HTTPException(403, "missing or wrong CSRF token: reload the page")
+        return session.user
+
+    def page(name: str, request: Request, status: int = 200, **context) -> HTMLResponse:
+        session = session_of(request)
+        html = env.get_template(name).render(
+            user=session.user if session else None, csrf=session.csrf if session else "",
+            **context)
+        return HTMLResponse(html, status_code=status)
+
+    def token_login(request: Request) -> dict[str, str]:
+        """``?token=T`` on a page: the headers of a redirect to the same page without the
+        token, setting a session cookie for the service user (401 for a wrong token)."""
+        if not token_matches(request.query_params.get("token"), config.token):
+            raise HTTPException(401, "wrong token")
+        response = Response()
+        set_session(response, sessions.start(SERVICE_USER))
+        return {"location": request.url.path, "set-cookie": response.headers["set-cookie"]}
+
+    def set_session(response: Response, sid: str) -> None:
+        response.set_cookie(COOKIE, sid, httponly=True, samesite="strict",
+                            secure=config.secure_cookie, path="/")
+
+    async def limited_body(request: Request) -> None:
+        """413 for a body over the upload limit (by its declared length), 411 without one."""
+        length = request.headers.get("content-length")
+        if length is None or not length.isdigit():
+            if request.headers.get("transfer-encoding"):
+                raise HTTPException(411, "send the request with a Content-Length")
+            return
+        if int(length) > config.max_upload:
+            raise HTTPException(413, f"the request is larger than the upload limit of "
+                                     f"{config.max_upload:,} bytes")
+
+    async def upload(request: Request) -> tuple[bytes, list[tuple[str | None, bytes]], Any]:
+        """The case part and the files of a multipart upload."""
+        await limited_body(request)
+        form = await request.form(max_files=200, max_fields=400)
+        case = form.get("case")
+        if case is None:
+            raise UploadError("send the case file in a part named 'case'",
+                              [{"field": "case", "message": "missing"}])
+        text = await case.read() if isinstance(case, UploadFile) else str(case).encode()
+        files = []
+        for part in form.getlist("files"):
+            if not isinstance(part, UploadFile):
+                raise UploadError("each 'files' part must be a file with its file name",
+                                  [{"field": "files", "message": "not a file"}])
+            content = await part.read()
+            if part.filename == "" and not content:
+                continue  # an empty file input of a browser form
+            files.append((part.filename, content))
+        return text, files, form
+
+    # ------------------------------------------------------------ API
+    async def health(request: Request) -> JSONResponse:
+        return JSONResponse({"status": "ok", "version": __version__})
+
+    async def api_cases(request: Request) -> JSONResponse:
+        if request.method == "GET":
+            await user_of(request, api=True, unsafe=False)
+            return JSONResponse({"cases": store.register.cases()})
+        user = await user_of(request, api=True, unsafe=True)
+        if not user.can("examiner"):
+            raise HTTPException(403, "only an examiner creates cases")
+        text, files, _ = await upload(request)
+        key = await run_in_threadpool(store.create, text, files, user)
+        return JSONResponse({"id": key}, status_code=201)
+
+    def registered(key: str) -> dict[str, Any]:
+        case = store.register.case(key)
+        if case is None:
+            raise HTTPException(404, f"no case {key!r}")
+        return case
+
+    async def api_case(request: Request) -> Response:
+        key = request.path_params["key"]
+        if request.method == "GET":
+            await user_of(request, api=True, unsafe=False)
+            return JSONResponse({**registered(key), "runs": store.register.runs(key)})
+        user = await user_of(request, api=True, unsafe=True)
+        case = registered(key)
+        if request.method == "DELETE":
+            if not user.can("administrator"):
+                raise HTTPException(403, "only an administrator deletes a case")
+            reason = request.query_params.get("reason", "")
+            if not reason.strip():
+                raise HTTPException(422, "give the reason of the deletion (?reason=...), e.g. "
+                                         "the end of the retention period")
+            await run_in_threadpool(delete_case, key, user, reason)
+            return Response(status_code=204)
+        if not (user.can("administrator") or user.name == case["owner"]):
+            raise HTTPException(403, "only the case's examiner edits it")
+        text, files, _ = await upload(request)
+        await run_in_threadpool(store.edit, key, text, files, user)
+        return JSONResponse({"id": key})
+
+    def delete_case(key: str, user: User, reason: str) -> None:
+        import shutil
+
+        folder = store.folder(key)
+        store.register.delete_case(key, by=user.name, reason=reason)
+        shutil.rmtree(folder)
+
+    async def api_runs(request: Request) -> JSONResponse:
+        key = request.path_params["key"]
+        if request.method == "GET":
+            await user_of(request, api=True, unsafe=False)
+            registered(key)
+            return JSONResponse({"runs": store.register.runs(key)})
+        user = await user_of(request, api=True, unsafe=True)
+        case = registered(key)
+        if not (user.can("administrator") or user.name == case["owner"]):
+            raise HTTPException(403, "only the case's examiner runs it")
+        body = await json_body(request, allow_empty=True)
+        draft = body.get("draft", False)
+        if not isinstance(draft, bool):
+            raise HTTPException(422, "draft: true or false")
+        run_id, result = await run_in_threadpool(store.run, key, user, draft=draft)
+        return JSONResponse({"run_id": run_id, "result": json.loads(result)}, status_code=201)
+
+    async def api_progress(request: Request) -> JSONResponse:
+        await user_of(request, api=True, unsafe=False)
+        key = request.path_params["key"]
+        registered(key)
+        progress = store.progress.get(key)
+        runs = store.register.runs(key)
+        return JSONResponse({"running": progress is not None,
+                             "progress": progress.to_dict() if progress else None,
+                             "last": runs[-1] if runs else None})
+
+    async def api_download(request: Request) -> Response:
+        await user_of(request, api=True, unsafe=False)
+        key, run, name = (request.path_params[k] for k in ("key", "run", "name"))
+        registered(key)
+        if name not in DOWNLOADS:
+            raise HTTPException(404, f"a run offers {', '.join(DOWNLOADS)}")
+        try:
+            _, folder = store.run_folder(key, run)
+        except KeyError:
+            raise HTTPException(404, f"case {key}: no finished run {run!r}") from None
+        path = folder / name
+        if not path.is_file():
+            raise HTTPException(404, f"the run did not write {name} (see [report] formats)")
+        headers = {"content-security-policy": REPORT_CSP.decode()} if name.endswith(
+            ".html") else {}
+        disposition = "inline" if request.query_params.get("inline") else "attachment"
+        return FileResponse(path, media_type=DOWNLOADS[name], headers=headers,
+                            content_disposition_type=disposition,
+                            filename=name)
+
+    async def api_figure(request: Request) -> Response:
+        await user_of(request, api=False, unsafe=False)
+        key, run, name = (request.path_params[k] for k in ("key", "run", "name"))
+        registered(key)
+        if not re.fullmatch(r"[a-z0-9_]{1,64}\.svg", name):
+            raise HTTPException(404, "no such figure")
+        try:
+            _, folder = store.run_folder(key, run)
+        except KeyError:
+            raise HTTPException(404, f"case {key}: no finished run {run!r}") from None
+        path = folder / "figures" / name
+        if not path.is_file():
+            raise HTTPException(404, "no such figure")
+        return FileResponse(path, media_type="image/svg+xml")
+
+    async def api_audit(request: Request) -> JSONResponse:
+        await user_of(request, api=True, unsafe=False)
+        key = request.path_params["key"]
+        registered(key)
+        return JSONResponse({"entries": store.register.audit(key)})
+
+    async def api_step(request: Request) -> JSONResponse:
+        user = await user_of(request, api=True, unsafe=True)
+        key, step = request.path_params["key"], request.path_params["step"]
+        body = await json_body(request, allow_empty=True)
+        await run_in_threadpool(workflow, key, step, user, body)
+        return JSONResponse(registered(key))
+
+    async def api_export(request: Request) -> Response:
+        user = await user_of(request, api=True, unsafe=False)
+        if not user.can("administrator"):
+            raise HTTPException(403, "only an administrator exports a case")
+        key = request.path_params["key"]
+        registered(key)
+        content = await run_in_threadpool(export_case, key, user)
+        return Response(content, media_type="application/zip", headers={
+            "content-disposition": f'attachment; filename="{key}.zip"'})
+
+    def export_case(key: str, user: User) -> bytes:
+        import io
+        import zipfile
+
+        folder = store.folder(key)
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for path in sorted(folder.rglob("*")):
+                if path.is_file() and not path.is_symlink():
+                    archive.write(path, f"{key}/{path.relative_to(folder).as_posix()}")
+            archive.writestr(f"{key}/audit.json", json.dumps(
+                store.register.audit(key), indent=2, ensure_ascii=False))
+        store.register.log(user.name, "case exported", key)
+        return buffer.getvalue()
+
+    async def json_body(request: Request, *, allow_empty: bool = False) -> dict[str, Any]:
+        await limited_body(request)
+        raw = await request.body()
+        if not raw and allow_empty:
+            return {}
+        try:
+            body = json.loads(raw)
+        except (ValueError, RecursionError):
+            raise HTTPException(422, "the body must be a JSON object") from None
+        if not isinstance(body, dict):
+            raise HTTPException(422, "the body must be a JSON object")
+        return body
+
+    async def api_lr(request: Request) -> JSONResponse:
+        await user_of(request, api=True, unsafe=True)
+        body = await json_body(request)
+        record = await run_in_threadpool(calibrate_json, body)
+        return JSONResponse(record)
+
+    async def api_teaching_fit(request: Request) -> JSONResponse:
+        await user_of(request, api=True, unsafe=True)
+        body = await json_body(request)
+        allowed = {"example", "ss", "ds", "method", "elub", "subsample", "seed"}
+        unknown = sorted(set(body) - allowed)
+        if unknown:
+            raise HTTPException(422, f"unknown key(s) {unknown}; use {sorted(allowed)}")
+        return JSONResponse(await run_in_threadpool(lambda: teaching.fit(**body)))
+
+    async def api_teaching_lr(request: Request) -> JSONResponse:
+        await user_of(request, api=True, unsafe=False)
+        q = request.query_params
+        try:
+            score, prior = float(q.get("score", "nan")), float(q.get("prior", "0"))
+        except ValueError:
+            raise HTTPException(422, "score and prior must be numbers") from None
+        try:
+            return JSONResponse(teaching.lr_at(request.path_params["fit"], score, prior))
+        except KeyError:
+            raise HTTPException(404, "this fit is no longer kept; fit again") from None
+
+    # ------------------------------------------------------------ workflow
+    def workflow(key: str, step: str, user: User, body: dict[str, Any]) -> None:
+        """submit / review (approve or return) / finalize / withdraw, with their rules."""
+        case = registered(key)
+        comment = str(body.get("comment", ""))[:10_000]
+        mine = user.name == case["owner"]
+        reg = store.register
+        if step == "submit":
+            if not (mine or user.can("administrator")):
+                raise HTTPException(403, "only the case's examiner submits it")
+            runs = [r for r in reg.runs(key) if r["status"] == "done"]
+            if not runs:
+                raise HTTPException(409, "run the case before submitting it for review")
+            reg.set_status(key, "submitted", by=user.name, action="submitted for review",
+                           allowed_from=("draft",), run=runs[-1]["run_id"], comment=comment)
+        elif step == "review":
+            if not user.can("reviewer"):
+                raise HTTPException(403, "only a reviewer reviews a case")
+            if mine:
+                raise HTTPException(403, "a reviewer cannot review their own case")
+            decision = body.get("decision")
+            if decision not in ("approve", "return"):
+                raise HTTPException(422, "decision: approve or return")
+            if decision == "return" and not comment.strip():
+                raise HTTPException(422, "comment: say what the examiner should change")
+            runs = [r for r in reg.runs(key) if r["status"] == "done"]
+            reg.set_status(key, "reviewed" if decision == "approve" else "draft", by=user.name,
+                           action=f"review: {'approved' if decision == 'approve' else 'returned'}",
+                           allowed_from=("submitted",), run=runs[-1]["run_id"] if runs else None,
+                           comment=comment)
+        elif step == "finalize":
+            if not (mine or user.can("administrator")):
+                raise HTTPException(403, "only the case's examiner finalises it")
+            reg.set_status(key, "final", by=user.name, action="finalised",
+                           allowed_from=("reviewed",), comment=comment)
+        elif step == "withdraw":
+            if not (mine or user.can("administrator")):
+                raise HTTPException(403, "only the case's examiner withdraws it")
+            reg.set_status(key, "withdrawn", by=user.name, action="withdrawn",
+                           allowed_from=("draft", "submitted", "reviewed"), comment=comment)
+        else:
+            raise HTTPException(404, f"no step {step!r}")
+
+    # ------------------------------------------------------------ pages
+    async def home(request: Request) -> Response:
+        await user_of(request, api=False, unsafe=False)
+        return page("cases.html", request, cases=store.register.cases())
+
+    async def login(request: Request) -> Response:
+        if request.method == "GET":
+            if "token" in request.query_params:
+                raise HTTPException(303, headers=token_login(request))
+            nonce = request.cookies.get(LOGIN_COOKIE) or __import__("secrets").token_urlsafe(16)
+            response = page("login.html", request, nonce=nonce, error="")
+            response.set_cookie(LOGIN_COOKIE, nonce, httponly=True, samesite="strict")
+            return response
+        form = await request.form(max_files=0, max_fields=10)
+        nonce = request.cookies.get(LOGIN_COOKIE)
+        if not nonce or not token_matches(str(form.get("nonce", "")), nonce):
+            raise HTTPException(403, "missing or wrong CSRF token: reload the login page")
+        user = await run_in_threadpool(store.register.authenticate, str(form.get("name", "")),
+                                       str(form.get("password", "")))
+        if user is None:
+            return page("login.html", request, status=401, nonce=nonce,
+                        error="wrong user name or password")
+        store.register.log(user.name, "logged in")
+        response = RedirectResponse("/", status_code=303)
+        set_session(response, sessions.start(user))
+        return response
+
+    async def logout(request: Request) -> Response:
+        form = await request.form(max_files=0, max_fields=10)
+        await user_of(request, api=False, unsafe=True, form=form)
+        sessions.end(request.cookies.get(COOKIE))
+        response = RedirectResponse("/login", status_code=303)
+        response.delete_cookie(COOKIE, path="/")
+        return response
+
+    async def new_case(request: Request) -> Response:
+        from .forms import EMPTY, FIELDS, FILE_FIELDS, case_document, form_errors
+
+        if request.method == "GET":
+            await user_of(request, api=False, unsafe=False)
+            return page("new_case.html", request, fields=FIELDS, values=EMPTY, errors={},
+                        message="", methods=method_list())
+        await limited_body(request)
+        form = await request.form(max_files=len(FILE_FIELDS), max_fields=200)
+        user = await user_of(request, api=False, unsafe=True, form=form)
+        values = {k: str(v) for k, v in form.items() if not isinstance(v, UploadFile)}
+        files, names = [], {}
+        for name in FILE_FIELDS:
+            part = form.get(name)
+            if isinstance(part, UploadFile) and part.filename:
+                files.append((part.filename, await part.read()))
+                names[name] = part.filename
+        try:
+            text = case_document(values, names)
+            key = await run_in_threadpool(store.create, text.encode(), files, user)
+        except (UploadError, Conflict) as exc:
+            rows = exc.errors if isinstance(exc, UploadError) else [
+                {"field": "[case] id", "message": str(exc)}]
+            return page("new_case.html", request, status=422, fields=FIELDS,
+                        values={**EMPTY, **values}, errors=form_errors(rows),
+                        message=f"{len(rows)} problem(s): see the fields marked below",
+                        methods=method_list())
+        return RedirectResponse(f"/cases/{key}", status_code=303)
+
+    async def case_page(request: Request) -> Response:
+        await user_of(request, api=False, unsafe=False)
+        key = request.path_params["key"]
+        case = registered(key)
+        runs = store.register.runs(key)
+        done = [r for r in runs if r["status"] == "done"]
+        result = None
+        if done:
+            path = store.root / key / "runs" / str(done[-1]["run_id"]) / "result.json"
+            if path.is_file():
+                result = json.loads(path.read_bytes())
+        reviewed = [e for e in store.register.audit(key) if e["action"] == "review: approved"]
+        base = reviewed[-1]["details"].get("run") if reviewed else None
+        diff = None
+        if result is not None and base is not None and base != done[-1]["run_id"]:
+            diff = run_diff(key, base, done[-1]["run_id"])
+        return page("case.html", request, case=case, runs=runs, result=result,
+                    last_run=done[-1] if done else None, audit=store.register.audit(key),
+                    running=key in store.progress, diff=diff, base=base,
+                    case_text=(store.root / key / CASE_FILE).read_text(encoding="utf-8"))
+
+    def run_diff(key: str, a: int, b: int) -> list[dict[str, Any]]:
+        docs = []
+        for run in (a, b):
+            path = store.root / key / "runs" / str(run) / "result.json"
+            docs.append(json.loads(path.read_bytes()) if path.is_file() else {})
+        return [r for r in json_diff(*docs) if not r["path"].startswith("provenance.software")]
+
+    async def compare_page(request: Request) -> Response:
+        await user_of(request, api=False, unsafe=False)
+        key = request.path_params["key"]
+        registered(key)
+        done = [r["run_id"] for r in store.register.runs(key) if r["status"] == "done"]
+        try:
+            a = int(request.query_params.get("a", done[-2] if len(done) > 1 else 0))
+            b = int(request.query_params.get("b", done[-1] if done else 0))
+        except ValueError:
+            raise HTTPException(422, "a and b are run numbers") from None
+        if a not in done or b not in done:
+            raise HTTPException(404, "choose two finished runs of the case")
+        return page("compare.html", request, key=key, a=a, b=b, runs=done,
+                    diff=run_diff(key, a, b))
+
+    async def case_action(request: Request) -> Response:
+        form = await request.form(max_files=0, max_fields=20)
+        user = await user_of(request, api=False, unsafe=True, form=form)
+        key, step = request.path_params["key"], request.path_params["step"]
+        registered(key)
+        if step == "run":
+            draft = form.get("draft") == "1"
+            run_id = await run_in_threadpool(store.register.start_run, key, by=user.name,
+                                             draft=draft)
+            threading.Thread(target=background_run, args=(key, user, draft, run_id),
+                             daemon=True).start()
+        else:
+            await run_in_threadpool(workflow, key, step, user,
+                                    {k: str(v) for k, v in form.items()})
+        return RedirectResponse(f"/cases/{key}", status_code=303)
+
+    def background_run(key: str, user: User, draft: bool, run_id: int) -> None:
+        """A run started from the page (which polls its progress); its failure is in the
+        register."""
+        try:
+            store.run(key, user, draft=draft, run_id=run_id)
+        except Exception:
+            pass
+
+    async def teaching_page(request: Request) -> Response:
+        await user_of(request, api=False, unsafe=False)
+        return page("teaching.html", request, examples=example_backgrounds(),
+                    textbook=TEXTBOOK, methods=method_list())
+
+    async def api_page(request: Request) -> Response:
+        await user_of(request, api=False, unsafe=False)
+        return page("api.html", request)
+
+    # ------------------------------------------------------------ errors
+    async def http_error(request: Request, exc: Exception) -> Response:
+        if isinstance(exc, HTTPException):
+            status, detail, headers = exc.status_code, exc.detail, exc.headers
+        elif isinstance(exc, UploadError):
+            status, detail, headers = 422, str(exc), None
+        elif isinstance(exc, Conflict):
+            status, detail, headers = 409, str(exc), None
+        elif isinstance(exc, KeyError):
+            status, detail, headers = 404, f"not found: {exc.args[0]}", None
+        else:  # InputError and the library's other errors (e.g. a fit without solution)
+            status, detail, headers = 422, str(exc), None
+        if status == 303:
+            return Response(status_code=303, headers=headers)
+        wants_json = request.url.path.startswith("/api/") or "json" in request.headers.get(
+            "accept", "")
+        if wants_json:
+            body: dict[str, Any] = {"error": detail}
+            if isinstance(exc, UploadError):
+                body["errors"] = exc.errors
+            return JSONResponse(body, status_code=status, headers=headers)
+        return page("error.html", request, status=status, status_code=status, detail=detail)
+
+    routes = [
+        Route("/", home),
+        Route("/login", login, methods=["GET", "POST"]),
+        Route("/logout", logout, methods=["POST"]),
+        Route("/cases/new", new_case, methods=["GET", "POST"]),
+        Route("/cases/{key}", case_page),
+        Route("/cases/{key}/compare", compare_page),
+        Route("/cases/{key}/{step}", case_action, methods=["POST"]),
+        Route("/teaching", teaching_page),
+        Route("/api", api_page),
+        Route("/api/health", health),
+        Route("/api/cases", api_cases, methods=["GET", "POST"]),
+        Route("/api/cases/{key}", api_case, methods=["GET", "PUT", "DELETE"]),
+        Route("/api/cases/{key}/runs", api_runs, methods=["GET", "POST"]),
+        Route("/api/cases/{key}/progress", api_progress),
+        Route("/api/cases/{key}/audit", api_audit),
+        Route("/api/cases/{key}/export", api_export),
+        Route("/api/cases/{key}/runs/{run}/figures/{name}", api_figure),
+        Route("/api/cases/{key}/runs/{run}/{name}", api_download),
+        Route("/api/cases/{key}/{step}", api_step, methods=["POST"]),
+        Route("/api/lr", api_lr, methods=["POST"]),
+        Route("/api/teaching/fit", api_teaching_fit, methods=["POST"]),
+        Route("/api/teaching/{fit}/lr", api_teaching_lr),
+        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+    ]
+    app = Starlette(routes=routes, exception_handlers={
+        HTTPException: http_error, UploadError: http_error, Conflict: http_error,
+        ForensicLRError: http_error, KeyError: http_error})
+    app.state.store = store
+    app.state.sessions = sessions
+    app.state.teaching = teaching
+    return HostCheck(app, allowed_hosts(config.host, config.allow_hosts))
+
+
+def method_list() -> list[str]:
+    """The calibration methods a case or the teaching view can use."""
+    from ..calibration import method_names
+
+    return list(method_names())
+
+
+def calibrate_json(body: dict[str, Any]) -> dict[str, Any]:
+    """``POST /api/lr``: ``forensic-lr calibrate --json`` of the body's scores and options.
+
+    Keys: ``ss``, ``ds``, ``scores`` (lists of numbers) and calibrate's options under the
+    same names and defaults (``method``, ``options``, ``elub``, ``elub_from``, ``folds``,
+    ``interval``, ``level``, ``n``, ``seed``, ``direction``); ``method`` is required as on
+    the command line.
+    """
+    import argparse
+
+    from ..casework import evaluate_evidence
+    from ..cli.calibrate import as_json
+    from ..io.scores import orient
+    from ..resampling import check_interval_options
+
+    defaults = {"method": None, "options": {}, "elub": False, "elub_from": "cross-validated",
+                "folds": 5, "interval": "bootstrap", "level": 0.95, "n": None, "seed": 0,
+                "direction": "higher_is_similar"}
+    unknown = sorted(set(body) - {*defaults, "ss", "ds", "scores"})
+    if unknown:
+        raise InputError(f"unknown key(s) {unknown}; use ss, ds, scores and "
+                         f"{', '.join(defaults)}")
+    args = argparse.Namespace(**{**defaults, **{k: v for k, v in body.items() if k in defaults}})
+    if args.method is None:
+        raise InputError("method: required (e.g. \"gaussian\"), as calibrate's --method")
+    arrays = {}
+    for key in ("ss", "ds", "scores"):
+        values = body.get(key)
+        if not isinstance(values, list) or not values or not all(
+                isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+                for v in values):
+            raise InputError(f"{key}: a non-empty list of finite numbers")
+        arrays[key] = values
+    if not isinstance(args.options, dict):
+        raise InputError("options: an object of calibrator options")
+    check_interval_options(args.n, args.level, n_name="n", level_name="level")
+    import numpy as np
+
+    record = evaluate_evidence(
+        orient(np.asarray(arrays["ss"], dtype=np.float64), args.direction),
+        orient(np.asarray(arrays["ds"], dtype=np.float64), args.direction),
+        np.asarray(arrays["scores"], dtype=np.float64), calibrator=args.method,
+        options=args.options, direction=args.direction, elub=bool(args.elub),
+        elub_from=args.elub_from, folds=args.folds, interval=args.interval, n=args.n,
+        level=args.level, seed=args.seed)
+    return as_json(record)

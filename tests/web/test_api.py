@@ -1,0 +1,364 @@
+"""The JSON API's rules, with Starlette's test client.
+
+Independent values: SHA-256 of the bytes sent and received (hashlib), the result.json that
+``forensic-lr run`` writes for the same case folder, and ``forensic-lr calibrate --json``'s
+output for the same scores and options.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+
+import pytest
+
+from forensic_lr.cli import main
+from forensic_lr.web.register import DATABASE, Register, check_audit
+
+from .conftest import BASE, TOKEN, TestClient, example_upload, multipart
+
+
+def sha(content: bytes) -> str:
+    return hashlib.sha256(content).hexdigest()
+
+
+# ---------------------------------------------------------------- access
+def test_health_needs_no_token(client):
+    r = client.get("/api/health")
+    assert r.status_code == 200 and r.json()["status"] == "ok"
+
+
+@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer wrong"},
+                                     {"Authorization": f"Basic {TOKEN}"}])
+def test_missing_or_wrong_token_is_401(client, headers):
+    assert client.get("/api/cases", headers=headers).status_code == 401
+    assert client.post("/api/lr", json={}, headers=headers).status_code == 401
+
+
+def test_bearer_token_is_accepted(client, bearer):
+    r = client.get("/api/cases", headers=bearer)
+    assert r.status_code == 200 and r.json() == {"cases": []}
+
+
+@pytest.mark.parametrize("host", ["evil.example", "127.0.0.1.evil.example:8000", ""])
+def test_wrong_host_is_400(client, bearer, host):
+    r = client.get("/api/cases", headers={**bearer, "host": host})
+    assert r.status_code == 400
+
+
+def test_loopback_spellings_are_accepted(client, bearer):
+    for host in ("localhost:8000", "127.0.0.1:8000", "[::1]:8000"):
+        assert client.get("/api/cases", headers={**bearer, "host": host}).status_code == 200
+
+
+def test_token_in_address_gives_a_session_and_leaves_the_address(client):
+    r = client.get(f"/cases/new?token={TOKEN}")
+    assert r.status_code == 303 and r.headers["location"] == "/cases/new"
+    cookie = r.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=strict" in cookie
+    assert client.get("/cases/new").status_code == 200
+    assert client.get("/?token=wrong").status_code == 401
+
+
+def test_pages_without_session_go_to_login(client):
+    r = client.get("/")
+    assert r.status_code == 303 and r.headers["location"] == "/login"
+
+
+def test_every_response_has_the_security_headers(client):
+    r = client.get("/api/health")
+    assert "default-src 'self'" in r.headers["content-security-policy"]
+    assert r.headers["x-content-type-options"] == "nosniff"
+    assert r.headers["referrer-policy"] == "no-referrer"
+
+
+def test_static_files_come_from_the_package(client):
+    for name in ("app.css", "app.js", "teaching.js"):
+        assert client.get(f"/static/{name}").status_code == 200
+
+
+def _session(client) -> str:
+    """Log in with the token; the CSRF token the pages carry."""
+    client.get(f"/?token={TOKEN}")
+    page = client.get("/cases/new").text
+    return page.split('name="csrf" value="')[1].split('"')[0]
+
+
+def test_form_without_csrf_is_403(client):
+    csrf = _session(client)
+    assert client.post("/cases/new", data={"case.id": "X"}).status_code == 403
+    assert client.post("/cases/new", data={"case.id": "X", "csrf": "wrong"}).status_code == 403
+    # with it the form is checked (422: the case lacks nearly everything)
+    r = client.post("/cases/new", data={"case.id": "X", "csrf": csrf})
+    assert r.status_code == 422
+
+
+def test_json_with_session_needs_the_csrf_header(client):
+    csrf = _session(client)
+    body = {"ss": [1, 2, 3], "ds": [0, 1, -1], "scores": [1.5], "method": "gaussian",
+            "interval": "none"}
+    assert client.post("/api/lr", json=body).status_code == 403
+    assert client.post("/api/lr", json=body, headers={"x-csrf-token": csrf}).status_code == 200
+
+
+# ---------------------------------------------------------------- uploads
+@pytest.mark.parametrize("name", [
+    "../../etc/passwd", "/etc/passwd", "ss\x00.csv", "..", ".hidden.csv", "a/b.csv",
+    "a\\b.csv", "C:\\ss.csv", "", "ss.exe", "ss.csv.sh",
+])
+def test_bad_file_names_are_422(client, bearer, cases_dir, name):
+    case, files = example_upload("voice")
+    files = [(name, files[0][1]), *files[1:]]
+    r = client.post("/api/cases", files=multipart(case, files), headers=bearer)
+    assert r.status_code == 422, r.text
+    assert r.json()["errors"]
+    assert [p.name for p in cases_dir.iterdir() if not p.name.startswith(".forensic")] == []
+
+
+def test_case_file_errors_are_422_per_field(client, bearer):
+    case = b'[case]\nid = "X1"\nexaminer = 3\n[evidence]\nscore = "a"\n'
+    r = client.post("/api/cases", files=multipart(case, []), headers=bearer)
+    assert r.status_code == 422
+    fields = {e["field"] for e in r.json()["errors"]}
+    assert {"[case] examiner", "[evidence] score"} <= fields
+
+
+def test_missing_case_part_and_unnamed_files_are_422(client, bearer):
+    r = client.post("/api/cases", files=[("files", ("ss.csv", b"1\n", "text/csv"))],
+                    headers=bearer)
+    assert r.status_code == 422
+    case, files = example_upload("voice")
+    r = client.post("/api/cases", files=multipart(case, [*files, ("extra.csv", b"1\n")]),
+                    headers=bearer)
+    assert r.status_code == 422 and "extra.csv" in r.text
+
+
+def test_oversize_upload_is_413(make_client, bearer):
+    client = make_client(max_upload=10_000)
+    case, files = example_upload("voice")  # ds.csv alone is larger than 10 kB
+    r = client.post("/api/cases", files=multipart(case, files), headers=bearer)
+    assert r.status_code == 413
+
+
+def test_duplicate_case_is_409(client, bearer):
+    case, files = example_upload("voice")
+    assert client.post("/api/cases", files=multipart(case, files), headers=bearer
+                       ).status_code == 201
+    assert client.post("/api/cases", files=multipart(case, files), headers=bearer
+                       ).status_code == 409
+
+
+def test_created_case_is_audited_with_the_uploaded_bytes_hashes(client, bearer, cases_dir):
+    case, files = example_upload("voice")
+    key = client.post("/api/cases", files=multipart(case, files), headers=bearer).json()["id"]
+    entries = client.get(f"/api/cases/{key}/audit", headers=bearer).json()["entries"]
+    assert entries[0]["action"] == "case created"
+    expected = {"case.toml": sha(case), **{n: sha(c) for n, c in files}}
+    assert entries[0]["details"]["files"] == expected
+    assert (cases_dir / key / "case.toml").read_bytes() == case
+
+
+# ---------------------------------------------------------------- state rules
+@pytest.fixture
+def created(client, bearer) -> str:
+    case, files = example_upload("voice")
+    return client.post("/api/cases", files=multipart(case, files), headers=bearer).json()["id"]
+
+
+def test_second_run_while_running_is_409(client, bearer, cases_dir, created):
+    Register(cases_dir).start_run(created, by="someone", draft=False)
+    r = client.post(f"/api/cases/{created}/runs", headers=bearer)
+    assert r.status_code == 409
+
+
+def test_final_case_cannot_be_edited_or_run(client, bearer, cases_dir, created):
+    reg = Register(cases_dir)
+    reg.set_status(created, "final", by="test", action="finalised", allowed_from=("draft",))
+    case, files = example_upload("voice")
+    r = client.put(f"/api/cases/{created}", files=multipart(case, files), headers=bearer)
+    assert r.status_code == 409
+    assert client.post(f"/api/cases/{created}/runs", headers=bearer).status_code == 409
+
+
+def test_failed_run_leaves_the_register_consistent(client, bearer, created, monkeypatch):
+    from forensic_lr.errors import InputError
+    from forensic_lr.web import cases
+
+    def broken(*args, **kwargs):
+        raise InputError("the background file could not be read")
+
+    monkeypatch.setattr(cases, "render_case", broken)
+    r = client.post(f"/api/cases/{created}/runs", headers=bearer)
+    assert r.status_code == 422 and "could not be read" in r.json()["error"]
+    runs = client.get(f"/api/cases/{created}/runs", headers=bearer).json()["runs"]
+    assert [(x["status"], x["error"]) for x in runs] == [
+        ("failed", "the background file could not be read")]
+    r = client.post(f"/api/cases/{created}/runs", headers=bearer)  # not 409: none running
+    assert r.status_code == 422
+
+
+def test_reviewer_cannot_review_own_case(make_client, cases_dir, created):
+    reg = Register(cases_dir)
+    reg.add_user("ada", "administrator", "correct horse battery", by="test")
+    client = make_client()
+    nonce = client.get("/login").text.split('name="nonce" value="')[1].split('"')[0]
+    assert client.post("/login", data={"name": "ada", "password": "wrong password!",
+                                       "nonce": nonce}).status_code == 401
+    r = client.post("/login", data={"name": "ada", "password": "correct horse battery",
+                                    "nonce": nonce})
+    assert r.status_code == 303
+    csrf = client.get("/cases/new").text.split('name="csrf" value="')[1].split('"')[0]
+    case, files = example_upload("small-background")
+    r = client.post("/api/cases", files=multipart(case, files), headers={"x-csrf-token": csrf})
+    assert r.status_code == 201
+    key = r.json()["id"]
+    reg.set_status(key, "submitted", by="test", action="submitted", allowed_from=("draft",))
+    r = client.post(f"/api/cases/{key}/review", json={"decision": "approve"},
+                    headers={"x-csrf-token": csrf})
+    assert r.status_code == 403 and "own case" in r.json()["error"]
+    # the token's service user made the voice case: ada may review that one
+    reg.set_status(created, "submitted", by="test", action="submitted", allowed_from=("draft",))
+    r = client.post(f"/api/cases/{created}/review", json={"decision": "approve", "comment": "ok"},
+                    headers={"x-csrf-token": csrf})
+    assert r.status_code == 200 and r.json()["status"] == "reviewed"
+    assert r.json()["reviewer"] == "ada"
+
+
+# ---------------------------------------------------------------- audit chain
+def test_audit_chain_detects_edits_and_cuts(client, bearer, cases_dir, created):
+    assert check_audit(cases_dir) == []
+    assert main(["serve", "--cases", str(cases_dir), "--check-audit"]) == 0
+    db = sqlite3.connect(cases_dir / DATABASE)
+    db.execute("DROP TRIGGER audit_no_update")
+    db.execute("UPDATE audit SET user = 'mallory' WHERE seq = 1")
+    db.commit()
+    problems = check_audit(cases_dir)
+    assert any("entry 1" in p and "changed" in p for p in problems)
+    assert main(["serve", "--cases", str(cases_dir), "--check-audit"]) == 1
+
+
+def test_audit_log_refuses_update_and_delete(cases_dir, created):
+    db = sqlite3.connect(cases_dir / DATABASE)
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        db.execute("DELETE FROM audit")
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        db.execute("UPDATE audit SET user = 'x'")
+
+
+def test_audit_cut_off_the_end_is_detected(cases_dir, created):
+    reg = Register(cases_dir)
+    reg.log("someone", "note")
+    db = sqlite3.connect(cases_dir / DATABASE)
+    db.execute("DROP TRIGGER audit_no_delete")
+    db.execute("DELETE FROM audit WHERE seq = (SELECT MAX(seq) FROM audit)")
+    db.commit()
+    assert any("cut off" in p for p in check_audit(cases_dir))
+
+
+def test_add_user_from_the_command_line(cases_dir, monkeypatch, make_client):
+    monkeypatch.setenv("FLR_TEST_PASSWORD", "a long enough password")
+    assert main(["serve", "--cases", str(cases_dir), "--add-user", "rita", "--role",
+                 "reviewer", "--password-env", "FLR_TEST_PASSWORD"]) == 0
+    reg = Register(cases_dir)
+    assert reg.users()[0]["name"] == "rita" and reg.users()[0]["role"] == "reviewer"
+    assert reg.authenticate("rita", "a long enough password").role == "reviewer"
+    assert reg.authenticate("rita", "wrong") is None
+    raw = sqlite3.connect(cases_dir / DATABASE).execute("SELECT password_hash FROM users"
+                                                        ).fetchone()[0]
+    assert raw.startswith("$argon2id$") and "a long enough password" not in raw
+    monkeypatch.setenv("FLR_TEST_PASSWORD", "short")
+    assert main(["serve", "--cases", str(cases_dir), "--add-user", "sam", "--password-env",
+                 "FLR_TEST_PASSWORD"]) == 2
+
+
+# ---------------------------------------------------------------- POST /api/lr
+def test_api_lr_equals_calibrate_json(client, bearer, tmp_path, capsys):
+    ss, ds = [2.1, 3.4, 0.2, 4.0, 3.3, 2.2], [0.1, -0.5, 1.2, 2.5, -1.1, 0.9, 0.3]
+    (tmp_path / "ss.csv").write_text("\n".join(map(str, ss)) + "\n")
+    (tmp_path / "ds.csv").write_text("\n".join(map(str, ds)) + "\n")
+    body = {"ss": ss, "ds": ds, "scores": [1.5, 3.0], "method": "logistic", "elub": True,
+            "n": 200, "seed": 7, "folds": 3}
+    r = client.post("/api/lr", json=body, headers=bearer)
+    assert r.status_code == 200, r.text
+    assert main(["calibrate", "--ss", str(tmp_path / "ss.csv"), "--ds",
+                 str(tmp_path / "ds.csv"), "--method", "logistic", "--score", "1.5",
+                 "--score", "3.0", "--elub", "--n", "200", "--seed", "7", "--folds", "3",
+                 "--json"]) == 0
+    assert r.json() == json.loads(capsys.readouterr().out)
+
+
+def test_api_lr_refuses_bad_bodies(client, bearer):
+    good = {"ss": [1, 2, 3], "ds": [0, 1, -1], "scores": [1.5], "method": "gaussian"}
+    for bad in ({**good, "ss": []}, {**good, "ds": ["a"]}, {**good, "bogus": 1},
+                {k: v for k, v in good.items() if k != "method"}, {**good, "level": 2}):
+        r = client.post("/api/lr", json=bad, headers=bearer)
+        assert r.status_code == 422, bad
+    separated = {**good, "method": "logistic"}  # the library's own error: no finite fit
+    r = client.post("/api/lr", json=separated, headers=bearer)
+    assert r.status_code == 422 and "separated" in r.json()["error"]
+    assert client.post("/api/lr", content=b"[1", headers=bearer).status_code == 422
+
+
+# ---------------------------------------------------------------- a whole run
+@pytest.fixture(scope="module")
+def voice_run(tmp_path_factory):
+    """The voice example created and run over the API once (about 15 s)."""
+    from forensic_lr.web.app import ServerConfig, create_app
+
+    cases = tmp_path_factory.mktemp("web") / "cases"
+    client = TestClient(create_app(ServerConfig(cases=cases, token=TOKEN)), base_url=BASE)
+    bearer = {"Authorization": f"Bearer {TOKEN}"}
+    case, files = example_upload("voice")
+    key = client.post("/api/cases", files=multipart(case, files), headers=bearer).json()["id"]
+    r = client.post(f"/api/cases/{key}/runs", headers=bearer)
+    assert r.status_code == 201, r.text
+    return client, bearer, cases, key, r.json()
+
+
+def test_run_answers_result_json(voice_run):
+    client, bearer, _, key, answer = voice_run
+    assert answer["run_id"] == 1
+    downloaded = client.get(f"/api/cases/{key}/runs/latest/result.json", headers=bearer)
+    assert json.loads(downloaded.content) == answer["result"]
+    assert answer["result"]["results"][0]["lr_text"] == "280"
+
+
+def test_audit_hashes_equal_the_downloaded_outputs(voice_run):
+    client, bearer, _, key, _ = voice_run
+    entries = client.get(f"/api/cases/{key}/audit", headers=bearer).json()["entries"]
+    finished = [e for e in entries if e["action"] == "run finished"][-1]["details"]
+    for name in ("report.pdf", "report.html", "result.json"):
+        r = client.get(f"/api/cases/{key}/runs/1/{name}", headers=bearer)
+        assert r.status_code == 200
+        assert finished["outputs"][name] == sha(r.content)
+    case, files = example_upload("voice")
+    assert finished["case_sha256"] == sha(case)
+    assert finished["inputs"] == {n: sha(c) for n, c in files}
+    assert client.get(f"/api/cases/{key}/runs/1/report.pdf", headers=bearer
+                      ).content.startswith(b"%PDF")
+
+
+def test_downloads_refuse_unknown_runs_and_names(voice_run):
+    client, bearer, _, key, _ = voice_run
+    assert client.get(f"/api/cases/{key}/runs/9/result.json", headers=bearer).status_code == 404
+    assert client.get(f"/api/cases/{key}/runs/1/case.toml", headers=bearer).status_code == 404
+    assert client.get(f"/api/cases/{key}/runs/..%2F..%2Fcase.toml/result.json",
+                      headers=bearer).status_code == 404
+
+
+def test_case_from_the_api_runs_from_the_command_line_to_the_same_bytes(voice_run, tmp_path):
+    client, bearer, cases, key, _ = voice_run
+    out = tmp_path / "cli"
+    assert main(["run", str(cases / key / "case.toml"), "--out", str(out), "-q"]) == 0
+    served = client.get(f"/api/cases/{key}/runs/1/result.json", headers=bearer).content
+    assert (out / "result.json").read_bytes() == served
+
+
+def test_result_and_compare_pages_render(voice_run):
+    client, _, _, key, _ = voice_run
+    client.get(f"/?token={TOKEN}")
+    page = client.get(f"/cases/{key}").text
+    assert "280" in page and "report.pdf" in page
+    assert client.get(f"/api/cases/{key}/runs/1/figures/tippett.svg").status_code == 200
+    assert client.get(f"/api/cases/{key}/runs/1/figures/..%2Fresult.json").status_code == 404
