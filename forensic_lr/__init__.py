@@ -6,8 +6,9 @@ The public API, importable from here (each name is imported on first use, so tha
 * reading data: :func:`load_scores`, :func:`load_case`;
 * calibration: :func:`make_calibrator`, :data:`CALIBRATORS`;
 * the evidence and the case: :func:`evaluate_evidence`, :func:`run_case`, :func:`run_case_full`;
-* validation: :func:`evaluate` (every metric at once), :func:`bootstrap_metrics`,
-  :func:`compare_systems`, :func:`run_validation_study`;
+* validation: :func:`evaluate_llrs` (every metric of a set of LLRs at once; ``evaluate`` is
+  its older name, kept as an alias), :func:`bootstrap_metrics`, :func:`compare_systems`,
+  :func:`run_validation_study`;
 * uncertainty: :func:`cross_validated_llr`, :func:`bootstrap_interval`;
 * sub-packages: ``io``, ``metrics``, ``calibration``, ``validation``, ``casework``, ``plots``,
   ``report``, ``studies``, ``records``.
@@ -22,7 +23,8 @@ __version__ = "0.1.0"
 
 #: Public name -> the module that defines it.
 _API = {
-    "evaluate": "metrics",
+    "evaluate_llrs": "metrics",
+    "evaluate": "metrics",  # the older name of evaluate_llrs
     "load_scores": "io",
     "load_case": "casework",
     "make_calibrator": "calibration",

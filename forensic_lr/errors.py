@@ -70,6 +70,15 @@ class SmallSampleWarning(ForensicLRWarning):
     """A background class has too few scores for a stable estimate."""
 
 
+class RawScoreWarning(ForensicLRWarning):
+    """Values given as natural-log LRs do not look like calibrated LLRs (raw scores?)."""
+
+
+class SwappedClassesWarning(ForensicLRWarning):
+    """Same-source values lie below different-source ones on average: swapped classes, or
+    distances given without their direction?"""
+
+
 def excerpt(value, limit: int = 40) -> str:
     """A short, printable, quoted excerpt of ``value`` for an error message.
 

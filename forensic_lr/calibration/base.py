@@ -14,9 +14,11 @@ from ..errors import (
     InputError,
     NotFittedError,
     SmallSampleWarning,
+    SwappedClassesWarning,
     excerpt,
 )
 from ..io.scores import orient
+from ..metrics.llr_checks import swapped_sign
 from ..records import MethodDescription, ParamRow
 
 #: A background class with fewer scores than this gets a small-sample warning.
@@ -294,12 +296,13 @@ class BaseCalibrator:
 
 
 def fit_warnings(ss, ds, scores, *, direction: str = "higher_is_similar") -> tuple[str, ...]:
-    """Texts of the warnings about a case: extrapolation and small background classes.
+    """Texts of the warnings about a case: extrapolation, swapped classes and small
+    background classes.
 
-    Each text is also raised with :func:`warnings.warn` (``ExtrapolationWarning`` or
-    ``SmallSampleWarning``) for API users. Degenerate background data (non-finite
-    values, fewer than 2 scores or a constant class) raise :class:`InputError` via
-    :func:`check_background`, as every calibrator's ``fit`` does.
+    Each text is also raised with :func:`warnings.warn` (``ExtrapolationWarning``,
+    ``SwappedClassesWarning`` or ``SmallSampleWarning``) for API users. Degenerate
+    background data (non-finite values, fewer than 2 scores or a constant class) raise
+    :class:`InputError` via :func:`check_background`, as every calibrator's ``fit`` does.
 
     Parameters
     ----------
@@ -315,8 +318,10 @@ def fit_warnings(ss, ds, scores, *, direction: str = "higher_is_similar") -> tup
     Returns
     -------
     tuple of str
-        One text per score outside ``[min, max]`` of the pooled background scores, and one
-        per class with fewer than 20 scores.
+        One text per score outside ``[min, max]`` of the pooled background scores, one
+        when the mean same-source score lies below the mean different-source one
+        (:func:`~forensic_lr.metrics.llr_checks.swapped_sign`), and one per class with
+        fewer than 20 scores.
     """
     ss, ds = check_background(ss, ds)
     scores = as_score_array(scores, "scores")
@@ -332,6 +337,9 @@ def fit_warnings(ss, ds, scores, *, direction: str = "higher_is_similar") -> tup
                 ExtrapolationWarning,
             )
         )
+    swapped = swapped_sign(ss, ds, what="scores", direction=direction)
+    if swapped:
+        found.append((swapped, SwappedClassesWarning))
     for label, values in (("same-source", ss), ("different-source", ds)):
         if values.size < SMALL_CLASS:
             found.append(

@@ -1,4 +1,8 @@
-"""Performance metrics of likelihood ratios (all take natural-log ``ss_llr, ds_llr``)."""
+"""Performance metrics of likelihood ratios (all take natural-log ``ss_llr, ds_llr``).
+
+:func:`evaluate_llrs` gives every summary metric at once (``evaluate`` is its older name,
+kept as an alias).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from .cllr import _block_cllr, _cllr, cllr, cllr_cal, min_cllr
 from .dcf import APECurve, ape_curve, bayes_threshold, dcf, min_dcf, normalized_bayes_error
 from .ece import ECECurve, ece_curve
 from .evidence import TippettData, _devpav, devpav, rmed, rmep, tippett, tippett_counts
+from .llr_checks import warn_if_not_llrs
 from .pav import PAVFit, _fit_runs, _sorted_runs, pav_fit, pav_llr
 from .roc import (
     ROC,
@@ -44,6 +49,7 @@ __all__ = [
     "eer",
     "eer_interpolated",
     "evaluate",
+    "evaluate_llrs",
     "min_cllr",
     "min_dcf",
     "normalized_bayes_error",
@@ -95,19 +101,33 @@ class Evaluation:
         return asdict(self)
 
 
-def evaluate(ss_llr, ds_llr) -> Evaluation:
+def evaluate_llrs(ss_llr, ds_llr, *, check: bool = True) -> Evaluation:
     """All summary metrics of a set of SS and DS LLRs, sorting the pooled values once.
 
     Parameters
     ----------
     ss_llr, ds_llr : array_like
         Natural-log LRs of same-source and different-source trials (+-inf allowed).
+    check : bool
+        Warn when the values do not look like calibrated LLRs of the classes named
+        (default); the library's own callers, which pass LLRs they computed, turn it off.
 
     Returns
     -------
     Evaluation
         Trial counts, Cllr, minCllr and Cllr_cal (bits), ROCCH-EER, AUC, RMEP, RMED and
         devPAV (log10 units).
+
+    Warns
+    -----
+    SwappedClassesWarning
+        The mean same-source LLR lies below the mean different-source one
+        (:func:`~forensic_lr.metrics.llr_checks.swapped_sign`).
+    RawScoreWarning
+        The values look like raw scores, or LRs in another base: all of one sign, RMEP or
+        RMED above 0.5, or a sample mean of LR over DS (of 1/LR over SS) above 10, where
+        calibrated LRs give 1 (:func:`~forensic_lr.metrics.llr_checks.raw_score_signs`,
+        the checks of ``forensic-lr validate``).
 
     Notes
     -----
@@ -125,6 +145,8 @@ def evaluate(ss_llr, ds_llr) -> Evaluation:
            International 276 (2017) 142-153.
     """
     ss_raw, ds_raw = check_pair(ss_llr, ds_llr)
+    if check:
+        warn_if_not_llrs(ss_raw, ds_raw)
     ss, ds = np.sort(ss_raw), np.sort(ds_raw)  # the only sort
     grouped = _sorted_runs(ss, ds, presorted=True)
     fit = _fit_runs(grouped)
@@ -142,3 +164,7 @@ def evaluate(ss_llr, ds_llr) -> Evaluation:
         rmed=float((ds.size - np.searchsorted(ds, 0.0, side="right")) / ds.size),  # share > 0
         devpav=_devpav(fit),
     )
+
+
+#: The older name of :func:`evaluate_llrs` (the same function), kept for existing code.
+evaluate = evaluate_llrs

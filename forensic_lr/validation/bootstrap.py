@@ -36,7 +36,7 @@ from .._checks import check_pair
 from .._numbers import LN2
 from ..errors import ForensicLRWarning, InputError
 from ..limits import check_bootstrap
-from ..metrics import evaluate
+from ..metrics import evaluate_llrs
 from ..metrics.catalogue import metric, resampled
 from ..metrics.cllr import _block_cllr
 from ..metrics.pav import PAVFit, _fit_runs, _TieGroups
@@ -878,7 +878,7 @@ def bootstrap_metrics(
     reps = np.empty((n, len(METRICS)))
     estimate = _run_replicates(
         draws_from, lambda draw: _replicate_metrics(system, *weights(draw)[0]), reps, progress,
-        workers, beside=lambda: evaluate(ss, ds).to_dict(),
+        workers, beside=lambda: evaluate_llrs(ss, ds, check=False).to_dict(),
     )
     n_valid = int(np.sum(~np.isnan(reps[:, 0])))
     warned = _invalid_warning(n_valid, n)

@@ -19,7 +19,7 @@ from .._checks import check_pair
 from .._numbers import LN2
 from ..errors import InputError
 from ..limits import check_bootstrap
-from ..metrics import evaluate
+from ..metrics import evaluate_llrs
 from ..metrics.catalogue import fixed
 from ..metrics.cllr import _block_cllr
 from ..resampling import Progress
@@ -389,7 +389,8 @@ def compare_systems(
               for (ss, ds), s in zip(((a_ss, a_ds), (b_ss, b_ds)), systems, strict=True)),
             level,
         )
-        return evaluate(a_ss, a_ds).to_dict(), evaluate(b_ss, b_ds).to_dict(), test
+        return (evaluate_llrs(a_ss, a_ds, check=False).to_dict(),
+                evaluate_llrs(b_ss, b_ds, check=False).to_dict(), test)
 
     ev_a, ev_b, test = _run_replicates(draws_from, difference, diffs, progress, workers,
                                        beside=point_estimates)

@@ -1,10 +1,11 @@
 """The metrics of a set of LLRs as given: ``forensic-lr validate --ss --ds`` in one function.
 
 :func:`validate_llr_set` evaluates a system's own natural-log LRs (no calibration, no
-cross-validation): the metric summary (:func:`forensic_lr.metrics.evaluate`), the
+cross-validation): the metric summary (:func:`forensic_lr.metrics.evaluate_llrs`), the
 normalised actual and minimum DCF at chosen target priors, optional bootstrap intervals
 (:func:`~forensic_lr.validation.bootstrap_metrics`) and the signs that the values are raw
-scores rather than LLRs (:func:`~forensic_lr.validation.llr_checks.raw_score_signs`). The
+scores rather than LLRs, or given with the classes swapped
+(:mod:`forensic_lr.metrics.llr_checks`). The
 command line prints its record; the figures of the same LLRs are
 :func:`forensic_lr.plots.llr_figures`.
 """
@@ -17,12 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ForensicLRWarning, InputError
-from ..metrics import evaluate
+from ..errors import InputError, RawScoreWarning, SwappedClassesWarning
+from ..metrics import evaluate_llrs
 from ..metrics.dcf import dcf, min_dcf
+from ..metrics.llr_checks import raw_score_signs, swapped_sign
 from ..records import DCFRow, LLRMetrics
 from .bootstrap import bootstrap_metrics
-from .llr_checks import raw_score_signs
 
 __all__ = ["raw_score_warning", "validate_llr_set"]
 
@@ -72,8 +73,10 @@ def validate_llr_set(
 
     Warns
     -----
-    ForensicLRWarning
-        The values do not look like calibrated LLRs (the text is also in ``warnings``).
+    SwappedClassesWarning
+        The mean same-source LLR lies below the mean different-source one.
+    RawScoreWarning
+        The values do not look like calibrated LLRs. Each text is also in ``warnings``.
 
     Notes
     -----
@@ -98,8 +101,14 @@ def validate_llr_set(
         ss_src, ds_src = (None, None) if groups is None else groups
         ci = bootstrap_metrics(ss, ds, ss_sources=ss_src, ds_sources=ds_src,
                                **intervals).to_dict()
+    found = []
+    swapped = swapped_sign(ss, ds, what="LLRs")
+    if swapped:
+        found.append((swapped, SwappedClassesWarning))
     signs = raw_score_signs(ss, ds)
-    texts = (raw_score_warning(signs),) if signs else ()
-    for text in texts:
-        warnings.warn(text, ForensicLRWarning, stacklevel=2)
-    return LLRMetrics(metrics=evaluate(ss, ds).to_dict(), dcf=rows, ci=ci, warnings=texts)
+    if signs:
+        found.append((raw_score_warning(signs), RawScoreWarning))
+    for text, category in found:
+        warnings.warn(text, category, stacklevel=2)
+    return LLRMetrics(metrics=evaluate_llrs(ss, ds, check=False).to_dict(), dcf=rows, ci=ci,
+                      warnings=tuple(text for text, _ in found))

@@ -23,7 +23,7 @@ from .._numbers import LN10
 from ..calibration import calibration_checks, make_calibrator
 from ..calibration.elub import elub_bounds_log10
 from ..errors import ForensicLRError, ForensicLRWarning
-from ..metrics import evaluate
+from ..metrics import evaluate_llrs
 from ..metrics.catalogue import metric
 from ..records import ValidationResult
 from ..resampling import Progress, source_codes
@@ -192,11 +192,12 @@ def validate_llrs(
     texts: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ForensicLRWarning)
-        metrics = evaluate(ss_llr, ds_llr).to_dict()
+        metrics = evaluate_llrs(ss_llr, ds_llr, check=False).to_dict()
         limited = None
         if limit is not None:
             b = (limit[0] * LN10, limit[1] * LN10)
-            limited = evaluate(np.clip(ss_llr, *b), np.clip(ds_llr, *b)).to_dict()
+            limited = evaluate_llrs(np.clip(ss_llr, *b), np.clip(ds_llr, *b),
+                                  check=False).to_dict()
         try:
             checks = calibration_checks(ss_llr, ds_llr, level=level).to_dict()
         except ForensicLRError as exc:

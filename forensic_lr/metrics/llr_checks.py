@@ -1,0 +1,178 @@
+"""Do these numbers look like calibrated LLRs of the right classes? Signs of raw scores or
+of swapped classes.
+
+Values read as natural-log LRs that are in fact raw comparison scores give a meaningless
+Cllr (scores 60 against 40 give Cllr 2.27 bits); same-source and different-source values
+given the wrong way round give a system that ranks backwards. :func:`raw_score_signs` and
+:func:`swapped_sign` name the symptoms, so that the command line can print them and
+:func:`forensic_lr.metrics.evaluate_llrs` can raise them as warnings for API users.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+from scipy.special import logsumexp
+
+from .._numbers import LN10
+from ..errors import RawScoreWarning, SwappedClassesWarning
+
+__all__ = ["EXPECTATION_LIMIT_LOG10", "raw_score_signs", "swapped_sign", "warn_if_not_llrs"]
+
+#: Largest log10 of the sample mean of LR over DS (of 1/LR over SS) taken as calibrated.
+EXPECTATION_LIMIT_LOG10 = 1.0
+
+
+def raw_score_signs(ss_llr, ds_llr) -> tuple[str, ...]:
+    """Reasons to think that ``ss_llr``, ``ds_llr`` are not calibrated natural-log LRs.
+
+    Parameters
+    ----------
+    ss_llr, ds_llr : array_like
+        The values read as natural-log LRs of same-source and different-source trials
+        (NaN values are left out).
+
+    Returns
+    -------
+    tuple of str
+        Empty when nothing looks wrong; otherwise one sentence per symptom.
+
+    Notes
+    -----
+    Three symptoms:
+
+    * every value has the same sign: no trial supports the other proposition;
+    * RMEP = share of SS with LLR < 0, or RMED = share of DS with LLR > 0, above 0.5: the
+      values favour the wrong proposition more often than not;
+    * the sample means :math:`\\overline{LR}_{DS} = \\frac1{n_{ds}}\\sum e^{\\ell_j}` or
+      :math:`\\overline{1/LR}_{SS} = \\frac1{n_{ss}}\\sum e^{-\\ell_i}` above 10. For
+      calibrated LRs both expectations equal 1 (Good [1]_; van Leeuwen and Brummer [2]_):
+      :math:`E(LR \\mid H_d) = \\int p(x|H_p) dx = 1`. By Markov's inequality a sample mean
+      reaches 10 with probability at most 0.1, and in practice far less; raw scores on
+      another scale exceed it by orders of magnitude. Computed with ``logsumexp``
+      (no overflow), and only when the values above 0 could reach 10 at all: the values
+      at or below 0 add at most 1 each, so ``sum(e^l for l > 0) <= 9 n`` settles it
+      without exponentiating the bulk (one comparison per value at 10^7 trials).
+
+    References
+    ----------
+    .. [1] I. J. Good, Probability and the Weighing of Evidence, Griffin, 1950.
+    .. [2] D. A. van Leeuwen, N. Brummer, The distribution of calibrated likelihood-ratios
+       in speaker recognition, Interspeech 2013.
+    """
+    ss = np.asarray(ss_llr, dtype=np.float64).ravel()
+    ds = np.asarray(ds_llr, dtype=np.float64).ravel()
+    ss, ds = _without_nan(ss), _without_nan(ds)
+    if ss.size == 0 or ds.size == 0:
+        return ()
+    signs = []
+    low, high = min(ss.min(), ds.min()), max(ss.max(), ds.max())
+    if low > 0 or high < 0:
+        side = "positive (favour Hp)" if low > 0 else "negative (favour Hd)"
+        signs.append(f"all {ss.size + ds.size} values are {side}")
+    rmep, rmed = float(np.mean(ss < 0)), float(np.mean(ds > 0))
+    if rmep > 0.5:
+        signs.append(f"RMEP = {rmep:.2f}: most same-source values favour Hd")
+    if rmed > 0.5:
+        signs.append(f"RMED = {rmed:.2f}: most different-source values favour Hp")
+    for value, what in ((_mean_exp_log10(ds), "LR over the different-source values"),
+                        (_mean_exp_log10(-ss), "1/LR over the same-source values")):
+        if value > EXPECTATION_LIMIT_LOG10:
+            signs.append(f"the mean {what} is 10^{value:.1f}; for calibrated LRs it is 1")
+    return tuple(signs)
+
+
+def _without_nan(values: np.ndarray) -> np.ndarray:
+    nan = np.isnan(values)
+    return values[~nan] if nan.any() else values
+
+
+def _mean_exp_log10(values: np.ndarray) -> float:
+    """``log10(mean(exp(values)))``, or -inf when it is surely at most 10 (see Notes of
+    :func:`raw_score_signs`)."""
+    positive = values[values > 0]
+    with np.errstate(over="ignore", invalid="ignore"):
+        if positive.size == 0 or (
+            logsumexp(positive) <= math.log((10 ** EXPECTATION_LIMIT_LOG10 - 1) * values.size)
+        ):
+            return -math.inf
+        return float((logsumexp(values) - math.log(values.size)) / LN10)
+
+
+def swapped_sign(ss, ds, *, what: str = "values",
+                 direction: str = "higher_is_similar") -> str | None:
+    """Why ``ss`` and ``ds`` may be the wrong way round, or None.
+
+    Parameters
+    ----------
+    ss, ds : array_like
+        Same-source and different-source values, score-like (higher supports Hp): LLRs,
+        or raw scores with their direction applied.
+    what : str
+        What the values are, plural, for the sentence (``"values"``, ``"LLRs"``,
+        ``"scores"``).
+    direction : {"higher_is_similar", "lower_is_similar"}
+        How raw scores were measured: for distances (negated on input) the sentence gives
+        the mean distances as measured, and names the score direction as a cause.
+
+    Returns
+    -------
+    str or None
+        A sentence when the mean of ``ss`` lies below the mean of ``ds`` (NaN values left
+        out; undefined means, such as ``inf - inf``, give None).
+
+    Notes
+    -----
+    Higher values support the same-source proposition (Hp), so same-source values lie
+    above different-source values on average for any method better than chance; the
+    mean is the simplest such test (one pass). A method no better than chance can cross
+    by chance too, which is also worth a look.
+    """
+    ss = _without_nan(np.asarray(ss, dtype=np.float64).ravel())
+    ds = _without_nan(np.asarray(ds, dtype=np.float64).ravel())
+    if ss.size == 0 or ds.size == 0:
+        return None
+    with np.errstate(invalid="ignore", over="ignore"):
+        mean_ss, mean_ds = float(ss.mean()), float(ds.mean())
+    if not mean_ss < mean_ds:  # NaN: undefined, no sign
+        return None
+    check = "check that the same-source and different-source values are not swapped"
+    if direction == "lower_is_similar":
+        return (
+            f"the mean same-source distance ({-mean_ss:.4g}) lies above the mean "
+            f"different-source one ({-mean_ds:.4g}), but lower distances must support the "
+            f"same-source proposition: {check}, and that the scores are distances"
+        )
+    one = what[:-1] if what.endswith("s") else what
+    tail = ", and that the scores are not distances" if what == "scores" else ""
+    return (
+        f"the mean same-source {one} ({mean_ss:.4g}) lies below the mean different-source "
+        f"one ({mean_ds:.4g}), but higher {what} must support the same-source "
+        f"proposition: {check}{tail}"
+    )
+
+
+def warn_if_not_llrs(ss_llr, ds_llr, *, stacklevel: int = 2) -> tuple[str, ...]:
+    """Raise the checks of values given as natural-log LLRs as warnings; return the texts.
+
+    :class:`~forensic_lr.errors.SwappedClassesWarning` from :func:`swapped_sign`, and
+    :class:`~forensic_lr.errors.RawScoreWarning` from :func:`raw_score_signs` (the checks
+    of ``forensic-lr validate``), with what to do about each.
+    """
+    found = []
+    swapped = swapped_sign(ss_llr, ds_llr, what="LLRs")
+    if swapped:
+        found.append((swapped, SwappedClassesWarning))
+    signs = raw_score_signs(ss_llr, ds_llr)
+    if signs:
+        found.append((
+            "these values do not look like calibrated natural-log LRs (" + "; ".join(signs)
+            + "). If they are raw comparison scores, calibrate them first (for instance "
+            "forensic_lr.cross_validated_llr, or a calibrator from "
+            "forensic_lr.make_calibrator); if they are LRs in another base, convert them "
+            "to natural logs (log10 LR x ln 10)", RawScoreWarning))
+    for text, category in found:
+        warnings.warn(text, category, stacklevel=stacklevel + 1)
+    return tuple(text for text, _ in found)
