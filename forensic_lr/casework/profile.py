@@ -48,7 +48,8 @@ from ..io.settings_files import read_settings_file
 from ..limits import LIMITS
 from ..metrics.catalogue import CRITERIA
 from ..records import LabInfo, PolicySetting, jsonable
-from .spec import BEYOND_BACKGROUND, BeyondBackground, Criteria, format_validation_error
+from .case_template import case_template
+from .schema import BEYOND_BACKGROUND, BeyondBackground, Criteria, format_validation_error
 
 __all__ = [
     "FLOOR", "POLICY_KEYS", "LabProfile", "ProfileApplied", "apply_profile", "load_profile",
@@ -58,7 +59,7 @@ __all__ = [
 
 class _Table(BaseModel):
     """A table of a lab profile; numbers, whole numbers and true/false are typed strictly,
-    as in a case file (:class:`forensic_lr.casework.spec._Section`)."""
+    as in a case file (:class:`forensic_lr.casework.schema.Section`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -588,8 +589,6 @@ def profile_template(path: str | Path) -> str:
     comment lines, becomes ``# key: set by the laboratory's profile``, so that the case
     file does not repeat (and, written, silently override) the laboratory's setting.
     """
-    from .spec import case_template
-
     profile, _ = load_profile(path)
     owned = _profile_values(profile, resolve_path(path).parent)
     keys = {f"{s}.{k}" for s, values in owned.items() for k in values}

@@ -22,8 +22,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
     StrictBool,
     StrictFloat,
@@ -40,17 +38,19 @@ from ..io.paths import input_file, input_folder, resolve_path
 from ..limits import LIMITS, check_settings_sizes
 from ..records import CaseDetails, CaseInfo, LabInfo, Propositions, ScoreDirection, ScoringSystem
 from ..resampling import DEFAULT_SEED, LEVEL_RANGE, MIN_REPLICATES
+from .case_template import case_template as case_template  # re-exported (forensic-lr init)
+from .profile import apply_profile
+from .schema import BEYOND_BACKGROUND as BEYOND_BACKGROUND  # re-exported
+from .schema import (
+    BeyondBackground,
+    Criteria,
+    format_validation_error,
+    problem_list,
+    value_hint,
+)
+from .schema import Section as _Section
 
 ReportFormat = Literal["pdf", "html", "json"]
-
-
-class _Section(BaseModel):
-    """A table of a case file. Numbers, whole numbers and true/false are typed strictly
-    (``StrictFloat``, ``StrictInt``, ``StrictBool``): ``seed = true``, ``folds = "5"``,
-    ``elub = "yes"`` or ``n = 1000.0`` are errors naming the key and the type expected,
-    never quietly converted (a whole number is accepted where a number is expected)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 # --------------------------------------------------------------------------- case file
@@ -236,19 +236,6 @@ class Uncertainty(_Section):
     seed: StrictInt = Field(default=DEFAULT_SEED, ge=0)
 
 
-class Criteria(_Section):
-    """Optional laboratory validation criteria; each is checked against the CV metrics."""
-
-    cllr_max: StrictFloat | None = Field(default=None, gt=0)
-    min_cllr_max: StrictFloat | None = Field(default=None, gt=0)
-    cllr_cal_max: StrictFloat | None = Field(default=None, ge=0)
-    eer_max: StrictFloat | None = Field(default=None, gt=0, le=0.5)
-    auc_min: StrictFloat | None = Field(default=None, ge=0.5, le=1)
-    rmep_max: StrictFloat | None = Field(default=None, ge=0, le=1)
-    rmed_max: StrictFloat | None = Field(default=None, ge=0, le=1)
-    devpav_max: StrictFloat | None = Field(default=None, gt=0)
-
-
 class Validation(_Section):
     """``[validation]``: cross-validation of the method on the background data."""
 
@@ -287,14 +274,6 @@ class ReportOptions(_Section):
         description="wording of an LR below the first band of a scale that leaves it "
         "undefined (ENFSI: 1 < LR < 2): the number only, 'no support' or 'limited support'",
     )
-
-
-#: The rule for an evidence score outside the pooled range of the background scores, from
-#: the most conservative: ``"withhold"`` (always withheld), ``"withhold-unbounded"`` (the
-#: default: withheld unless its LR is limited by ELUB, then only the limited value is
-#: reported) and ``"report"`` (reported; the report says it rests on extrapolation).
-BEYOND_BACKGROUND = ("withhold", "withhold-unbounded", "report")
-BeyondBackground = Literal["withhold", "withhold-unbounded", "report"]
 
 
 class Opinion(_Section):
@@ -497,106 +476,6 @@ class CaseSpec(_Section):
         return [self.resolve(name) for name in names if name is not None]
 
 
-def _key_path(loc) -> str:
-    """``("case", "items", 0, "seal")`` -> ``[case] items[0].seal``."""
-    parts = [p for p in loc if p != "base_dir"]
-    if not parts:
-        return "(top level)"
-    tail = ""
-    for p in parts[1:]:
-        tail += f"[{p}]" if isinstance(p, int) else (f".{p}" if tail else str(p))
-    return f"[{parts[0]}] {tail}".rstrip()
-
-
-#: pydantic error types in the project's words (the value is quoted after them).
-_ERROR_WORDS = {
-    "float_parsing": "is not a number", "float_type": "is not a number",
-    "int_parsing": "is not a whole number", "int_type": "is not a whole number",
-    "int_from_float": "is not a whole number", "bool_parsing": "is not true or false",
-    "bool_type": "is not true or false", "string_type": "is not text (put it in quotes)",
-    "date_parsing": "is not a date",
-    "date_from_datetime_parsing": "is not a date",
-    "date_type": "is not a date",
-    "tuple_type": "is not a list; write e.g. [1.2, 3.4]",
-    "list_type": "is not a list; write e.g. [1.2, 3.4]",
-    "dict_type": "is not a table of keys", "model_type": "is not a table of keys",
-    "literal_error": "is not one of the allowed values",
-}
-
-
-def _as_written(value: object) -> str:
-    """A value as the case file writes it: ``true``, ``"5"`` (text), ``4000.0``."""
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, str):
-        return json.dumps(value) if len(value) <= 40 else excerpt(value)
-    if isinstance(value, int | float) and len(str(value)) <= 40:
-        return str(value)
-    return excerpt(value)
-
-
-def _type_hint(kind: str, value: object) -> str:
-    """The fix for a value of the wrong type where a number or true/false is expected."""
-    if kind == "bool_type":
-        return "; write true or false, without quotes"
-    if isinstance(value, str) and kind in ("int_type", "float_type"):
-        try:
-            float(value)
-        except ValueError:
-            return ""
-        return " (it is text, in quotes); write it without quotes"
-    if isinstance(value, bool):
-        return "; write the number itself"
-    if kind == "int_type" and isinstance(value, float) and value.is_integer():
-        return f"; write {int(value)}"
-    return ""
-
-
-def _value_hint(value: object) -> str:
-    """A fix for a value typed the way a spreadsheet or a European locale writes it."""
-    text = str(value).strip()
-    if re.fullmatch(r"[+-]?\d+,\d+", text):
-        fixed = text.replace(",", ".") if len(text) <= 40 else "the number"
-        return f"; write {fixed} (a decimal point, not a comma)"
-    m = re.fullmatch(r"(\d{1,2})[./](\d{1,2})[./](\d{4})", text)
-    if m:
-        day, month, year = m.groups()
-        return f"; write dates as year-month-day, e.g. {year}-{int(month):02d}-{int(day):02d}"
-    return ""
-
-
-#: where the keys of each kind of file are listed
-_SPELLING = {"case file": " against `forensic-lr init`",
-             "lab profile": " (docs/user/lab-profile.md)"}
-
-
-def format_validation_error(path: str, exc: ValidationError, what: str = "case file") -> str:
-    """One line per schema problem, naming its section and key, the value and the fix."""
-    lines = []
-    for err in exc.errors():
-        where = _key_path(err["loc"])
-        msg = err["msg"].removeprefix("Value error, ")
-        value = err.get("input")
-        scalar = not isinstance(value, dict | list | tuple)
-        if err["type"] == "extra_forbidden":
-            msg = "unknown key; remove it or check its spelling" + _SPELLING.get(what, "")
-        elif err["type"] == "missing":
-            msg = "required but missing"
-        elif err["type"] in _ERROR_WORDS and scalar:
-            msg = f"{_as_written(value)} {_ERROR_WORDS[err['type']]}"
-            if err["type"] == "literal_error":
-                msg += ": " + err["msg"].removeprefix("Input should be ")
-            hint = _value_hint(value) or _type_hint(err["type"], value)
-            if not hint and err["type"].startswith("date"):
-                hint = "; write dates as year-month-day, e.g. 2026-03-02"
-            msg += hint
-        elif scalar and err["type"] not in ("value_error", "assertion_error"):
-            msg = f"{excerpt(value)}: {msg}"
-        # a check across sections names its own section and key
-        lines.append(msg if not err["loc"] and msg.startswith("[") else f"{where}: {msg}")
-    return _problem_list(path, lines, what)
-
-
 def _decode_case_text(path: Path, raw: bytes) -> str:
     """The case file's text: UTF-8 with or without a byte-order mark; UTF-16 is refused."""
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in raw[:200]:
@@ -620,9 +499,10 @@ def _shown(text: str, limit: int = 80) -> str | None:
 def _toml_message(path: Path, text: str, exc: tomllib.TOMLDecodeError) -> str:
     """The parser's message, with a fix for the usual slips on the line it names.
 
-    Decimal commas and dotted dates (:func:`_value_hint`), text without quotes
-    (``examiner = Dr. Weiß``), Windows paths whose backslashes start escapes in double
-    quotes (``ss = "C:\\data\\ss.csv"``) and inline tables broken over several lines.
+    Decimal commas and dotted dates (:func:`~forensic_lr.casework.schema.value_hint`), text
+    without quotes (``examiner = Dr. Weiß``), Windows paths whose backslashes start escapes
+    in double quotes (``ss = "C:\\data\\ss.csv"``) and inline tables broken over several
+    lines.
     """
     message = f"{path}: cannot parse the case file ({_shown(str(exc), 200) or excerpt(exc)})"
     m = re.search(r"at line (\d+)", str(exc))
@@ -644,7 +524,7 @@ def _toml_message(path: Path, text: str, exc: tomllib.TOMLDecodeError) -> str:
         return (f"{where}; in double quotes a backslash starts an escape: write the path with "
                 f"forward slashes, {fix}")
     for token in re.findall(r"[+-]?\d[\d.,/]*\d", value.partition("#")[0]):
-        hint = _value_hint(token)
+        hint = value_hint(token)
         if hint:
             return f"{where}{hint}"
     word = value.partition(" #")[0].strip()
@@ -708,7 +588,6 @@ def case_from_dict(
     lab_profile``) supplies defaults, and ``overrides`` (command-line settings, by section
     and key) win over everything: see :func:`forensic_lr.casework.profile.apply_profile`.
     """
-    from .profile import apply_profile
     from .verbal import load_scale
 
     _check_depth(data, source)
@@ -772,7 +651,7 @@ def case_from_dict(
         except InputError as exc:
             problems.append(f"[report] verbal_scale: {exc}")
     if problems:  # with the missing files check would have listed: all at once
-        raise InputError(_problem_list(source, [*(missing_files or ()), *problems]))
+        raise InputError(problem_list(source, [*(missing_files or ()), *problems]))
     return spec
 
 
@@ -783,12 +662,6 @@ def _path_hint(name: str) -> str:
                 "quotes a backslash starts an escape (\\n, \\t), so write the path with forward "
                 "slashes (\"data/new.csv\") or in single quotes ('data\\new.csv')")
     return ""
-
-
-def _problem_list(source: str, problems: list[str], what: str = "case file") -> str:
-    """``SOURCE: the case file has N problem(s):`` and one ``  - problem`` line each."""
-    return "\n".join([f"{source}: the {what} has {len(problems)} problem(s):",
-                      *(f"  - {p}" for p in problems)])
 
 
 def _named_items(text: str, ids: list[str]) -> list[str]:
@@ -950,147 +823,3 @@ def typed_scores(text: str, *, json_file: bool) -> tuple[str, ...] | None:
             isinstance(v, bool) or not isinstance(v, str | int) for v in values):
         return None
     return tuple(str(v) for v in values)
-
-
-# --------------------------------------------------------------------------- template
-
-_TEMPLATE = '''\
-# forensic-lr case file. Lines starting with '#' are comments. Every optional key is
-# shown with its default value; delete what you do not need. Full reference:
-# `forensic-lr docs case-file` (all pages: `forensic-lr docs`). Check what a final report
-# still lacks with:  forensic-lr check case.toml
-# Run with:  forensic-lr run case.toml --out report   (add --draft while fields are missing)
-# Text goes in quotes: examiner = "Dr. A. Weiß". Paths are relative to this file; write
-# them with forward slashes ("data/ss.csv"), or in single quotes ('data\\ss.csv').
-
-[case]
-id = "CASE-0001"              # required: the laboratory's case number (letters, digits, ._/ -)
-# report_id = "CASE-0001-R1"  # default: "<id>-R1"
-title = ""                    # e.g. "Comparison of an intercepted call with a reference recording"
-laboratory = ""               # name of the laboratory
-examiner = ""                 # required: name of the examiner who signs the report
-# reviewer = ""               # technical reviewer, when known (never required)
-# date = 2026-01-31           # required: date of the report (TOML date, year-month-day)
-requester = ""                # who asked for the examination
-instructions = ""             # the questions the requester asked
-conditioning = ""             # the case information the evaluation relies on
-# declaration = ""            # the examiner's declaration; default: the report's standard
-                              #   statement (independence, duty to the court, competence)
-
-# Required: the items received and examined, one [[case.items]] table each (keep them
-# after the other [case] keys: every key below a table header belongs to that table).
-# [[case.items]]
-# id = "Q1"
-# description = "questioned recording"
-# seal = "bag 1, seal 0417"
-# condition = "seal intact"
-# received = "2026-02-28 from the police"
-# examined = "2 min 40 s of net speech"
-# [[case.items]]
-# id = "K1"
-# description = "reference recording of the suspect"
-# seal = "bag 2, seal 0418"
-# condition = "seal intact"
-# received = "2026-03-01 from the police"
-# examined = "3 min 10 s of net speech"
-
-[propositions]                # required: a pair of mutually exclusive propositions
-hp = "The questioned and reference items come from the same source."
-hd = "The questioned and reference items come from different sources."
-# (several comparisons of different items, e.g. Q1-K1 and Q3-K1: instead of hp and hd, one
-#  [[propositions.comparison]] table each, with label = "Q1-K1", hp = "...", hd = "...")
-
-[evidence]
-# score = 3.2                 # required: the comparison score of this case (or:
-# scores = [1.2, 3.4]         #   several scores, then give one of the two only)
-# labels = ["Q1-K1", "Q2-K1"] # one name per score; default "Q1-K1" for one score and
-                              #   two items (their ids), else "E1", "E2", ...
-# scores_file = "evidence.csv"  # many scores: a file with label and score columns
-                              #   (instead of score/scores and labels)
-description = ""             # required: how the score was obtained (items compared, with what)
-score_direction = "higher_is_similar"   # or "lower_is_similar" for distances
-
-[background]                  # paths relative to this file
-ss = "ss.csv"                 # same-source scores (Hp true), one per line
-ds = "ds.csv"                 # different-source scores (Hd true), one per line
-# scores = "scores.csv"       # instead of ss/ds: one file with label,score columns
-# suspect_ss = "suspect_ss.csv"  # calibrator "suspect_map" only: the suspect's own
-                              #   same-source scores under the case conditions (>= 2)
-# unlabelled = "unlabelled.csv"  # calibrator "unsupervised" only (and required by it):
-                              #   case-condition scores of unknown ground truth (>= 10)
-description = ""             # required: what data and conditions the background represents
-population = ""               # required: the relevant population the data represent
-population_justification = "" # required: why that population is the relevant one under Hd
-# sources = 120               # required: number of distinct sources (speakers, objects)
-                              #   behind the comparisons, or a sentence saying why unknown
-
-[system]                      # required: the scoring system that produced every score
-name = ""                     # e.g. the automatic speaker recognition system's name
-version = ""
-settings = ""                 # settings and models used for the scores
-
-[method]
-calibrator = "bayes"          # gaussian | bayes | logistic | pav | kde | scal | student_t
-                              #   | suspect_map | unsupervised
-                              #   (method = "..." is the same key, other spelling)
-elub = true                   # bound the LR by ELUB (Vergeer et al. 2016); with false the
-                              #   conclusion states the bounded value beside the LR
-elub_from = "cross-validated" # the ELUB of the cross-validated LRs of this case's folds and
-                              #   seed, or "in-sample" (the fitted model's, as lir bounds)
-
-[method.options]              # options of the calibrator, e.g. equal_variance = true
-                              # (gaussian), mode = "map" (bayes), relevance = 16
-                              # (suspect_map), prior_weight = 10 (unsupervised); default: none
-
-[uncertainty]
-method = "bootstrap"          # bootstrap | bayes (calibrator "bayes" only) | none
-level = 0.95                  # coverage of the interval (between 0.5 and 1)
-n = 1000                      # bootstrap replicates or posterior draws (100 to 100000)
-seed = 20261122               # random seed: same seed, same result
-
-[validation]
-folds = 5                     # K-fold cross-validation of the method (2 to 50)
-conditions = ""               # how the validation data (speakers, devices, durations,
-                              #   conditions) compare with this case's; printed in the report
-study = ""                    # reference to a separate validation study of the method, if any
-study_id = ""                 # required: identifier of the validation study the method rests on
-# study_date = 2026-01-15     # required: its date (or a sentence saying why there is none)
-
-# criteria_rule = "estimate_and_bound"  # a criterion is met when the value and its one-
-                              #   sided 95 % bound both meet it; "estimate": the value alone
-
-[validation.criteria]         # optional laboratory criteria on the cross-validated metrics
-# cllr_max = 0.5              # Cllr (bits) at most
-# min_cllr_max = 0.4          # minimum Cllr (bits) at most
-# cllr_cal_max = 0.1          # calibration loss Cllr - minCllr (bits) at most
-# eer_max = 0.1               # equal error rate at most
-# auc_min = 0.9               # area under the ROC curve at least
-# rmep_max = 0.1              # rate of misleading evidence for Hp (SS with LR < 1) at most
-# rmed_max = 0.1              # rate of misleading evidence for Hd (DS with LR > 1) at most
-# devpav_max = 0.5            # devPAV calibration deviation at most
-
-[report]
-language = "en"
-verbal_scale = "enfsi"        # enfsi | afsp | nfc | path of a lab's JSON scale file
-formats = ["pdf", "html", "json"]
-# template_dir = "templates"  # a lab's template folder, searched before the shipped one
-# lab_profile = "../lab.toml" # the laboratory's profile: defaults for every setting
-                              #   this file leaves out (forensic-lr docs lab-profile)
-# prior_odds_table = true     # annex table of prior odds to posterior odds
-# below_first_band = "number" # 1 < LR < 2 on the ENFSI scale: number | neutral | limited
-
-[opinion]                     # the opinion policy (forensic-lr docs report); the commented
-                              #   keys come from the lab profile, else these defaults
-override = false              # true: give the opinion despite the reasons to withhold it;
-justification = ""            #   needs a written justification, printed in the report
-# slope_min = 0.8             # withhold when the recalibration slope lies outside
-# slope_max = 1.25            #   [slope_min, slope_max] and its interval excludes 1,
-# offset_max = 0.7            #   or |offset| (natural log) > offset_max excluding 0
-# monotonic_tolerance_log10 = 0.05  # largest fall of the LR curve accepted (log10)
-# monotonic_quantiles = [0.0, 1.0]  # span checked: each class's quantiles and the evidence
-'''
-
-
-def case_template() -> str:
-    """A commented case file with every key and its default (``forensic-lr init``)."""
-    return _TEMPLATE
