@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .._numbers import LN10
+from .._numbers import LN10, signed_log10
 from ..calibration import ELUB, extra_inputs, fit_warnings
 from ..errors import ForensicLRError, ForensicLRWarning, InputError
 from ..io.scores import orient
@@ -29,7 +29,7 @@ from ..records import EvidenceEvaluation, EvidenceLR, Interval, MethodResult, js
 from ..resampling import Progress
 from ..uncertainty import LRInterval, bayes_interval, bootstrap_interval, cross_validated_llr
 from ..validation.method import ElubSource, Method, elub_of, in_sample_bounds
-from .verbal import format_log10, format_lr, signed_log10
+from .verbal import format_lr
 
 __all__ = [
     "DEFAULT_DRAWS", "EvaluatedEvidence", "evaluate_evidence", "evaluate_evidence_full",
@@ -374,13 +374,15 @@ def _results(raw, x, llr, iv: LRInterval | None, lo: float, hi: float):
         interval = None
         if iv is not None:
             lo_i, hi_i = float(iv.llr_low[i] / LN10), float(iv.llr_high[i] / LN10)
-            collapsed = printed_log10(lo_i) == printed_log10(hi_i)
+            collapsed = signed_log10(lo_i) == signed_log10(hi_i)
             interval = Interval(
                 method=iv.method, level=float(iv.level),
                 log10_lr_low=lo_i, log10_lr_high=hi_i,
                 log10_lr_low_unbounded=lo_i, log10_lr_high_unbounded=hi_i,
                 note="; ".join(filter(None, [
-                    note, f"not estimable: both ends at log10 LR {lo_i:+.2f}" if collapsed else "",
+                    note,
+                    f"not estimable: both ends at log10 LR {signed_log10(lo_i)}" if collapsed
+                    else "",
                 ])),
                 collapsed=collapsed,
             )
@@ -440,8 +442,8 @@ def _statement(log10_lr: float, log10_model: float, interval: Interval | None,
     if log10_lr != log10_model:
         which = "largest" if log10_lr > 0 else "smallest"
         parts.append(
-            f"LR limited to {format_lr(log10_lr)} (log10 LR {signed_log10(log10_lr)}), the {which} "
-            "LR the validation data support (ELUB); the model gives "
+            f"LR limited to {format_lr(log10_lr)} (log10 LR {signed_log10(log10_lr)}), the "
+            f"{which} LR the validation data support (ELUB); the model gives "
             f"{format_lr(log10_model)} (log10 LR {signed_log10(log10_model)})"
         )
     if interval is not None:
@@ -466,11 +468,6 @@ def _statement(log10_lr: float, log10_model: float, interval: Interval | None,
     return text[0].upper() + text[1:] + "."
 
 
-def printed_log10(log10_lr: float) -> str:
-    """log10 LR as reports print it: two decimals, signed, no "-0.00" (:func:`signed_log10`)."""
-    return signed_log10(log10_lr)
-
-
 def _beyond_bounds(results: Sequence[EvidenceLR], supported, names: Sequence[str]) -> list[str]:
     """Warnings for evidence LRs outside the ELUB bounds when bounding is off."""
     if supported is None:
@@ -480,10 +477,11 @@ def _beyond_bounds(results: Sequence[EvidenceLR], supported, names: Sequence[str
     for name, e in zip(names, results, strict=True):
         bound = high if e.log10_lr > high else low if e.log10_lr < low else None
         if bound is not None:
-            value = format_log10(e.log10_lr, 2, sign=True)
+            value = signed_log10(e.log10_lr)
             texts.append(
                 f"{name}: log10 LR {value} lies beyond the empirical bounds the "
-                f"validation data support (ELUB, {low:+.2f} to {high:+.2f}); ELUB bounding "
-                f"is off: with it the LR would be limited to log10 LR {bound:+.2f}"
+                f"validation data support (ELUB, {signed_log10(low)} to {signed_log10(high)}); "
+                "ELUB bounding is off: with it the LR would be limited to log10 LR "
+                f"{signed_log10(bound)}"
             )
     return texts

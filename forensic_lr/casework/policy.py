@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._numbers import signed_log10
 from ..calibration.monotonicity import bulk_span, monotonicity_check
 from ..errors import ForensicLRError
 from ..metrics.catalogue import METRICS
@@ -186,9 +187,9 @@ def _elub_notes(result: CaseResult) -> list[str]:
             which = "largest" if bound > 0 else "smallest"
             notes.append(
                 f"{e.label}: LR = {e.lr_text} (log10 LR {e.log10_text}) lies beyond the "
-                f"empirical bounds the validation data support (ELUB, {low:+.2f} to "
-                f"{high:+.2f}); with ELUB it would be limited to LR = {format_lr(bound)} "
-                f"(log10 LR {bound:+.2f}), the {which} LR the validation data support"
+                f"empirical bounds the validation data support (ELUB, {signed_log10(low)} to "
+                f"{signed_log10(high)}); with ELUB it would be limited to LR = {format_lr(bound)} "
+                f"(log10 LR {signed_log10(bound)}), the {which} LR the validation data support"
             )
     return notes
 

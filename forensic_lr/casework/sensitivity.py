@@ -29,16 +29,15 @@ from typing import Any
 
 import numpy as np
 
-from .._numbers import LN10
+from .._numbers import LN10, format_log10, signed_log10
 from ..calibration import CALIBRATORS, ELUB, background_only_methods
 from ..calibration.elub import elub_bounds_log10
 from ..errors import ForensicLRError
 from ..io.scores import orient
 from ..records import Sensitivity, SensitivityBootstrap, SensitivityRow
 from ..resampling import CHUNK_DRAWS, bootstrap_index_chunks, source_codes
-from .evidence import evaluate_unbounded, printed_log10
-from .verbal import BelowFirstBand, VerbalScale, format_log10, format_lr, verbal_equivalent
-from .verbal import signed_log10 as _signed
+from .evidence import evaluate_unbounded
+from .verbal import BelowFirstBand, VerbalScale, format_lr, verbal_equivalent
 
 __all__ = [
     "RELEVANCE_FACTORS", "background_bootstrap", "limit_sensitivity", "sensitivity_analysis",
@@ -215,7 +214,7 @@ def background_bootstrap(
         level=float(level), seed=int(seed), n_sources=None if codes is None else int(codes[2]),
         log10_lr_low=low, log10_lr_median=mid, log10_lr_high=high,
         collapsed=tuple(
-            printed_log10(a) == printed_log10(b) for a, b in zip(low, high, strict=True)
+            signed_log10(a) == signed_log10(b) for a, b in zip(low, high, strict=True)
         ),
     )
 
@@ -375,8 +374,8 @@ def summarise(s: Sensitivity) -> tuple[str, ...]:
                  + ", ".join(f"\u201c{v}\u201d" for v in levels[:-1])
                  + f" and \u201c{levels[-1]}\u201d")
         text = (
-            f"{label}: across {what}, log10 LR ranges from {_signed(min(vals))} to "
-            f"{_signed(max(vals))} (a spread of {format_log10(s.spread_log10[i], 2)} log10 "
+            f"{label}: across {what}, log10 LR ranges from {signed_log10(min(vals))} to "
+            f"{signed_log10(max(vals))} (a spread of {format_log10(s.spread_log10[i], 2)} log10 "
             "units, a factor of "
             f"about {format_lr(s.spread_log10[i])} in the LR); {words}."
         )
@@ -388,17 +387,19 @@ def summarise(s: Sensitivity) -> tuple[str, ...]:
                 f"the background (by {by}) gives "
             )
             if b.collapsed[i]:
-                text += (f"log10 LR {_signed(b.log10_lr_low[i])} in every resample (the value is "
-                         "held at a bound, so no range can be estimated there).")
+                text += (f"log10 LR {signed_log10(b.log10_lr_low[i])} in every resample (the "
+                         "value is held at a bound, so no range can be estimated there).")
             else:
+                low_i, high_i = b.log10_lr_low[i], b.log10_lr_high[i]
                 text += (f"{100 * b.level:g} % of the values between "
-                         f"{_signed(b.log10_lr_low[i])} and {_signed(b.log10_lr_high[i])}.")
+                         f"{signed_log10(low_i)} and {signed_log10(high_i)}.")
         if s.elub_log10 is not None:
             low, high = s.elub_log10
             beyond = [v for v in vals if not low <= v <= high]
             text += (
                 " These are the models' own values, unbounded; the reported LR is limited to "
-                f"the ELUB of the validation data, log10 LR {_signed(low)} to {_signed(high)}"
+                "the ELUB of the validation data, log10 LR "
+                f"{signed_log10(low)} to {signed_log10(high)}"
                 + (f", which {len(beyond)} of the {len(vals)} values above lie beyond."
                    if beyond else ", within which every value above lies.")
             )

@@ -37,10 +37,12 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
+from .._numbers import HUGE_LOG10, fixed, scientific
+from .._numbers import format_log10 as format_log10  # defined in _numbers, importable here
+from .._numbers import signed_log10 as signed_log10
 from ..errors import InputError, excerpt
 from ..io.paths import input_file
 from ..io.settings_files import read_settings_file
-from ..metrics.catalogue import fixed
 from ..records import VerbalEquivalent
 
 DEFAULT_SCALE = "enfsi"
@@ -395,39 +397,6 @@ _BEYOND_BANDS = 309
 _MAX_DIGITS = 12
 
 
-#: From this |log10 LR| on, texts write the logarithm itself in scientific form: an LR of
-#: ``10^(2.3 × 10^299)`` rather than an exponent of 300 digits.
-HUGE_LOG10 = 1e6
-
-
-def _scientific(x: float) -> str:
-    """``x > 0`` to two significant figures as ``"2.3 × 10^299"``."""
-    mantissa, exponent = f"{x:.1e}".split("e")
-    return f"{mantissa} × 10^{int(exponent)}"
-
-
-def format_log10(value: float, places: int = 3, *, sign: bool = False) -> str:
-    """A logarithm (of an LR) as fixed-point text with ``places`` decimals.
-
-    Beyond :data:`HUGE_LOG10` in size (an evidence score far outside the background under a
-    linear model) the value is written ``"2.3 × 10^299"`` so that no text prints hundreds of
-    digits; ``sign`` adds ``+`` to positive values.
-    """
-    x = float(value)
-    if math.isfinite(x) and abs(x) >= HUGE_LOG10:
-        text = _scientific(abs(x))
-        return ("-" if x < 0 else "+" if sign else "") + text
-    return fixed(x, places, sign=sign)
-
-
-def signed_log10(value: float) -> str:
-    """A log10 LR in messages: ``"+1.23"``, or ``"+2.3 × 10^300"`` (:func:`format_log10`).
-
-    A value that rounds to zero prints ``"+0.00"``, never ``"-0.00"``.
-    """
-    return format_log10(value, 2, sign=True)
-
-
 def format_log10_lr(log10_lr: float, scale: VerbalScale | None = None, *,
                     below_first_band: BelowFirstBand = "number") -> str:
     """The log10 LR printed beside an LR: signed, two decimals, more near a band edge.
@@ -488,7 +457,7 @@ def format_lr(log10_lr: float, scale: VerbalScale | None = None, *,
     if math.isinf(x):
         return "∞" if x > 0 else "0"
     if abs(x) >= HUGE_LOG10:  # the exponent itself in scientific form, never its digits
-        text = f"10^({_scientific(abs(x))})"
+        text = f"10^({scientific(abs(x))})"
         return text if x >= 0 else f"1/{text}"
     return _printed_lr(x, scale, below_first_band)[0]
 

@@ -134,7 +134,8 @@ def as_json(record) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     """``forensic-lr calibrate``: LR(s) of the evidence score(s), as text or JSON."""
-    from ..casework.verbal import format_log10, format_lr
+    from .._numbers import format_log10
+    from ..casework.verbal import format_lr
 
     record = evaluation(args)
     if args.json:

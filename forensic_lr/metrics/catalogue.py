@@ -11,19 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from .._numbers import fixed
+
 __all__ = ["CRITERIA", "METRICS", "Metric", "criterion_metric", "fixed", "metric", "resampled"]
-
-
-def fixed(value: float, digits: int, *, sign: bool = False) -> str:
-    """``value`` with ``digits`` decimals, ``+`` before positive values when ``sign``.
-
-    A value that rounds to zero is printed without a minus sign: ``fixed(-0.0004, 3)`` is
-    ``"0.000"`` (``"+0.000"`` with ``sign``), never ``"-0.000"``.
-    """
-    text = f"{value:{'+' if sign else ''}.{digits}f}"
-    if text.lstrip("+-").strip("0.") == "":  # rounds to zero
-        text = ("+" if sign else "") + text.lstrip("+-")
-    return text
 
 
 @dataclass(frozen=True)

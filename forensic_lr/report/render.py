@@ -30,8 +30,9 @@ import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 from markupsafe import Markup, escape
 
+from .._numbers import format_log10, signed_log10
 from .._resources import templates_dir
-from ..casework.verbal import format_log10, format_log10_lr, format_lr, signed_log10
+from ..casework.verbal import format_log10_lr, format_lr
 from ..errors import InputError, excerpt
 from ..limits import LIMITS
 from ..metrics.catalogue import fixed, metric
@@ -352,9 +353,7 @@ def log10_interval(low: float | None, high: float | None, digits: int = 2,
     """
     if low is None or high is None or _nan(low) or _nan(high):
         return "n/a"
-    zero = format_log10(0.0, digits, sign=signed)
-    a, b = (format_log10(v, digits, sign=signed).replace("-" + zero.lstrip("+"), zero)
-            for v in (low, high))
+    a, b = (format_log10(v, digits, sign=signed) for v in (low, high))
     if a == b:
         return f"not estimable (both ends at {a})"
     return f"[{a}, {b}]"
