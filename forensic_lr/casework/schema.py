@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, ValidationError
 
 from ..errors import excerpt
+from ..metrics.catalogue import criterion_hint
 
 __all__ = [
     "BEYOND_BACKGROUND", "BeyondBackground", "Criteria", "Section", "format_validation_error",
@@ -126,6 +127,15 @@ _SPELLING = {"case file": " against `forensic-lr init`",
              "lab profile": " (docs/user/lab-profile.md)"}
 
 
+def _criteria_hint(loc, what: str) -> str:
+    """For an unknown key among the validation criteria (``[validation.criteria]``, a lab
+    profile's ``[criteria]``, a criteria file): the closest criterion and the valid keys."""
+    parts = [p for p in loc if p != "base_dir"]
+    among = (len(parts) >= 2 and parts[-2] == "criteria") or (
+        what == "criteria file" and len(parts) == 1)
+    return criterion_hint(parts[-1]) if among else ""
+
+
 def format_validation_error(path: str, exc: ValidationError, what: str = "case file") -> str:
     """One line per schema problem, naming its section and key, the value and the fix."""
     lines = []
@@ -135,7 +145,8 @@ def format_validation_error(path: str, exc: ValidationError, what: str = "case f
         value = err.get("input")
         scalar = not isinstance(value, dict | list | tuple)
         if err["type"] == "extra_forbidden":
-            msg = "unknown key; remove it or check its spelling" + _SPELLING.get(what, "")
+            msg = ("unknown key; remove it or check its spelling" + _SPELLING.get(what, "")
+                   + _criteria_hint(err["loc"], what))
         elif err["type"] == "missing":
             msg = "required but missing"
         elif err["type"] in _ERROR_WORDS and scalar:

@@ -3,17 +3,22 @@
 Every face reads this table: the terminal tables of ``validate`` and ``compare``, the
 laboratory criteria (``<key>_max`` for metrics where lower is better, ``<key>_min`` where
 higher is better), the validation matrix, both reports and the JSON records. The metric
-values themselves come from :func:`forensic_lr.metrics.evaluate`.
+values themselves come from :func:`forensic_lr.metrics.evaluate_llrs`.
 """
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from typing import Literal
 
 from .._numbers import fixed
+from ..errors import InputError
 
-__all__ = ["CRITERIA", "METRICS", "Metric", "criterion_metric", "fixed", "metric", "resampled"]
+__all__ = [
+    "CRITERIA", "METRICS", "Metric", "criterion_hint", "criterion_metric", "fixed", "metric",
+    "resampled",
+]
 
 
 @dataclass(frozen=True)
@@ -102,8 +107,31 @@ def metric(key: str) -> Metric:
 
 
 def criterion_metric(name: str) -> Metric:
-    """The metric a laboratory criterion (e.g. ``"eer_max"``) is about."""
-    return CRITERIA[name]
+    """The metric a laboratory criterion (e.g. ``"eer_max"``) is about.
+
+    Raises
+    ------
+    InputError
+        For a key that is not a criterion, naming the closest criterion and every valid
+        key (:func:`criterion_hint`).
+    """
+    try:
+        return CRITERIA[name]
+    except (KeyError, TypeError):
+        raise InputError(f"{name!r} is not a validation criterion{criterion_hint(name)}"
+                         ) from None
+
+
+def criterion_hint(name: object) -> str:
+    """``"; did you mean 'cllr_max'? The criteria are: cllr_max, ..."`` for an unknown key
+    (``"; the criteria are: ..."`` when none is close).
+
+    The closest criterion is :func:`difflib.get_close_matches`'s best (similarity ratio at
+    least 0.6); without one, only the list of valid keys.
+    """
+    close = difflib.get_close_matches(str(name), list(CRITERIA), n=1)
+    guess = f"; did you mean {close[0]!r}? The" if close else "; the"
+    return f"{guess} criteria are: {', '.join(CRITERIA)}"
 
 
 def resampled() -> tuple[str, ...]:

@@ -84,6 +84,13 @@ def check_criteria(
     rule : {"estimate_and_bound", "estimate"}
         :data:`RULES`.
 
+    Raises
+    ------
+    InputError
+        A key that is not a criterion (a typo such as ``cllr_maxx``): the message names the
+        closest criterion and every valid key, as a case file's ``[validation.criteria]``
+        does.
+
     Returns
     -------
     tuple of CriterionResult
@@ -94,6 +101,8 @@ def check_criteria(
     """
     if hasattr(criteria, "model_dump"):
         criteria = criteria.model_dump()
+    for name in criteria:  # every key checked before any is compared
+        criterion_metric(name)
     out = []
     for name, threshold in criteria.items():
         if threshold is None:
