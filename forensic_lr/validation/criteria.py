@@ -79,7 +79,7 @@ def check_criteria(
     intervals : mapping, optional
         ``bootstrap_metrics(...).to_dict()`` of the same LLRs (its ``bound_low`` and
         ``bound_high`` per metric); without it, only rates have a bound.
-    rates : sequence of RateCount or RateInterval
+    rates : sequence of RateCount
         RMEP and RMED as counted, with the kind of interval the report gives them.
     rule : {"estimate_and_bound", "estimate"}
         :data:`RULES`.

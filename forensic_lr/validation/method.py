@@ -218,7 +218,7 @@ def validate_llrs(
                     f"the intervals of the validation metrics could not be computed: {exc}"
                 )
         texts += _our_texts(caught)
-    rates = tuple(r.record() for r in misleading_rates(ss_llr, ds_llr, level, metric_intervals))
+    rates = tuple(misleading_rates(ss_llr, ds_llr, level, metric_intervals))
     results = () if criteria is None else check_criteria(
         criteria, metrics, intervals=metric_intervals, rates=rates, rule=criteria_rule)
     for c in results:

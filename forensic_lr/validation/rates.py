@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import betaincinv
@@ -22,41 +21,15 @@ from .._checks import check_pair
 from ..errors import InputError
 from ..records import RateCount
 
-__all__ = ["BY_SOURCE", "EXACT", "RateInterval", "clopper_pearson", "misleading_rates"]
+__all__ = ["BY_SOURCE", "EXACT", "RateCount", "RateInterval", "clopper_pearson", "misleading_rates"]
 
 #: How a rate's interval was obtained, as the reports name it.
 EXACT = "exact binomial"
 BY_SOURCE = "bootstrap by source"
 
 
-@dataclass(frozen=True)
-class RateInterval:
-    """A count among a total, its rate and the interval of the rate.
-
-    ``interval``: :data:`EXACT` (Clopper-Pearson, independent trials assumed) or
-    :data:`BY_SOURCE` (the bootstrap by source of :func:`misleading_rates`).
-    """
-
-    name: str
-    count: int
-    total: int
-    level: float
-    low: float
-    high: float
-    interval: str = EXACT
-
-    @property
-    def rate(self) -> float:
-        return self.count / self.total
-
-    def to_dict(self) -> dict:
-        return {"name": self.name, "count": self.count, "total": self.total,
-                "rate": self.rate, "level": self.level, "low": self.low, "high": self.high,
-                "interval": self.interval}
-
-    def record(self) -> RateCount:
-        """The :class:`~forensic_lr.records.RateCount` of result.json and validation.json."""
-        return RateCount(**self.to_dict())
+#: The former name of :class:`~forensic_lr.records.RateCount`, kept for existing callers.
+RateInterval = RateCount
 
 
 def clopper_pearson(count: int, total: int, level: float = 0.95) -> tuple[float, float]:
@@ -104,8 +77,8 @@ def clopper_pearson(count: int, total: int, level: float = 0.95) -> tuple[float,
 
 
 def misleading_rates(ss_llr, ds_llr, level: float = 0.95,
-                     intervals: Mapping | None = None) -> tuple[RateInterval, RateInterval]:
-    """RMEP and RMED as counts with their intervals.
+                     intervals: Mapping | None = None) -> tuple[RateCount, RateCount]:
+    """RMEP and RMED as counts with their intervals (:class:`~forensic_lr.records.RateCount`).
 
     ``rmep``: same-source trials with LR < 1 (``llr < 0``); ``rmed``: different-source
     trials with LR > 1 (``llr > 0``); LR = 1 exactly is not misleading, as in
@@ -143,7 +116,8 @@ def misleading_rates(ss_llr, ds_llr, level: float = 0.95,
             b = boot[name]
             if b["low"] == b["low"] and b["high"] == b["high"]:  # not NaN
                 low, high, kind = float(b["low"]), float(b["high"]), BY_SOURCE
-        out.append(RateInterval(name, count, int(total), float(level), low, high, kind))
+        out.append(RateCount(name=name, count=count, total=int(total), rate=count / total,
+                             level=float(level), low=low, high=high, interval=kind))
     return out[0], out[1]
 
 

@@ -223,7 +223,7 @@ def run_validation_study(
         data_role=role,
         selected_on_same_data=len(methods) > 1,
         rates=tuple(
-            r.record() for r in misleading_rates(
+            misleading_rates(
                 *llrs[best.method], level=level, intervals=extra.get("intervals"),
             )
         ),

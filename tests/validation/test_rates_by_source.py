@@ -53,8 +53,8 @@ def test_a_rate_of_none_keeps_the_exact_interval_by_source():
     assert (p.count, p.interval, p.low) == (0, EXACT, 0.0)
     assert p.high == pytest.approx(1 - 0.025 ** (1 / ss.size), abs=1e-15)  # closed form
     assert d.interval == BY_SOURCE
-    assert p.record().interval == "exact binomial"
-    assert d.record().model_dump()["interval"] == "bootstrap by source"
+    assert p.interval == "exact binomial"
+    assert d.model_dump()["interval"] == "bootstrap by source"
 
 
 def test_without_sources_the_intervals_stay_exact_binomial():
