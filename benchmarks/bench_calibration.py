@@ -45,7 +45,7 @@ def main() -> None:
     for name in args.methods.split(","):
         start = time.perf_counter()
         make_calibrator(name).fit(ss, ds).llr(scores)
-        bootstrap_interval(make_calibrator(name), ss, ds, scores, n=args.n, seed=1)
+        bootstrap_interval(ss, ds, scores, make_calibrator(name), n=args.n, seed=1)
         took = time.perf_counter() - start
         print(f"{name:<10}{took:>10.2f}{took / ref:>10.3f}", flush=True)
 

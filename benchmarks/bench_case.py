@@ -125,7 +125,7 @@ def _interval_seconds(folder: Path, calibrator: str) -> float:
     extra, _ = _load_extra(spec, hashes, files)
     base = make_calibrator(spec.method.calibrator, **extra)
     start = time.perf_counter()
-    bootstrap_interval(base, data.ss, data.ds, np.array([1.5]), n=1000, seed=1)
+    bootstrap_interval(data.ss, data.ds, np.array([1.5]), base, n=1000, seed=1)
     return time.perf_counter() - start
 
 

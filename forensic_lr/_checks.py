@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
 from .errors import InputError, excerpt
@@ -72,3 +76,43 @@ def check_pair(ss, ds, *, names=("ss_llr", "ds_llr"), allow_inf: bool = True, mi
         as_score_array(ss, names[0], allow_inf=allow_inf, min_size=min_size),
         as_score_array(ds, names[1], allow_inf=allow_inf, min_size=min_size),
     )
+
+
+def renamed_keywords(given: Mapping[str, Any], aliases: Mapping[str, str], *,
+                     function: str) -> dict[str, Any]:
+    """Keywords given under an older spelling, by their current name.
+
+    Each old spelling in ``given`` (the function's ``**deprecated``) warns with a
+    :class:`DeprecationWarning` naming the new one (``aliases``: old -> new); any other
+    name is a :class:`TypeError`, as Python raises for an unexpected keyword.
+    """
+    out = {}
+    for old, value in given.items():
+        if old not in aliases:
+            raise TypeError(f"{function}() got an unexpected keyword argument {old!r}")
+        new = aliases[old]
+        warnings.warn(f"{function}({old}=...) is deprecated; write {new}=... instead",
+                      DeprecationWarning, stacklevel=3)
+        out[new] = value
+    return out
+
+
+def sources_pair(ss_sources, ds_sources, groups, *, function: str, stacklevel: int = 3):
+    """``(ss_sources, ds_sources)``, or None when neither is given.
+
+    ``groups=(ss_sources, ds_sources)`` is the older spelling (a
+    :class:`DeprecationWarning`); giving one class's sources without the other's is an
+    :class:`InputError`.
+    """
+    if groups is not None:
+        warnings.warn(f"{function}(groups=(ss_sources, ds_sources)) is deprecated; write "
+                      "ss_sources=..., ds_sources=... instead", DeprecationWarning,
+                      stacklevel=stacklevel)
+        if ss_sources is not None or ds_sources is not None:
+            raise InputError(f"{function}(): give the sources once, as ss_sources and "
+                             "ds_sources (groups is their older spelling)")
+        ss_sources, ds_sources = groups
+    if (ss_sources is None) != (ds_sources is None):
+        raise InputError(f"{function}(): give the sources of both classes (ss_sources and "
+                         "ds_sources) or of neither")
+    return None if ss_sources is None else (ss_sources, ds_sources)

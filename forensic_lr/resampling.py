@@ -24,6 +24,10 @@ from .errors import InputError
 from .limits import check_count
 
 __all__ = [
+    "DEFAULT_DRAWS",
+    "DEFAULT_INTERVAL",
+    "DEFAULT_LEVEL",
+    "DEFAULT_SEED",
     "POISSON_FROM",
     "Progress",
     "RunningTotals",
@@ -49,6 +53,13 @@ __all__ = [
 #: The default random seed of cases and studies (the case file's ``[uncertainty] seed``): a case
 #: and a validation study of the same data use the same folds unless told otherwise.
 DEFAULT_SEED = 20261122
+
+#: The level of every interval unless told otherwise (case file, command line, library).
+DEFAULT_LEVEL = 0.95
+#: The interval of a reported LR unless told otherwise (case file, ``calibrate``, library).
+DEFAULT_INTERVAL = "bootstrap"
+#: Default number of draws per interval kind (bootstrap replicates, posterior samples).
+DEFAULT_DRAWS = {"bootstrap": 1000, "bayes": 4000, "none": 0}
 
 #: Fewest replicates (bootstrap draws or posterior draws) a reported interval may rest on.
 MIN_REPLICATES = 100
@@ -499,7 +510,7 @@ def coded_sources(ss_sources, ds_sources, n_ss: int, n_ds: int):
 
 
 def source_folds(
-    ss_sources, ds_sources, *, folds: int | None = 5, seed: int = 0
+    ss_sources, ds_sources, *, folds: int | None = 5, seed: int = DEFAULT_SEED
 ) -> tuple[SourceSplit, ...]:
     """Cross-validation splits in which no source is in both the training and test trials.
 

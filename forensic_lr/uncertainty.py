@@ -11,11 +11,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._checks import as_score_array, check_pair
+from ._checks import as_score_array, check_pair, sources_pair
 from ._numbers import LN10
+from .calibration import DEFAULT_CALIBRATOR, as_calibrator
 from .errors import ForensicLRError, ForensicLRWarning, InputError
 from .limits import check_bootstrap
 from .resampling import (
+    DEFAULT_DRAWS,
+    DEFAULT_INTERVAL,
+    DEFAULT_LEVEL,
+    DEFAULT_SEED,
     Progress,
     SourceSplit,
     bootstrap_index_chunks,
@@ -25,7 +30,10 @@ from .resampling import (
     source_folds,
 )
 
-__all__ = ["LRInterval", "bayes_interval", "bootstrap_interval", "cross_validated_llr"]
+__all__ = [
+    "DEFAULT_DRAWS", "DEFAULT_INTERVAL", "LRInterval", "bayes_interval", "bootstrap_interval",
+    "cross_validated_llr",
+]
 
 
 
@@ -120,27 +128,36 @@ def _bootstrap_llr_loop(
     return out
 
 
+def _is_calibrator(value) -> bool:
+    """A method name or an object with ``fit``: never a score array."""
+    return isinstance(value, str) or hasattr(value, "fit")
+
+
 def bootstrap_interval(
-    calibrator,
     ss,
     ds,
     scores,
+    calibrator=DEFAULT_CALIBRATOR,
     *,
-    n: int = 1000,
-    level: float = 0.95,
-    seed: int = 0,
+    n: int = DEFAULT_DRAWS["bootstrap"],
+    level: float = DEFAULT_LEVEL,
+    seed: int = DEFAULT_SEED,
     progress: Progress | None = None,
 ) -> LRInterval:
     """Percentile bootstrap interval for the LLR at the evidence score(s).
 
     Parameters
     ----------
-    calibrator : Calibrator
-        Any calibrator (fitted or not; it is copied and never modified).
     ss, ds : array_like
         Same-source and different-source background scores (finite, at least 2 each).
     scores : array_like or float
         Evidence score(s).
+    calibrator : str or Calibrator
+        A method name (:data:`~forensic_lr.calibration.CALIBRATORS`, default
+        :data:`~forensic_lr.calibration.DEFAULT_CALIBRATOR`) or any calibrator object
+        (fitted or not; it is copied and never modified). The order of the calibrator
+        first, ``bootstrap_interval(calibrator, ss, ds, scores)``, still works and warns
+        (:class:`DeprecationWarning`).
     n : int
         Number of bootstrap replicates.
     level : float
@@ -185,12 +202,17 @@ def bootstrap_interval(
     .. [2] R. J. Hyndman and Y. Fan, "Sample quantiles in statistical packages",
        *The American Statistician* 50(4), 361-365, 1996 (type 7).
     """
+    if _is_calibrator(ss):  # the order before: (calibrator, ss, ds, scores)
+        warnings.warn("bootstrap_interval(calibrator, ss, ds, scores) is deprecated; write "
+                      "bootstrap_interval(ss, ds, scores, calibrator), the order of "
+                      "evaluate_evidence", DeprecationWarning, stacklevel=2)
+        ss, ds, scores, calibrator = ds, scores, calibrator, ss
     n, level = _check_options(n, level)
+    model = as_calibrator(calibrator)
     ss, ds = check_pair(ss, ds, names=("ss", "ds"), allow_inf=False, min_size=2)
     check_bootstrap(n, ss.size + ds.size)
     scores = as_score_array(scores, "scores")
     rng = np.random.default_rng(seed)
-    model = copy.deepcopy(calibrator)
     hook = getattr(model, "bootstrap_llr", None)
     if hook is not None:
         with np.errstate(all="ignore"):
@@ -217,7 +239,8 @@ def bootstrap_interval(
 
 
 def bayes_interval(
-    calibrator, scores, *, n: int = 4000, level: float = 0.95, seed: int = 0
+    calibrator, scores, *, n: int = DEFAULT_DRAWS["bayes"], level: float = DEFAULT_LEVEL,
+    seed: int = DEFAULT_SEED,
 ) -> LRInterval:
     """Equal-tailed posterior credible interval for the LLR, from a fitted ``bayes`` calibrator.
 
@@ -266,8 +289,8 @@ def bayes_interval(
 
 
 def cross_validated_llr(
-    ss, ds, calibrator, folds: int | None = 5, seed: int = 0, *, groups=None,
-    progress: Progress | None = None,
+    ss, ds, calibrator=DEFAULT_CALIBRATOR, folds: int | None = 5, seed: int = DEFAULT_SEED, *,
+    ss_sources=None, ds_sources=None, progress: Progress | None = None, groups=None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Out-of-fold LLRs of every background score, in input order (stratified K-fold).
 
@@ -275,17 +298,21 @@ def cross_validated_llr(
     ----------
     ss, ds : array_like
         Same-source and different-source background scores (finite).
-    calibrator : Calibrator
-        Copied (``copy.deepcopy``) for each fold; never modified.
+    calibrator : str or Calibrator
+        A method name (default :data:`~forensic_lr.calibration.DEFAULT_CALIBRATOR`) or a
+        calibrator object, copied (``copy.deepcopy``) for each fold; never modified.
     folds : int or None
-        Number of folds K, 2 <= K <= the size of the smaller class. With ``groups``:
+        Number of folds K, 2 <= K <= the size of the smaller class. With sources:
         number of source folds, or None for leave-one-source-out.
     seed : int
-        Seed of the shuffles (:func:`numpy.random.default_rng`).
-    groups : (ss_sources, ds_sources), optional
+        Seed of the shuffles (:func:`numpy.random.default_rng`; default
+        :data:`~forensic_lr.resampling.DEFAULT_SEED`, that of a case).
+    ss_sources, ds_sources : array_like, optional
         Source ids per trial (shape ``(n,)`` or ``(n, 2)``): folds by source, so that no
         source is in both the training and the test trials
-        (:func:`forensic_lr.validation.bootstrap.source_folds`).
+        (:func:`forensic_lr.resampling.source_folds`).
+    groups : (ss_sources, ds_sources), optional
+        Deprecated spelling of ``ss_sources`` and ``ds_sources``.
     progress : callable(done, total), optional
         Called after each fold.
 
@@ -310,6 +337,8 @@ def cross_validated_llr(
     .. [1] T. Hastie, R. Tibshirani and J. Friedman, *The Elements of Statistical
        Learning*, 2nd ed., Springer, 2009, sec. 7.10 (cross-validation).
     """
+    groups = sources_pair(ss_sources, ds_sources, groups, function="cross_validated_llr")
+    calibrator = as_calibrator(calibrator)
     ss, ds = check_pair(ss, ds, names=("ss", "ds"), allow_inf=False, min_size=2)
     if groups is not None:
         return _source_cross_validated_llr(ss, ds, calibrator, folds, seed, groups, progress)

@@ -122,7 +122,7 @@ def test_a_bootstrap_beyond_the_work_limit_is_refused_before_it_starts(tmp_path)
     most = LIMITS["bootstrap_draws"].most
     assert most // 20_000 == 50_000
     calls = [
-        lambda: bootstrap_interval(make_calibrator("logistic"), ss, ds, [1.0], n=50_001),
+        lambda: bootstrap_interval(ss, ds, [1.0], make_calibrator("logistic"), n=50_001),
         lambda: bootstrap_metrics(ss, ds, n=50_001),
         lambda: compare_systems(ss, ds, ss + 1, ds + 1, n=50_001),
     ]

@@ -133,10 +133,10 @@ def test_loop_equals_contract_draws_when_chunked(monkeypatch):
 
 def test_hook_and_loop_give_same_interval_and_are_deterministic():
     ss, ds = _data()
-    a = bootstrap_interval(TinyGaussHook(), ss, ds, [0.0, 1.0, 2.5], n=200, seed=3)
-    b = bootstrap_interval(TinyGauss(), ss, ds, [0.0, 1.0, 2.5], n=200, seed=3)
-    c = bootstrap_interval(TinyGauss(), ss, ds, [0.0, 1.0, 2.5], n=200, seed=3)
-    d = bootstrap_interval(TinyGauss(), ss, ds, [0.0, 1.0, 2.5], n=200, seed=4)
+    a = bootstrap_interval(ss, ds, [0.0, 1.0, 2.5], TinyGaussHook(), n=200, seed=3)
+    b = bootstrap_interval(ss, ds, [0.0, 1.0, 2.5], TinyGauss(), n=200, seed=3)
+    c = bootstrap_interval(ss, ds, [0.0, 1.0, 2.5], TinyGauss(), n=200, seed=3)
+    d = bootstrap_interval(ss, ds, [0.0, 1.0, 2.5], TinyGauss(), n=200, seed=4)
     np.testing.assert_allclose(a.llr_low, b.llr_low, rtol=1e-10)
     np.testing.assert_allclose(a.llr_high, b.llr_high, rtol=1e-10)
     assert c.to_dict() == b.to_dict()
@@ -153,7 +153,7 @@ def test_interval_is_percentiles_of_replicates():
     x = 1.3
     pairs = zip(idx_ss, idx_ds, strict=True)
     reps = np.array([TinyGauss().fit(ss[i], ds[j]).llr(x) for i, j in pairs])
-    iv = bootstrap_interval(TinyGauss(), ss, ds, x, n=300, level=0.9, seed=11)
+    iv = bootstrap_interval(ss, ds, x, TinyGauss(), n=300, level=0.9, seed=11)
     assert iv.llr_low[0] == pytest.approx(np.quantile(reps, 0.05), rel=1e-10)
     assert iv.llr_high[0] == pytest.approx(np.quantile(reps, 0.95), rel=1e-10)
 
@@ -161,7 +161,7 @@ def test_interval_is_percentiles_of_replicates():
 def test_progress_called_for_each_replicate():
     calls = []
     ss, ds = _data()
-    bootstrap_interval(TinyGauss(), ss, ds, 1.0, n=25, progress=lambda i, t: calls.append((i, t)))
+    bootstrap_interval(ss, ds, 1.0, TinyGauss(), n=25, progress=lambda i, t: calls.append((i, t)))
     assert calls == [(i, 25) for i in range(1, 26)]
 
 
@@ -169,7 +169,7 @@ def test_calibrator_not_modified():
     ss, ds = _data()
     cal = TinyGauss().fit(ss, ds)
     before = cal.params()
-    bootstrap_interval(cal, ss, ds, 1.0, n=20)
+    bootstrap_interval(ss, ds, 1.0, cal, n=20)
     assert cal.params() == before
 
 
@@ -184,7 +184,7 @@ def test_degenerate_replicates_counted():
     expected = int(np.sum(np.ptp(ss[idx_ss], axis=1) == 0))
     assert 30 < expected < 100
     with pytest.warns(ForensicLRWarning, match="degenerate"):
-        iv = bootstrap_interval(TinyGauss(), ss, ds, 0.5, n=200, seed=2)
+        iv = bootstrap_interval(ss, ds, 0.5, TinyGauss(), n=200, seed=2)
     assert iv.n_degenerate == expected
     assert np.isfinite(iv.llr_low).all() and np.isfinite(iv.llr_high).all()
     assert "degenerate" in iv.warnings[0]
@@ -195,13 +195,13 @@ def test_degenerate_hook_rows_counted():
     ss = np.array([1.0, 1.0, 1.0, 2.0])
     ds = np.array([1.0, 1.0, 1.0, 2.0])
     with pytest.warns(ForensicLRWarning):
-        iv = bootstrap_interval(TinyGaussHook(), ss, ds, 0.5, n=100, seed=0)
+        iv = bootstrap_interval(ss, ds, 0.5, TinyGaussHook(), n=100, seed=0)
     assert 0 < iv.n_degenerate < 100
 
 
 def test_all_degenerate_is_an_error():
     with pytest.raises(InputError, match="constant"):
-        bootstrap_interval(TinyGauss(), [1.0, 1.0], [0.0, 0.0], 0.5, n=10)
+        bootstrap_interval([1.0, 1.0], [0.0, 0.0], 0.5, TinyGauss(), n=10)
 
 
 @pytest.mark.parametrize(
@@ -215,15 +215,15 @@ def test_all_degenerate_is_an_error():
 def test_bad_options(kwargs, match):
     ss, ds = _data()
     with pytest.raises(InputError, match=match):
-        bootstrap_interval(TinyGauss(), ss, ds, 1.0, **kwargs)
+        bootstrap_interval(ss, ds, 1.0, TinyGauss(), **kwargs)
 
 
 def test_bad_scores():
     ss, ds = _data()
     with pytest.raises(InputError, match=r"ss\[1\]"):
-        bootstrap_interval(TinyGauss(), [0.0, np.nan, 1.0], ds, 1.0, n=5)
+        bootstrap_interval([0.0, np.nan, 1.0], ds, 1.0, TinyGauss(), n=5)
     with pytest.raises(InputError, match="scores"):
-        bootstrap_interval(TinyGauss(), ss, ds, [np.inf], n=5)
+        bootstrap_interval(ss, ds, [np.inf], TinyGauss(), n=5)
 
 
 def _coverage(calibrator, n_data=200, n_boot=200, n_cls=100, delta=1.5, x=0.75):
@@ -236,7 +236,7 @@ def _coverage(calibrator, n_data=200, n_boot=200, n_cls=100, delta=1.5, x=0.75):
     hits = 0
     for k in range(n_data):
         ss, ds = rng.normal(delta, 1.0, n_cls), rng.normal(0.0, 1.0, n_cls)
-        iv = bootstrap_interval(calibrator, ss, ds, x, n=n_boot, seed=k)
+        iv = bootstrap_interval(ss, ds, x, calibrator, n=n_boot, seed=k)
         hits += bool(iv.llr_low[0] <= true <= iv.llr_high[0])
     return hits / n_data
 

@@ -10,6 +10,7 @@ that listing the method names (e.g. for ``--help``) stays fast.
 
 from __future__ import annotations
 
+import copy
 import importlib
 import inspect
 from collections.abc import Iterator, Mapping
@@ -32,6 +33,9 @@ _REGISTRY: dict[str, tuple[str, str]] = {
     "scal": ("scal", "SCalCalibrator"),
     "student_t": ("student_t", "StudentTCalibrator"),
 }
+#: The method of a case file without ``[method] calibrator``, of ``forensic-lr calibrate``
+#: without ``--method`` and of every library function that takes a calibrator.
+DEFAULT_CALIBRATOR = "bayes"
 #: Other public names of this package -> their module.
 _EXPORTS = {
     "BaseCalibrator": "base",
@@ -73,6 +77,8 @@ CALIBRATORS: Mapping[str, type[BaseCalibrator]] = _Registry()
 
 __all__ = [
     "CALIBRATORS",
+    "DEFAULT_CALIBRATOR",
+    "as_calibrator",
     "background_only_methods",
     "default_study_methods",
     "extra_inputs",
@@ -131,6 +137,36 @@ def make_calibrator(name: str, **options) -> Calibrator:
     calibrator = CALIBRATORS[name](**options)
     calibrator.check_options()
     return calibrator
+
+
+def as_calibrator(calibrator: str | Calibrator, **options) -> Calibrator:
+    """A new calibrator from a method name (with its options) or a copy of a calibrator object.
+
+    Every function of the library that takes a calibrator takes it either way:
+    ``cross_validated_llr(ss, ds, "logistic")`` is
+    ``cross_validated_llr(ss, ds, make_calibrator("logistic"))``. The object is copied
+    (``copy.deepcopy``), never modified.
+
+    Raises
+    ------
+    InputError
+        An unknown name or option (:func:`make_calibrator`), options given with an object
+        (it carries its own), or an object without ``fit`` and ``llr``.
+    """
+    if isinstance(calibrator, str):
+        return make_calibrator(calibrator, **options)
+    if not (callable(getattr(calibrator, "fit", None))
+            and callable(getattr(calibrator, "llr", None))):
+        raise InputError(
+            f"calibrator must be a method name ({', '.join(_REGISTRY)}) or an object with "
+            f"fit(ss, ds) and llr(scores); got {type(calibrator).__name__}"
+        )
+    if options:
+        raise InputError(
+            f"options {', '.join(sorted(options))} go with a method name; a calibrator object "
+            "carries its own: set them when making it, e.g. make_calibrator(name, **options)"
+        )
+    return copy.deepcopy(calibrator)
 
 
 def default_study_methods() -> tuple[str, ...]:

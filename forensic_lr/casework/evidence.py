@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import inspect
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -20,14 +21,22 @@ from typing import Any, Literal
 
 import numpy as np
 
+from .._checks import sources_pair
 from .._numbers import LN10, signed_log10
-from ..calibration import ELUB, extra_inputs, fit_warnings
+from ..calibration import DEFAULT_CALIBRATOR, ELUB, extra_inputs, fit_warnings
 from ..errors import ForensicLRError, ForensicLRWarning, InputError
 from ..io.scores import orient
 from ..parallel import one_blas_thread
 from ..records import EvidenceEvaluation, EvidenceLR, Interval, MethodResult, jsonable
-from ..resampling import Progress
-from ..uncertainty import LRInterval, bayes_interval, bootstrap_interval, cross_validated_llr
+from ..resampling import DEFAULT_LEVEL, DEFAULT_SEED, Progress
+from ..uncertainty import (
+    DEFAULT_DRAWS,
+    DEFAULT_INTERVAL,
+    LRInterval,
+    bayes_interval,
+    bootstrap_interval,
+    cross_validated_llr,
+)
 from ..validation.method import ElubSource, Method, elub_of, in_sample_bounds
 from .verbal import format_lr
 
@@ -36,8 +45,6 @@ __all__ = [
     "evaluate_unbounded", "limit_to_elub",
 ]
 
-#: Default number of draws per interval kind (bootstrap replicates, posterior samples).
-DEFAULT_DRAWS = {"bootstrap": 1000, "bayes": 4000, "none": 0}
 
 IntervalKind = Literal["bootstrap", "bayes", "none"]
 
@@ -61,23 +68,29 @@ def evaluate_evidence(
     ss,
     ds,
     scores: Sequence[float] | np.ndarray,
+    calibrator=DEFAULT_CALIBRATOR,
     *,
-    calibrator: str = "bayes",
     options: Mapping[str, Any] | None = None,
     extra: Mapping[str, np.ndarray] | None = None,
     direction: str = "higher_is_similar",
-    elub: bool = False,
+    elub: bool = True,
     elub_from: ElubSource = "cross-validated",
     folds: int | None = 5,
-    groups: tuple[np.ndarray, np.ndarray] | None = None,
-    interval: IntervalKind = "bootstrap",
+    ss_sources=None,
+    ds_sources=None,
+    interval: IntervalKind = DEFAULT_INTERVAL,
     n: int | None = None,
-    level: float = 0.95,
-    seed: int = 20261122,
+    level: float = DEFAULT_LEVEL,
+    seed: int = DEFAULT_SEED,
     labels: Sequence[str] | None = None,
     progress: Progress | None = None,
+    groups: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> EvidenceEvaluation:
     """Fit ``calibrator`` on the background and evaluate each evidence score.
+
+    The defaults are those of a case file without ``[method]``, ``[uncertainty]`` and
+    ``[validation]`` sections and of ``forensic-lr calibrate`` without options: the same
+    data give the same record on all three.
 
     Parameters
     ----------
@@ -86,38 +99,47 @@ def evaluate_evidence(
         :func:`forensic_lr.io.load_scores` returns them with the same ``direction``).
     scores : sequence of float
         Evidence scores as measured (``direction`` is applied here).
-    calibrator : str
-        Method name (:data:`forensic_lr.calibration.CALIBRATORS`).
+    calibrator : str or Calibrator
+        Method name (:data:`forensic_lr.calibration.CALIBRATORS`; default
+        :data:`~forensic_lr.calibration.DEFAULT_CALIBRATOR`) or a calibrator made by
+        :func:`~forensic_lr.calibration.make_calibrator` (its options and extra inputs are
+        read from it: :meth:`~forensic_lr.validation.method.Method.of`).
     options : mapping, optional
-        Calibrator options, e.g. ``{"equal_variance": True}``.
+        Calibrator options with a method name, e.g. ``{"equal_variance": True}``.
     extra : mapping, optional
         Extra score inputs the method declares (``suspect_ss``, ``unlabelled``), already
         score-like.
     direction : {"higher_is_similar", "lower_is_similar"}
-        Direction of the evidence scores.
+        Direction of the evidence scores (a case file's ``[evidence] score_direction``).
     elub : bool
-        Limit the reported LRs (and their interval) to the ELUB bounds [1]_.
+        Limit the reported LRs (and their interval) to the ELUB bounds [1]_ (default on,
+        as in a case).
     elub_from : {"cross-validated", "in-sample"}
         The LLRs the ELUB bounds come from: the out-of-fold LLRs of the method's
-        cross-validation with ``folds``, ``seed`` and ``groups`` (default), or those of the
-        model fitted on all background scores at its own training scores (lir's rule).
+        cross-validation with ``folds``, ``seed`` and the sources (default), or those of
+        the model fitted on all background scores at its own training scores (lir's rule).
     folds : int or None
-        Folds of that cross-validation (None with ``groups``: leave one source out).
-    groups : (ss_sources, ds_sources), optional
+        Folds of that cross-validation (None with sources: leave one source out).
+    ss_sources, ds_sources : array_like, optional
         Source ids per background trial: the folds are then by source.
     interval : {"bootstrap", "bayes", "none"}
         Bootstrap of the unbounded method (refits on resampled background), the posterior
         credible interval (methods with ``posterior``: ``bayes``), or none.
     n : int, optional
-        Replicates or posterior draws (default :data:`DEFAULT_DRAWS`).
+        Replicates or posterior draws (default
+        :data:`~forensic_lr.uncertainty.DEFAULT_DRAWS`).
     level : float
         Interval level.
     seed : int
-        Seed of the interval's random draws and of the fold shuffles.
+        Seed of the interval's random draws and of the fold shuffles (default
+        :data:`~forensic_lr.resampling.DEFAULT_SEED`, that of a case).
     labels : sequence of str, optional
         A name per evidence score, used in warnings (default: the score itself).
     progress : callable(done, total), optional
         Called during the bootstrap.
+    groups : (ss_sources, ds_sources), optional
+        Deprecated spelling of ``ss_sources`` and ``ds_sources``
+        (:class:`DeprecationWarning`).
 
     Returns
     -------
@@ -144,28 +166,26 @@ def evaluate_evidence(
        likelihood ratios outputted by LR systems are often based on extrapolation:
        when to stop extrapolating?, Science & Justice 56 (2016) 482-491.
     """
-    return evaluate_evidence_full(
-        ss, ds, scores, calibrator=calibrator, options=options, extra=extra,
-        direction=direction, elub=elub, elub_from=elub_from, folds=folds, groups=groups,
-        interval=interval, n=n, level=level, seed=seed, labels=labels, progress=progress,
-    ).record
+    return _evaluate(**locals()).record  # locals() here: exactly the arguments
 
 
-def evaluate_evidence_full(
-    ss,
-    ds,
-    scores,
-    *,
-    folds: int | None = 5,
-    groups: tuple[np.ndarray, np.ndarray] | None = None,
-    labels: Sequence[str] | None = None,
-    **kwargs: Any,
-) -> EvaluatedEvidence:
-    """:func:`evaluate_evidence` with the fitted calibrators (keywords as there).
+def evaluate_evidence_full(*args: Any, **kwargs: Any) -> EvaluatedEvidence:
+    """:func:`evaluate_evidence` with the fitted calibrators beside its record.
 
-    :func:`evaluate_unbounded`, then the ELUB bounds of the method's cross-validated LLRs
-    (or in-sample ones, ``elub_from``) applied by :func:`limit_to_elub`.
+    Takes the arguments of :func:`evaluate_evidence`, with the same defaults, and returns
+    the :class:`EvaluatedEvidence` whose ``record`` that function returns.
     """
+    bound = inspect.signature(evaluate_evidence).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return _evaluate(**bound.arguments)
+
+
+def _evaluate(*, ss, ds, scores, folds, ss_sources, ds_sources, groups, labels,
+              **kwargs: Any) -> EvaluatedEvidence:
+    """:func:`evaluate_unbounded`, then the ELUB bounds of the method's cross-validated LLRs
+    (or in-sample ones, ``elub_from``) applied by :func:`limit_to_elub`."""
+    groups = sources_pair(ss_sources, ds_sources, groups, function="evaluate_evidence",
+                          stacklevel=4)
     evaluated = evaluate_unbounded(ss, ds, scores, **kwargs)
     method = evaluated.method
     ss, ds = np.asarray(ss, dtype=np.float64), np.asarray(ds, dtype=np.float64)
@@ -175,8 +195,10 @@ def evaluate_evidence_full(
     try:
         with warnings.catch_warnings():  # the fold fits repeat the fit's own warnings
             warnings.simplefilter("ignore")
+            ss_src, ds_src = (None, None) if groups is None else groups
             bounds = elub_of(*cross_validated_llr(
-                ss, ds, method.unfitted(), folds, evaluated.record.seed, groups=groups))
+                ss, ds, method.unfitted(), folds, evaluated.record.seed,
+                ss_sources=ss_src, ds_sources=ds_src))
     except ForensicLRError as exc:  # e.g. a fold the method cannot fit
         text = (f"the ELUB bounds could not be computed, because the cross-validation "
                 f"failed: {exc}")
@@ -192,17 +214,17 @@ def evaluate_unbounded(
     ss,
     ds,
     scores,
+    calibrator=DEFAULT_CALIBRATOR,
     *,
-    calibrator: str = "bayes",
     options: Mapping[str, Any] | None = None,
     extra: Mapping[str, np.ndarray] | None = None,
     direction: str = "higher_is_similar",
-    elub: bool = False,
+    elub: bool = True,
     elub_from: ElubSource = "cross-validated",
-    interval: IntervalKind = "bootstrap",
+    interval: IntervalKind = DEFAULT_INTERVAL,
     n: int | None = None,
-    level: float = 0.95,
-    seed: int = 20261122,
+    level: float = DEFAULT_LEVEL,
+    seed: int = DEFAULT_SEED,
     progress: Progress | None = None,
 ) -> EvaluatedEvidence:
     """The model's LR of each score and its interval, before any bound (keywords as
@@ -212,14 +234,14 @@ def evaluate_unbounded(
     Computed with one BLAS thread (:func:`~forensic_lr.parallel.one_blas_thread`): the same
     bits on every machine, from ``calibrate`` as from ``run``, whose stages run so.
     """
-    options, extra = dict(options or {}), dict(extra or {})
+    method = Method.of(calibrator, options, extra, elub=bool(elub), elub_from=elub_from)
+    calibrator, options, extra = method.calibrator, dict(method.options), dict(method.extra)
     _check_extra(calibrator, options, extra)
     if interval not in DEFAULT_DRAWS:
         raise InputError(f"interval must be bootstrap, bayes or none; got {interval!r}")
     if elub_from not in ("cross-validated", "in-sample"):
         raise InputError(f"elub_from must be cross-validated or in-sample; got {elub_from!r}")
     n = DEFAULT_DRAWS[interval] if n is None else int(n)
-    method = Method(calibrator, options, extra, elub=bool(elub), elub_from=elub_from)
     base = method.unfitted()
     if interval == "bayes" and not type(base).posterior:
         raise InputError(
@@ -243,7 +265,7 @@ def evaluate_unbounded(
         _refuse_nan(llr, raw, calibrator, orient(np.concatenate([ss, ds]), direction))
         iv = None
         if interval == "bootstrap":
-            iv = bootstrap_interval(base, ss, ds, x, n=n, level=level, seed=seed,
+            iv = bootstrap_interval(ss, ds, x, base, n=n, level=level, seed=seed,
                                     progress=progress)
         elif interval == "bayes":
             iv = bayes_interval(inner, x, n=n, level=level, seed=seed)

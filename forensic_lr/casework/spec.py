@@ -32,12 +32,19 @@ from pydantic import (
     model_validator,
 )
 
-from ..calibration import extra_inputs
+from ..calibration import DEFAULT_CALIBRATOR, extra_inputs
 from ..errors import InputError, excerpt
 from ..io.paths import input_file, input_folder, resolve_path
 from ..limits import LIMITS, check_settings_sizes
 from ..records import CaseDetails, CaseInfo, LabInfo, Propositions, ScoreDirection, ScoringSystem
-from ..resampling import DEFAULT_SEED, LEVEL_RANGE, MIN_REPLICATES
+from ..resampling import (
+    DEFAULT_DRAWS,
+    DEFAULT_INTERVAL,
+    DEFAULT_LEVEL,
+    DEFAULT_SEED,
+    LEVEL_RANGE,
+    MIN_REPLICATES,
+)
 from .case_template import case_template as case_template  # re-exported (forensic-lr init)
 from .profile import apply_profile
 from .schema import BEYOND_BACKGROUND as BEYOND_BACKGROUND  # re-exported
@@ -200,7 +207,7 @@ class Method(_Section):
     scores).
     """
 
-    calibrator: str = "bayes"
+    calibrator: str = DEFAULT_CALIBRATOR
     options: dict[str, float | int | bool | str] = Field(default_factory=dict)
     elub: StrictBool = True
     elub_from: Literal["cross-validated", "in-sample"] = "cross-validated"
@@ -228,12 +235,25 @@ class Method(_Section):
 
 
 class Uncertainty(_Section):
-    """``[uncertainty]``: how the interval around the LR is computed."""
+    """``[uncertainty]``: how the interval around the LR is computed.
 
-    method: Literal["bootstrap", "bayes", "none"] = "bootstrap"
-    level: StrictFloat = Field(default=0.95, gt=LEVEL_RANGE[0], lt=LEVEL_RANGE[1])
-    n: StrictInt = Field(default=1000, ge=MIN_REPLICATES, le=LIMITS["replicates"].most)
+    Without ``n``: the library's default draws of the interval kind (1000 bootstrap
+    replicates, 4000 posterior draws), as ``forensic-lr calibrate`` and
+    :func:`~forensic_lr.casework.evaluate_evidence` use.
+    """
+
+    method: Literal["bootstrap", "bayes", "none"] = DEFAULT_INTERVAL
+    level: StrictFloat = Field(default=DEFAULT_LEVEL, gt=LEVEL_RANGE[0], lt=LEVEL_RANGE[1])
+    n: StrictInt = Field(default=DEFAULT_DRAWS[DEFAULT_INTERVAL], ge=MIN_REPLICATES,
+                         le=LIMITS["replicates"].most)
     seed: StrictInt = Field(default=DEFAULT_SEED, ge=0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _draws_of_the_kind(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "n" not in data and data.get("method") == "bayes":
+            return {**data, "n": DEFAULT_DRAWS["bayes"]}
+        return data
 
 
 class Validation(_Section):

@@ -2,15 +2,18 @@
 
 A thin face over :func:`forensic_lr.casework.evaluate_evidence`, the code that also
 evaluates the evidence of ``forensic-lr run``: the same inputs, method, ELUB setting,
-interval, level and seed give the same numbers on both.
+interval, level and seed give the same numbers on both, and the defaults are a case's
+(method, ELUB on, bootstrap interval, level, seed, folds), so ``calibrate`` without
+options prints what a case without ``[method]`` section reports for the same data.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from ..calibration import extra_inputs, make_calibrator, method_names
+from ..calibration import DEFAULT_CALIBRATOR, extra_inputs, make_calibrator, method_names
 from ..errors import InputError
+from ..resampling import DEFAULT_INTERVAL, DEFAULT_LEVEL, DEFAULT_SEED
 from .common import (
     EXIT_OK,
     add_table_options,
@@ -30,8 +33,10 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--ss", required=True, metavar="FILE", help="same-source (Hp true) scores")
     p.add_argument("--ds", required=True, metavar="FILE", help="different-source (Hd true) scores")
-    p.add_argument("--method", "--calibrator", dest="method", required=True,
-                   choices=method_names(), help="calibration method (--calibrator: same)")
+    p.add_argument("--method", "--calibrator", dest="method", default=DEFAULT_CALIBRATOR,
+                   choices=method_names(),
+                   help=f"calibration method (default {DEFAULT_CALIBRATOR}, as a case file "
+                   "without [method]; --calibrator: same)")
     for key, (spec, method) in extra_inputs().items():  # as the calibrators declare them
         p.add_argument(spec.flag, dest=key, metavar="FILE", help=f"{spec.help} ("
                        f"{'required by' if spec.required else 'only with'} --method {method})")
@@ -43,9 +48,13 @@ def add_parser(sub) -> None:
         "--option", action="append", default=[], metavar="KEY=VALUE",
         help="calibrator option, e.g. equal_variance=true (repeatable)",
     )
-    p.add_argument("--elub", action="store_true",
+    p.add_argument("--elub", dest="elub", action="store_true", default=True,
                    help="limit the LRs to the empirical lower and upper bounds (ELUB, "
-                   "Vergeer et al. 2016) of the cross-validated LRs (--folds, --seed)")
+                   "Vergeer et al. 2016) of the cross-validated LRs (--folds, --seed): the "
+                   "default, as in a case")
+    p.add_argument("--no-elub", dest="elub", action="store_false",
+                   help="report the model's LRs unlimited (each LR beyond the ELUB bounds "
+                   "gets a warning), as a case with [method] elub = false")
     p.add_argument("--elub-from", choices=("cross-validated", "in-sample"),
                    default="cross-validated",
                    help="the LRs the ELUB comes from: the cross-validated LRs of the "
@@ -55,15 +64,18 @@ def add_parser(sub) -> None:
                    help="folds of the cross-validation behind the ELUB (default 5); with "
                    "source columns the folds are by source and 0 means leave-one-source-out")
     p.add_argument(
-        "--interval", choices=("bootstrap", "bayes", "none"), default="bootstrap",
-        help="interval for the LR (default: bootstrap; bayes needs --method bayes)",
+        "--interval", choices=("bootstrap", "bayes", "none"), default=DEFAULT_INTERVAL,
+        help=f"interval for the LR (default: {DEFAULT_INTERVAL}; bayes needs --method bayes)",
     )
-    p.add_argument("--level", type=float, default=0.95, help="interval level (default 0.95)")
+    p.add_argument("--level", type=float, default=DEFAULT_LEVEL,
+                   help=f"interval level (default {DEFAULT_LEVEL})")
     p.add_argument(
         "--n", type=int, default=None,
         help="bootstrap replicates (default 1000) or posterior draws (default 4000)",
     )
-    p.add_argument("--seed", type=seed_value, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=seed_value, default=DEFAULT_SEED,
+                   help=f"seed of the interval's draws and of the folds behind the ELUB "
+                   f"(default {DEFAULT_SEED}, a case file's)")
     p.add_argument(
         "--direction", choices=("higher_is_similar", "lower_is_similar"),
         default="higher_is_similar", help="score direction of all scores (default higher)",
@@ -72,6 +84,10 @@ def add_parser(sub) -> None:
     add_table_options(p, columns=False)
     p.add_argument("--column", metavar="NAME|N",
                    help="the score column of every score file, by header name or position")
+    p.add_argument("--source-column", metavar="NAME|N",
+                   help="the source-id column of the background files (default: a 'source' "
+                   "or 'source_a,source_b' column when there is one): the folds behind the "
+                   "ELUB are then by source, as in validate and in a case")
     p.set_defaults(func=run)
 
 
@@ -96,12 +112,11 @@ def evaluation(args: argparse.Namespace):
         for key in extra_inputs()
         if (path := getattr(args, key)) is not None
     }
-    groups = (data.ss_sources, data.ds_sources) if data.has_sources else None
     return evaluate_evidence(
-        data.ss, data.ds, as_score_array(args.score, "--score"), calibrator=args.method,
+        data.ss, data.ds, as_score_array(args.score, "--score"), args.method,
         options=options, extra=extra, direction=args.direction, elub=args.elub,
-        elub_from=args.elub_from, groups=groups,
-        folds=None if groups is not None and args.folds == 0 else args.folds,
+        elub_from=args.elub_from, ss_sources=data.ss_sources, ds_sources=data.ds_sources,
+        folds=None if data.has_sources and args.folds == 0 else args.folds,
         interval=args.interval, n=args.n, level=args.level, seed=args.seed,
         progress=progress_bar("bootstrap", args) if args.interval == "bootstrap" else None,
     )
@@ -110,8 +125,9 @@ def evaluation(args: argparse.Namespace):
 def as_json(record) -> dict:
     """The JSON of ``calibrate --json``: the method, each score's LR and the ELUB bounds.
 
-    ``elub`` gives the bounds applied (None without ``--elub``); ``elub_supported`` the
+    ``elub`` gives the bounds applied (None with ``--no-elub``); ``elub_supported`` the
     bounds the background supports either way; ``elub_from`` the LRs they come from.
+    The shape is documented in ``docs/user/calibrate.md``.
     """
     m = record.method
     supported = None

@@ -20,13 +20,19 @@ from typing import Any, Literal
 import numpy as np
 
 from .._numbers import LN10
-from ..calibration import calibration_checks, make_calibrator
+from ..calibration import (
+    CALIBRATORS,
+    calibration_checks,
+    extra_inputs,
+    make_calibrator,
+    options_of,
+)
 from ..calibration.elub import elub_bounds_log10
-from ..errors import ForensicLRError, ForensicLRWarning
+from ..errors import ForensicLRError, ForensicLRWarning, InputError
 from ..metrics import evaluate_llrs
 from ..metrics.catalogue import metric
 from ..records import ValidationResult
-from ..resampling import Progress, source_codes
+from ..resampling import DEFAULT_LEVEL, DEFAULT_SEED, Progress, source_codes
 from ..uncertainty import cross_validated_llr
 from .bootstrap import bootstrap_metrics
 from .criteria import CriteriaRule, check_criteria
@@ -68,6 +74,47 @@ class Method:
     elub: bool = False
     elub_from: ElubSource = "cross-validated"
 
+    @classmethod
+    def of(cls, calibrator, options: Mapping[str, Any] | None = None,
+           extra: Mapping[str, np.ndarray] | None = None, *, elub: bool = True,
+           elub_from: ElubSource = "cross-validated") -> Method:
+        """The method of a name (with ``options`` and ``extra``) or of a calibrator object.
+
+        An object made by :func:`~forensic_lr.calibration.make_calibrator` (or its class)
+        carries its options and extra inputs: they are read back (the options that differ
+        from their defaults), so that ``"gaussian"`` with ``{"equal_variance": True}`` and
+        ``make_calibrator("gaussian", equal_variance=True)`` are the same method.
+
+        Raises
+        ------
+        InputError
+            An object that is not one of this package's calibrators (a case records
+            its method by name and options), or options given beside an object.
+        """
+        if isinstance(calibrator, str):
+            return cls(calibrator, dict(options or {}), dict(extra or {}), elub=elub,
+                       elub_from=elub_from)
+        name = getattr(calibrator, "name", None)
+        if name not in CALIBRATORS or type(calibrator) is not CALIBRATORS[name]:
+            raise InputError(
+                f"the calibrator must be a method name ({', '.join(CALIBRATORS)}) or an "
+                f"object made by make_calibrator; got {type(calibrator).__name__} (an own "
+                "calibrator works with cross_validated_llr and bootstrap_interval)"
+            )
+        if options or extra:
+            raise InputError("options and extra inputs go with a method name; a calibrator "
+                             "object carries its own (make_calibrator(name, **options))")
+        declared = extra_inputs()
+        own, inputs = {}, {}
+        for key, default in options_of(name).items():
+            value = getattr(calibrator, key)
+            if key in declared:
+                if value is not None:
+                    inputs[key] = value
+            elif not (type(value) is type(default) and value == default):
+                own[key] = value
+        return cls(name, own, inputs, elub=elub, elub_from=elub_from)
+
     def unfitted(self):
         """A new, unfitted calibrator of this method (never bounded: the bound is applied
         to its output, see :func:`forensic_lr.casework.evaluate_evidence`)."""
@@ -96,11 +143,11 @@ def validate_method(
     method: Method,
     *,
     folds: int | None = 5,
-    seed: int = 0,
+    seed: int = DEFAULT_SEED,
     groups: tuple[np.ndarray, np.ndarray] | None = None,
     criteria=None,
     criteria_rule: CriteriaRule = "estimate_and_bound",
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     intervals: Mapping[str, Any] | None = None,
     progress: Progress | None = None,
 ) -> MethodValidation:
@@ -154,8 +201,10 @@ def validate_method(
     """
     with warnings.catch_warnings(record=True) as in_folds:
         warnings.simplefilter("always", ForensicLRWarning)
+        ss_src, ds_src = (None, None) if groups is None else groups
         ss_llr, ds_llr = cross_validated_llr(ss, ds, method.unfitted(), folds, seed,
-                                             groups=groups, progress=progress)
+                                             ss_sources=ss_src, ds_sources=ds_src,
+                                             progress=progress)
     fold_texts = _our_texts(in_folds)
     elub = elub_of(ss_llr, ds_llr)
     validation = validate_llrs(

@@ -86,7 +86,8 @@ def _loso_by_hand(ss, ds, ss_src, ds_src, relevance):
 
 def _cv(ss, ds, ss_src, ds_src, relevance=8.0, folds=None, seed=0, suspect=(0.0, 1.0, 2.0)):
     cal = make_calibrator("suspect_map", suspect_ss=np.array(suspect), relevance=relevance)
-    return cross_validated_llr(ss, ds, cal, folds=folds, seed=seed, groups=(ss_src, ds_src))
+    return cross_validated_llr(ss, ds, cal, folds=folds, seed=seed, ss_sources=ss_src,
+                               ds_sources=ds_src)
 
 
 @pytest.mark.parametrize("relevance", [8.0, 0.5, 0.0])
@@ -158,7 +159,8 @@ def test_no_trial_both_adapts_the_model_and_is_scored_by_it(seed, which, shift):
 def test_elub_wrapped_method_bounds_the_per_source_llrs():
     ss, ds, ss_src, ds_src = _background(6)
     cal = make_calibrator("suspect_map", suspect_ss=np.array([0.0, 1.0]), relevance=8.0)
-    bounded = cross_validated_llr(ss, ds, ELUB(cal), folds=None, groups=(ss_src, ds_src))
+    bounded = cross_validated_llr(ss, ds, ELUB(cal), folds=None, ss_sources=ss_src,
+                                  ds_sources=ds_src)
     raw = _cv(ss, ds, ss_src, ds_src, suspect=(0.0, 1.0))
     splits = source_folds(ss_src, ds_src, folds=None)
     for split in splits:  # each split clipped to the bounds of ELUB fitted on its training

@@ -218,12 +218,12 @@ def test_bootstrap_and_folds_refit_with_the_suspect_scores(suspect_run):
     relevance = spec.method.options["relevance"]
     loso = cross_validated_llr(
         ss, ds, make_calibrator("suspect_map", suspect_ss=suspect, relevance=relevance),
-        folds=None, groups=(data.ss_sources, data.ds_sources))
+        folds=None, ss_sources=data.ss_sources, ds_sources=data.ds_sources)
     np.testing.assert_array_equal(loso[0], suspect_run.ss_llr_cv)
     np.testing.assert_array_equal(loso[1], suspect_run.ds_llr_cv)
     # not the population model's (gaussian) out-of-fold LLRs
     pop_ss, _ = cross_validated_llr(ss, ds, make_calibrator("gaussian"), folds=None,
-                                    groups=(data.ss_sources, data.ds_sources))
+                                    ss_sources=data.ss_sources, ds_sources=data.ds_sources)
     assert not np.allclose(pop_ss, suspect_run.ss_llr_cv)
 
 

@@ -72,8 +72,7 @@ def test_calibrate_and_run_give_the_same_evidence_numbers(background, tmp_path, 
             "--method", method, "--interval", interval, "--n", "100", "--level", "0.9",
             "--seed", "7", "--folds", "3", "--json"]
     argv += [a for s in SCORES for a in ("--score", str(s))]
-    if elub:
-        argv.append("--elub")
+    argv.append("--elub" if elub else "--no-elub")
     if method in EXTRA:
         key, flag = EXTRA[method]
         argv += [flag, str(background / f"{key}.csv")]

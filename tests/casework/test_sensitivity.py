@@ -52,7 +52,7 @@ def _run(spec):
 def _calibrate(capsys, folder, method, scores, *, elub, direction="higher_is_similar"):
     argv = ["calibrate", "--ss", str(folder / "ss.csv"), "--ds", str(folder / "ds.csv"),
             "--method", method, "--interval", "none", "--direction", direction, "--json"]
-    argv += ["--elub"] if elub else []
+    argv += ["--elub"] if elub else ["--no-elub"]
     for s in scores:
         argv += ["--score", repr(s)]
     assert cli.main(argv) == 0

@@ -72,6 +72,7 @@ def test_calibrate_json_structure_and_values(capsys, files):
         "7",
         "--level",
         "0.9",
+        "--no-elub",
     )
     assert {"method", "params", "results", "elub", "warnings"} <= set(out)
     assert out["method"] == "gaussian" and out["elub"] is None
@@ -79,7 +80,7 @@ def test_calibrate_json_structure_and_values(capsys, files):
     x = np.array([1.0, 2.5])
     # closed form: ML normal densities, LLR = log N(x; mean_ss, sd_ss) - log N(x; mean_ds, sd_ds)
     expected = norm.logpdf(x, ss.mean(), ss.std()) - norm.logpdf(x, ds.mean(), ds.std())
-    iv = bootstrap_interval(make_calibrator("gaussian"), ss, ds, x, n=200, level=0.9, seed=7)
+    iv = bootstrap_interval(ss, ds, x, make_calibrator("gaussian"), n=200, level=0.9, seed=7)
     for i, r in enumerate(out["results"]):
         assert {"score", "llr", "log10_lr", "lr", "interval"} <= set(r)
         assert r["score"] == x[i]
@@ -347,6 +348,7 @@ def test_calibrate_lr_overflow_is_null_in_json_but_llr_finite(capsys, files):
         "1e4",
         "--interval",
         "none",
+        "--no-elub",  # the model's own LLR, unlimited
     )
     r = out["results"][0]
     # closed form: equal-variance LLR = (m1 - m0) / v * (x - (m1 + m0) / 2), v = mean of ML vars

@@ -121,7 +121,8 @@ def test_cross_validation_reports_each_fold():
     calls.clear()
     sources = (np.repeat(np.arange(10), 3), np.repeat(np.arange(10, 30), 2))
     cross_validated_llr(rng.normal(2, 1, 30), rng.normal(0, 1, 40), make_calibrator("gaussian"),
-                        folds=5, groups=sources, progress=lambda d, t: calls.append((d, t)))
+                        folds=5, ss_sources=sources[0], ds_sources=sources[1],
+                        progress=lambda d, t: calls.append((d, t)))
     assert calls[-1][0] == calls[-1][1] and [d for d, _ in calls] == sorted(
         d for d, _ in calls)
 

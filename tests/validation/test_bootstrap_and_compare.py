@@ -330,7 +330,8 @@ def test_cross_validated_llr_by_source_matches_direct_fits():
     rng = np.random.default_rng(11)
     ss, ds, ss_src, ds_src = _clustered(rng, n_sources=8, per=4)
     cal = make_calibrator("gaussian")
-    out_ss, out_ds = cross_validated_llr(ss, ds, cal, folds=None, groups=(ss_src, ds_src))
+    out_ss, out_ds = cross_validated_llr(ss, ds, cal, folds=None, ss_sources=ss_src,
+                                         ds_sources=ds_src)
     for i in (0, 13):
         src = ss_src[i]
         keep_ss = ss_src != src
