@@ -634,26 +634,26 @@ def calibrate_json(body: dict[str, Any]) -> dict[str, Any]:
 
     Keys: ``ss``, ``ds``, ``scores`` (lists of numbers) and calibrate's options under the
     same names and defaults (``method``, ``options``, ``elub``, ``elub_from``, ``folds``,
-    ``interval``, ``level``, ``n``, ``seed``, ``direction``); ``method`` is required as on
-    the command line.
+    ``interval``, ``level``, ``n``, ``seed``, ``direction``): those of a case file, so an
+    empty set of options gives what a case without ``[method]`` reports.
     """
     import argparse
 
+    from ..calibration import DEFAULT_CALIBRATOR
     from ..casework import evaluate_evidence
     from ..cli.calibrate import as_json
     from ..io.scores import orient
-    from ..resampling import check_interval_options
+    from ..resampling import DEFAULT_INTERVAL, DEFAULT_LEVEL, DEFAULT_SEED, check_interval_options
 
-    defaults = {"method": None, "options": {}, "elub": False, "elub_from": "cross-validated",
-                "folds": 5, "interval": "bootstrap", "level": 0.95, "n": None, "seed": 0,
+    defaults = {"method": DEFAULT_CALIBRATOR, "options": {}, "elub": True,
+                "elub_from": "cross-validated", "folds": 5, "interval": DEFAULT_INTERVAL,
+                "level": DEFAULT_LEVEL, "n": None, "seed": DEFAULT_SEED,
                 "direction": "higher_is_similar"}
     unknown = sorted(set(body) - {*defaults, "ss", "ds", "scores"})
     if unknown:
         raise InputError(f"unknown key(s) {unknown}; use ss, ds, scores and "
                          f"{', '.join(defaults)}")
     args = argparse.Namespace(**{**defaults, **{k: v for k, v in body.items() if k in defaults}})
-    if args.method is None:
-        raise InputError("method: required (e.g. \"gaussian\"), as calibrate's --method")
     arrays = {}
     for key in ("ss", "ds", "scores"):
         values = body.get(key)

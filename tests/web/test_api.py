@@ -286,12 +286,18 @@ def test_api_lr_equals_calibrate_json(client, bearer, tmp_path, capsys):
                  "--score", "3.0", "--elub", "--n", "200", "--seed", "7", "--folds", "3",
                  "--json"]) == 0
     assert r.json() == json.loads(capsys.readouterr().out)
+    # no options: calibrate's defaults, which are a case file's
+    r = client.post("/api/lr", json={"ss": ss, "ds": ds, "scores": [3.0], "n": 100},
+                    headers=bearer)
+    assert main(["calibrate", "--ss", str(tmp_path / "ss.csv"), "--ds",
+                 str(tmp_path / "ds.csv"), "--score", "3.0", "--n", "100", "--json"]) == 0
+    assert r.json() == json.loads(capsys.readouterr().out)
 
 
 def test_api_lr_refuses_bad_bodies(client, bearer):
     good = {"ss": [1, 2, 3], "ds": [0, 1, -1], "scores": [1.5], "method": "gaussian"}
     for bad in ({**good, "ss": []}, {**good, "ds": ["a"]}, {**good, "bogus": 1},
-                {k: v for k, v in good.items() if k != "method"}, {**good, "level": 2}):
+                {**good, "method": "svm"}, {**good, "level": 2}):
         r = client.post("/api/lr", json=bad, headers=bearer)
         assert r.status_code == 422, bad
     separated = {**good, "method": "logistic"}  # the library's own error: no finite fit
