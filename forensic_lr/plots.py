@@ -6,6 +6,18 @@ Each figure function (:func:`tippett`, :func:`det`, :func:`ape`, :func:`ece`, :f
 in one Figure of subplots) or, with ``ax=None``, into a new
 :class:`matplotlib.figure.Figure` in the package style, and returns the Figure.
 
+The figures of one system's LLRs (:func:`tippett`, :func:`ape`, :func:`ece`, :func:`det`,
+:func:`roc`, :func:`pav`, :func:`llr_histogram`, :func:`score_densities`) also take
+``label=`` (the system's name, put before each of its legend entries), ``color=`` (one
+colour for all its lines; the different-source lines, which have their own colour by
+default, are then dashed) and further keyword arguments of matplotlib's ``Line2D`` (or
+``stairs`` for histograms) for its lines, so that two systems can share one Axes::
+
+    fig = plots.tippett(old_ss, old_ds, label="old", color="tab:blue")
+    plots.tippett(new_ss, new_ds, label="new", color="tab:orange", ax=fig.axes[0])
+
+A reference line (LR = 1, y = x) that is already in the Axes is not drawn again.
+
 Nothing here selects a matplotlib backend or uses :mod:`matplotlib.pyplot`: importing the
 package leaves a notebook's inline plotting as it was. Figures are built directly as
 ``Figure`` objects and rendered by :func:`to_svg` through matplotlib's SVG canvas. The
@@ -32,7 +44,7 @@ import matplotlib.style
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from scipy.special import ndtri
+from scipy.special import ndtr, ndtri
 
 from . import metrics
 from ._checks import check_pair
@@ -118,21 +130,32 @@ ELUB_COLOUR = "#7b3f99"
 
 
 # ------------------------------------------------------------------------ canvas and legend
+#: The Figures made here (weak: they leave with their last reference).
+_OWN_FIGURES: weakref.WeakSet = weakref.WeakSet()
+
+
 @contextlib.contextmanager
 def _axes(ax: Axes | None) -> Iterator[tuple[Axes, bool]]:
     """Yield ``(axes, own)``: the caller's Axes, or a new Figure's in the package style.
 
-    The style is applied (:func:`_package_style`) only while a new Figure is drawn (every
-    setting is restored on exit); a caller's Axes keep the caller's style.
+    The style is applied (:func:`_package_style`) only while a Figure of ours is drawn
+    (every setting is restored on exit); a caller's Axes keep the caller's style. The Axes
+    of a Figure made here (a second system drawn into the first one's Figure) count as
+    our own: its legend below the axes is made again with every entry, and refitted.
     """
-    if ax is not None:
+    if ax is not None and ax.figure not in _OWN_FIGURES:
         yield ax, False
         return
     with _package_style(_STYLE):
-        fig = Figure(figsize=_SIZE)
-        yield fig.add_subplot(), True
-        _fix_tick_labels(fig)
-        _fit(fig)
+        if ax is None:
+            fig = Figure(figsize=_SIZE)
+            _OWN_FIGURES.add(fig)
+            ax = fig.add_subplot()
+        for legend in list(ax.figure.legends):  # made again, with every system's entries
+            legend.remove()
+        yield ax, True
+        _fix_tick_labels(ax.figure)
+        _fit(ax.figure)
 
 
 _PAD = 4.0 / 72.0  # inches between the drawing and the figure's edge, and above the legend
@@ -234,6 +257,26 @@ def _legend(ax: Axes, own: bool, extra: Axes | None = None) -> None:
             loc="outside lower center" if engine else "lower center",
             ncols=min(columns, len(texts)), frameon=False, borderaxespad=0.0,
         )
+
+
+def _named(label: str | None, text: str) -> str:
+    """A system's legend entry: ``text``, or ``"label: text"`` when the system is named."""
+    return f"{label}: {text}" if label else text
+
+
+def _class_styles(color: str | None, line: dict) -> tuple[dict, dict]:
+    """Styles of a system's same-source and different-source lines: the class colours by
+    default; with ``color``, both in it and the different-source line dashed (unless
+    ``line`` sets a line style). ``line``: the caller's matplotlib keywords, on both."""
+    if color is None:
+        return {"color": SS_COLOUR, **line}, {"color": DS_COLOUR, **line}
+    return {"color": color, **line}, {"color": color, "linestyle": "--", **line}
+
+
+def _missing(ax: Axes, label: str) -> bool:
+    """Whether no artist of ``ax`` has the legend entry ``label`` (a reference line drawn
+    for one system is not drawn again for a second one on the same Axes)."""
+    return label not in ax.get_legend_handles_labels()[1]
 
 
 def _mark(ax: Axes, x: float | None, label: str) -> None:
@@ -495,7 +538,7 @@ def _svg_of(figure_function: Callable[..., Figure], name: str) -> Callable[..., 
 def tippett(
     ss_llr, ds_llr, *, case_log10_lr: float | Sequence[float] | None = None, kind: str = "I",
     elub_log10: tuple[float, float] | None = None, case_labels: Sequence[str] | None = None,
-    ax: Axes | None = None,
+    label: str | None = None, color: str | None = None, ax: Axes | None = None, **line,
 ) -> Figure:
     """Tippett plot of SS and DS log10 LRs.
 
@@ -520,8 +563,17 @@ def tippett(
         ELUB bounds in log10 LR, marked by dotted lines.
     case_labels : sequence of str, optional
         The comparisons' labels, one per value of ``case_log10_lr``.
+    label : str, optional
+        The system's name, put before each of its legend entries (``"old: ..."``).
+    color : str, optional
+        One colour for all of this system's lines (the different-source curve dashed); default the
+        class colours.
+    **line
+        Further matplotlib keywords for this system's lines (``linestyle``,
+        ``linewidth``, ``alpha``, ...).
     ax : matplotlib Axes, optional
-        Draw here; default a new Figure.
+        Draw here; default a new Figure. A second system drawn into the same Axes shares
+        its reference lines.
 
     Returns
     -------
@@ -546,17 +598,19 @@ def tippett(
         raise InputError(f"Tippett kind must be 'I' or 'II', got {kind!r}")
     data = metrics.tippett(ss_llr, ds_llr)
     ss, ds = check_pair(ss_llr, ds_llr)
+    ss_style, ds_style = _class_styles(color, line)
     with _axes(ax) as (ax, own):
         x = data.log10_lr
         if kind == "I":
-            ax.step(x, data.ss_prop_ge, where="pre", color=SS_COLOUR,
-                    label="same source: LR >= x")
+            ax.step(x, data.ss_prop_ge, where="pre", label=_named(label, "same source: LR >= x"),
+                    **ss_style)
         else:
             ss10 = np.sort(ss * _LOG10_E)
             ss_le = np.searchsorted(ss10, x, side="right") / ss10.size
-            ax.step(x, ss_le, where="post", color=SS_COLOUR, label="same source: LR <= x")
-        ax.step(x, data.ds_prop_ge, where="pre", color=DS_COLOUR,
-                label="different source: LR >= x")
+            ax.step(x, ss_le, where="post", label=_named(label, "same source: LR <= x"),
+                    **ss_style)
+        ax.step(x, data.ds_prop_ge, where="pre", label=_named(label, "different source: LR >= x"),
+                **ds_style)
         ax.axvline(0, color=REF_COLOUR, linewidth=0.8)
         _mark_elub(ax, elub_log10)
         marks = case_marks(case_log10_lr, case_labels, "case_log10_lr")
@@ -587,7 +641,8 @@ def _as_strong(ss: np.ndarray, ds: np.ndarray, case_llr: float) -> tuple[int, in
 
 # ------------------------------------------------------------------------------ APE and ECE
 def ape(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
-        case_labels: Sequence[str] | None = None, ax: Axes | None = None) -> Figure:
+        case_labels: Sequence[str] | None = None, label: str | None = None,
+        color: str | None = None, ax: Axes | None = None, **line) -> Figure:
     """APE curve: Bayes error rate against prior log10 odds.
 
     Parameters
@@ -599,8 +654,16 @@ def ape(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
         the posterior odds to 1 (where it changes the decision); one line per value.
     case_labels : sequence of str, optional
         The comparisons' labels, one per value of ``case_llr`` (legend).
+    label : str, optional
+        The system's name, put before each of its legend entries (``"old: ..."``).
+    color : str, optional
+        One colour for all of this system's lines (the PAV minimum dashed).
+    **line
+        Further matplotlib keywords for this system's lines (``linestyle``,
+        ``linewidth``, ``alpha``, ...).
     ax : matplotlib Axes, optional
-        Draw here; default a new Figure.
+        Draw here; default a new Figure. A second system drawn into the same Axes shares
+        its reference lines.
 
     Returns
     -------
@@ -622,10 +685,13 @@ def ape(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
     curve = metrics.ape_curve(ss_llr, ds_llr)
     with _axes(ax) as (ax, own):
         x = curve.plo * _LOG10_E
-        ax.plot(x, curve.actual, color=SS_COLOUR, label="actual LRs")
-        ax.plot(x, curve.minimum, color=SS_COLOUR, linestyle="--", label="after PAV (minimum)")
-        ax.plot(x, curve.reference, color=REF_COLOUR, linestyle=":",
-                label="LR = 1 (no evidence)")
+        colour = color or SS_COLOUR
+        ax.plot(x, curve.actual, color=colour, label=_named(label, "actual LRs"), **line)
+        ax.plot(x, curve.minimum, color=colour, label=_named(label, "after PAV (minimum)"),
+                **{"linestyle": "--", **line})
+        if _missing(ax, "LR = 1 (no evidence)"):
+            ax.plot(x, curve.reference, color=REF_COLOUR, linestyle=":",
+                    label="LR = 1 (no evidence)")
         _mark_each(ax, case_marks(case_llr, case_labels, "case_llr"),
                    lambda _: "prior where this case's LR changes the decision",
                    transform=lambda v: -v * _LOG10_E)
@@ -637,7 +703,8 @@ def ape(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
 
 
 def ece(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
-        case_labels: Sequence[str] | None = None, ax: Axes | None = None) -> Figure:
+        case_labels: Sequence[str] | None = None, label: str | None = None,
+        color: str | None = None, ax: Axes | None = None, **line) -> Figure:
     """Empirical cross-entropy (ECE, bits) against prior log10 odds.
 
     Parameters
@@ -649,8 +716,16 @@ def ece(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
         bring the posterior odds to 1; one line per value.
     case_labels : sequence of str, optional
         The comparisons' labels, one per value of ``case_llr`` (legend).
+    label : str, optional
+        The system's name, put before each of its legend entries (``"old: ..."``).
+    color : str, optional
+        One colour for all of this system's lines (after PAV calibration dashed).
+    **line
+        Further matplotlib keywords for this system's lines (``linestyle``,
+        ``linewidth``, ``alpha``, ...).
     ax : matplotlib Axes, optional
-        Draw here; default a new Figure.
+        Draw here; default a new Figure. A second system drawn into the same Axes shares
+        its reference lines.
 
     Returns
     -------
@@ -672,11 +747,13 @@ def ece(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
     curve = metrics.ece_curve(ss_llr, ds_llr)
     with _axes(ax) as (ax, own):
         x = curve.plo * _LOG10_E
-        ax.plot(x, curve.actual, color=SS_COLOUR, label="LRs as computed")
-        ax.plot(x, curve.calibrated, color=SS_COLOUR, linestyle="--",
-                label="after PAV calibration")
-        ax.plot(x, curve.reference, color=REF_COLOUR, linestyle=":",
-                label="LR = 1 (no evidence)")
+        colour = color or SS_COLOUR
+        ax.plot(x, curve.actual, color=colour, label=_named(label, "LRs as computed"), **line)
+        ax.plot(x, curve.calibrated, color=colour, label=_named(label, "after PAV calibration"),
+                **{"linestyle": "--", **line})
+        if _missing(ax, "LR = 1 (no evidence)"):
+            ax.plot(x, curve.reference, color=REF_COLOUR, linestyle=":",
+                    label="LR = 1 (no evidence)")
         ax.set_xlabel("prior log10 odds")
         _mark_each(ax, case_marks(case_llr, case_labels, "case_llr"),
                    lambda _: "prior odds that this case's LR would bring to 1",
@@ -736,6 +813,13 @@ def _det_ticks(limits: tuple[float, float]) -> np.ndarray:
     return np.sort(np.array(kept))
 
 
+def _det_union(limits: tuple[float, float], shown: tuple[float, float]
+               ) -> tuple[float, float]:
+    """``limits`` (rates) widened to the probit range ``shown`` that the Axes already show."""
+    low, high = (float(v) for v in ndtr(np.asarray(shown)))
+    return min(limits[0], low), max(limits[1], high)
+
+
 def _hull_path(hull: metrics.ROC, eer: float, limits) -> tuple[np.ndarray, np.ndarray]:
     """Points along the ROC convex hull on probit axes, with the EER point as a vertex.
 
@@ -787,7 +871,8 @@ def _mark_operating_point(ax: Axes, rates: tuple[float, float], x_lim, y_lim,
 
 
 def det(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
-        case_labels: Sequence[str] | None = None, ax: Axes | None = None) -> Figure:
+        case_labels: Sequence[str] | None = None, label: str | None = None,
+        color: str | None = None, ax: Axes | None = None, **line) -> Figure:
     """DET plot: miss against false-alarm rate on probit axes.
 
     Parameters
@@ -800,8 +885,16 @@ def det(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
         one marker each, named in the legend by ``case_labels``.
     case_labels : sequence of str, optional
         The comparisons' labels, one per value of ``case_llr``.
+    label : str, optional
+        The system's name, put before each of its legend entries (``"old: ..."``).
+    color : str, optional
+        One colour for all of this system's lines (curve, convex hull and EER point).
+    **line
+        Further matplotlib keywords for this system's lines (``linestyle``,
+        ``linewidth``, ``alpha``, ...).
     ax : matplotlib Axes, optional
-        Draw here; default a new Figure.
+        Draw here; default a new Figure. A second system drawn into the same Axes shares
+        its reference lines.
 
     Returns
     -------
@@ -836,24 +929,29 @@ def det(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
         n_miss, n_fa = int(np.sum(ss < value)), int(np.sum(ds >= value))
         points.append((name, n_miss, n_fa))  # the axes reach every operating point
         x_lim, y_lim = _det_reach(x_lim, n_fa / ds.size), _det_reach(y_lim, n_miss / ss.size)
+    colour = color or SS_COLOUR
     with _axes(ax) as (ax, own):
+        if ax.lines:  # a second system: the axes keep showing the first
+            x_lim, y_lim = _det_union(x_lim, ax.get_xlim()), _det_union(y_lim, ax.get_ylim())
         with np.errstate(divide="ignore"):
-            ax.plot(ndtri(curve.p_fa), ndtri(curve.p_miss), color=SS_COLOUR, label="DET")
+            ax.plot(ndtri(curve.p_fa), ndtri(curve.p_miss), color=colour,
+                    label=_named(label, "DET"), **line)
         hx, hy = _hull_path(hull, eer, (min(x_lim[0], y_lim[0]), max(x_lim[1], y_lim[1])))
-        ax.plot(hx, hy, color=SS_COLOUR, linestyle="--", linewidth=0.9, label="convex hull")
+        ax.plot(hx, hy, color=colour, label=_named(label, "convex hull"),
+                **{"linestyle": "--", "linewidth": 0.9, **line})
         diagonal = ndtri(np.array([min(x_lim[0], y_lim[0]), max(x_lim[1], y_lim[1])]))
         ax.plot(diagonal, diagonal, color=REF_COLOUR, linewidth=0.6)
         shown = x_lim[0] <= eer <= x_lim[1] and y_lim[0] <= eer <= y_lim[1]
-        label = f"EER = {100 * eer:.1f} % (on the convex hull)"
+        text = _named(label, f"EER = {100 * eer:.1f} % (on the convex hull)")
         if shown:
-            ax.plot([ndtri(eer)], [ndtri(eer)], "o", color=CASE_COLOUR, label=label)
+            ax.plot([ndtri(eer)], [ndtri(eer)], "o", color=color or CASE_COLOUR, label=text)
         else:
-            ax.plot([], [], "o", color=CASE_COLOUR, label=label + ", outside the range")
+            ax.plot([], [], "o", color=color or CASE_COLOUR, label=text + ", outside the range")
         for i, (name, n_miss, n_fa) in enumerate(points):
-            label = (f"threshold at this case's LR:\nfalse alarms "
-                     f"{count_with_rate(n_fa, ds.size)},\nmisses "
-                     f"{count_with_rate(n_miss, ss.size)}") if len(points) == 1 else str(name)
-            _mark_operating_point(ax, (n_fa / ds.size, n_miss / ss.size), x_lim, y_lim, label,
+            text = (f"threshold at this case's LR:\nfalse alarms "
+                    f"{count_with_rate(n_fa, ds.size)},\nmisses "
+                    f"{count_with_rate(n_miss, ss.size)}") if len(points) == 1 else str(name)
+            _mark_operating_point(ax, (n_fa / ds.size, n_miss / ss.size), x_lim, y_lim, text,
                                   CASE_MARKS[i % len(CASE_MARKS)][0],
                                   several=len(points) > 1)
         for limits, set_lim, set_ticks in ((x_lim, ax.set_xlim, ax.set_xticks),
@@ -869,15 +967,24 @@ def det(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
 
 
 # -------------------------------------------------------------------------------------- ROC
-def roc(ss_llr, ds_llr, *, ax: Axes | None = None) -> Figure:
+def roc(ss_llr, ds_llr, *, label: str | None = None, color: str | None = None,
+        ax: Axes | None = None, **line) -> Figure:
     """ROC: hit rate against false-alarm rate, with its convex hull and the AUC.
 
     Parameters
     ----------
     ss_llr, ds_llr : array_like
         LLRs (or any score-like values) of SS and DS trials.
+    label : str, optional
+        The system's name, put before each of its legend entries (``"old: ..."``).
+    color : str, optional
+        One colour for all of this system's lines (curve and convex hull).
+    **line
+        Further matplotlib keywords for this system's lines (``linestyle``,
+        ``linewidth``, ``alpha``, ...).
     ax : matplotlib Axes, optional
-        Draw here; default a new Figure.
+        Draw here; default a new Figure. A second system drawn into the same Axes shares
+        its reference lines.
 
     Returns
     -------
@@ -898,10 +1005,11 @@ def roc(ss_llr, ds_llr, *, ax: Axes | None = None) -> Figure:
     curve = metrics.roc(ss_llr, ds_llr)
     hull = metrics.roc_convex_hull(ss_llr, ds_llr)
     with _axes(ax) as (ax, own):
-        ax.plot(curve.p_fa, 1 - curve.p_miss, color=SS_COLOUR,
-                label=f"ROC (AUC = {metrics.auc(ss_llr, ds_llr):.3f})")
-        ax.plot(hull.p_fa, 1 - hull.p_miss, color=SS_COLOUR, linestyle="--", linewidth=0.9,
-                label="convex hull")
+        colour = color or SS_COLOUR
+        ax.plot(curve.p_fa, 1 - curve.p_miss, color=colour,
+                label=_named(label, f"ROC (AUC = {metrics.auc(ss_llr, ds_llr):.3f})"), **line)
+        ax.plot(hull.p_fa, 1 - hull.p_miss, color=colour, label=_named(label, "convex hull"),
+                **{"linestyle": "--", "linewidth": 0.9, **line})
         ax.plot([0, 1], [0, 1], color=REF_COLOUR, linewidth=0.6)
         ax.set_xlabel("false alarm rate")
         ax.set_ylabel("hit rate")
@@ -913,7 +1021,8 @@ def roc(ss_llr, ds_llr, *, ax: Axes | None = None) -> Figure:
 # -------------------------------------------------------------------------------------- PAV
 def pav(
     ss_scores, ds_scores, *, xlabel: str | None = None, llr_input: bool = False,
-    elub_log10: tuple[float, float] | None = None, ax: Axes | None = None,
+    elub_log10: tuple[float, float] | None = None, label: str | None = None,
+    color: str | None = None, ax: Axes | None = None, **line,
 ) -> Figure:
     """PAV transform: each score's optimal (PAV) log10 LR, a non-decreasing step curve.
 
@@ -928,8 +1037,16 @@ def pav(
         log10) and the line y = x, where a well-calibrated method's LRs lie, is drawn.
     elub_log10 : (float, float), optional
         ELUB bounds in log10 LR, marked by dotted horizontal lines.
+    label : str, optional
+        The system's name, put before each of its legend entries (``"old: ..."``).
+    color : str, optional
+        One colour for all of this system's lines.
+    **line
+        Further matplotlib keywords for this system's lines (``linestyle``,
+        ``linewidth``, ``alpha``, ...).
     ax : matplotlib Axes, optional
-        Draw here; default a new Figure.
+        Draw here; default a new Figure. A second system drawn into the same Axes shares
+        its reference lines.
 
     Returns
     -------
@@ -962,17 +1079,18 @@ def pav(
             low, high = -1.0, 1.0
         pad = 0.1 * max(high - low, 1.0)
         shown = np.clip(y10, low - pad, high + pad)  # +-inf blocks sit at the plot's edge
-        ax.step(x, np.append(shown, shown[-1]), where="post", color=SS_COLOUR,
-                label="PAV (optimal) log10 LR")
+        colour = color or SS_COLOUR
+        ax.step(x, np.append(shown, shown[-1]), where="post", color=colour,
+                label=_named(label, "PAV (optimal) log10 LR"), **line)
         for sign, marker, text in ((1, "^", "+inf"), (-1, "v", "-inf")):
             edge = np.isinf(y10) & (np.sign(y10) == sign)
             if edge.any():
                 centre = 0.5 * (fit.block_low[edge] + fit.block_high[edge]) * scale
-                ax.plot(centre, shown[edge], marker, color=SS_COLOUR,
-                        label=f"block with log10 LR = {text} (drawn at the edge)")
+                ax.plot(centre, shown[edge], marker, color=colour,
+                        label=_named(label, f"block with log10 LR = {text} (drawn at the edge)"))
         if llr_input:
             span = x[np.isfinite(x)]
-            if span.size:
+            if span.size and _missing(ax, "y = x (well calibrated)"):
                 ends = np.array([span.min(), span.max()])
                 ax.plot(ends, ends, color=REF_COLOUR, linestyle=":",
                         label="y = x (well calibrated)")
@@ -985,21 +1103,24 @@ def pav(
 
 
 # ------------------------------------------------------------------------------- histograms
-def _histogram(ax: Axes, ss, ds, bins, *, hidden=(0, 0)) -> None:
-    """Density histograms of DS then SS values, one filled step outline each;
-    ``hidden`` counts values not shown."""
-    for values, colour, name, n_hidden in (
-        (ds, DS_COLOUR, "different source", hidden[1]),
-        (ss, SS_COLOUR, "same source", hidden[0]),
+def _histogram(ax: Axes, ss, ds, bins, *, hidden=(0, 0), label: str | None = None,
+               color: str | None = None, line: dict | None = None) -> None:
+    """Density histograms of DS then SS values, one filled step outline each (with
+    ``color``: outlines only, the DS one dashed); ``hidden`` counts values not shown."""
+    ss_style, ds_style = _class_styles(color, {})
+    filled = {"fill": True, "alpha": 0.45, "linewidth": 0} if color is None else {
+        "fill": False, "linewidth": 1.2}
+    for values, style, name, n_hidden in (
+        (ds, ds_style, "different source", hidden[1]),
+        (ss, ss_style, "same source", hidden[0]),
     ):
         note = f", {n_hidden:,} infinite not shown" if n_hidden else ""
-        label = f"{name} (n = {values.size + n_hidden:,}{note})"
+        text = _named(label, f"{name} (n = {values.size + n_hidden:,}{note})")
         if values.size:
             density, edges = np.histogram(values, bins=bins, density=True)
-            ax.stairs(density, edges, fill=True, alpha=0.45, color=colour, linewidth=0,
-                      label=label)
+            ax.stairs(density, edges, label=text, **{**filled, **style, **(line or {})})
         else:
-            ax.plot([], [], color=colour, label=label)
+            ax.plot([], [], color=style["color"], label=text)
 
 
 def _bins(values: np.ndarray) -> np.ndarray:
@@ -1012,7 +1133,7 @@ def _bins(values: np.ndarray) -> np.ndarray:
 def llr_histogram(
     ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
     elub_log10: tuple[float, float] | None = None, case_labels: Sequence[str] | None = None,
-    ax: Axes | None = None,
+    label: str | None = None, color: str | None = None, ax: Axes | None = None, **line,
 ) -> Figure:
     """Histograms of the SS and DS log10 LRs.
 
@@ -1026,6 +1147,14 @@ def llr_histogram(
         ELUB bounds in log10 LR, marked by dotted lines.
     case_labels : sequence of str, optional
         The comparisons' labels, one per value of ``case_llr`` (legend).
+    label : str, optional
+        The system's name, put before each of its legend entries (``"old: ..."``).
+    color : str, optional
+        One colour for this system: the histograms are then drawn as outlines
+        (different source dashed), so that two systems stay readable on one Axes.
+    **line
+        Further matplotlib keywords for the histograms (``stairs``: ``linewidth``,
+        ``alpha``, ...).
     ax : matplotlib Axes, optional
         Draw here; default a new Figure.
 
@@ -1044,7 +1173,7 @@ def llr_histogram(
     with _axes(ax) as (ax, own):
         bins = _bins(np.concatenate([ss10, ds10]))
         hidden = (int(ss.size - ss_ok.sum()), int(ds.size - ds_ok.sum()))
-        _histogram(ax, ss10, ds10, bins, hidden=hidden)
+        _histogram(ax, ss10, ds10, bins, hidden=hidden, label=label, color=color, line=line)
         _mark_each(ax, case_marks(case_llr, case_labels, "case_llr"), lambda _: "this case",
                    transform=lambda v: v * _LOG10_E)
         _mark_elub(ax, elub_log10)
@@ -1095,7 +1224,7 @@ def score_densities(
     ss, ds, calibrator=None, *, case_score: float | Sequence[float] | None = None,
     curves: ModelCurves | None = None, elub_log10: tuple[float, float] | None = None,
     direction: str = "higher_is_similar", case_labels: Sequence[str] | None = None,
-    ax: Axes | None = None,
+    label: str | None = None, color: str | None = None, ax: Axes | None = None, **line,
 ) -> Figure:
     """Histograms of the raw SS and DS scores with the fitted model.
 
@@ -1120,6 +1249,15 @@ def score_densities(
         them as measured: the x axis is the distance (``d = -s``), lower = more similar.
     case_labels : sequence of str, optional
         The comparisons' labels, one per value of ``case_score`` (legend).
+    label : str, optional
+        The system's name, put before each of its legend entries (``"old: ..."``).
+    color : str, optional
+        One colour for this system (histograms, fitted densities and log10 LR curve):
+        the histograms are then drawn as outlines and the different-source lines dashed,
+        so that two systems stay readable on one Axes (they share the right-hand axis).
+    **line
+        Further matplotlib keywords for the histograms (``stairs``: ``linewidth``,
+        ``alpha``, ...).
     ax : matplotlib Axes, optional
         Draw here; default a new Figure.
 
@@ -1139,27 +1277,39 @@ def score_densities(
     ss, ds = orient(ss, direction), orient(ds, direction)  # as measured
     marks = case_marks(case_score, case_labels, "case_score")
     with _axes(ax) as (ax, own):
-        _histogram(ax, ss, ds, _bins(np.concatenate([ss, ds])))
+        _histogram(ax, ss, ds, _bins(np.concatenate([ss, ds])), label=label, color=color,
+                   line=line)
         grid = None if curves is None else orient(curves.score, direction)
         if curves is not None and curves.pdf_ss is not None:
-            ax.plot(grid, curves.pdf_ss, color=SS_COLOUR, label="fitted same-source density")
-            ax.plot(grid, curves.pdf_ds, color=DS_COLOUR,
-                    label="fitted different-source density")
+            ss_style, ds_style = _class_styles(color, {})
+            ax.plot(grid, curves.pdf_ss, label=_named(label, "fitted same-source density"),
+                    **ss_style)
+            ax.plot(grid, curves.pdf_ds, label=_named(label, "fitted different-source density"),
+                    **ds_style)
         _mark_each(ax, marks, lambda _: f"this case's {'distance' if distance else 'score'}",
                    transform=lambda v: float(orient(v, direction)))
         ax.set_xlabel("distance (lower = more similar)" if distance else "score")
         ax.set_ylabel("density")
         twin = None
         if curves is not None:
-            twin = ax.twinx()
-            twin.plot(grid, curves.log10_lr, color="black", linewidth=1,
-                      linestyle="-.", label="log10 LR (right axis)")
+            twin = _twin(ax)
+            twin.plot(grid, curves.log10_lr, color=color or "black", linewidth=1,
+                      linestyle="-.", label=_named(label, "log10 LR (right axis)"))
             _mark_elub(twin, elub_log10, axis="y")
             twin.set_ylabel("log10 LR")
             twin.grid(False)
         _legend(ax, own, twin)
         ax.set_title(f"Background {'distances' if distance else 'scores'} and the fitted model")
     return ax.figure
+
+
+def _twin(ax: Axes) -> Axes:
+    """The Axes' right-hand twin: the one a first system made, else a new one."""
+    for other in ax.figure.axes:
+        if other is not ax and other.get_shared_x_axes().joined(other, ax) and (
+                other.yaxis.get_label_position() == "right"):
+            return other
+    return ax.twinx()
 
 
 # ------------------------------------------------------------------- multiclass, comparison
