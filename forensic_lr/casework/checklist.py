@@ -28,7 +28,8 @@ from typing import Any
 
 from .spec import CaseSpec, case_template
 
-__all__ = ["Checklist", "Finding", "InputRead", "check_case", "mark_draft", "read_case_inputs"]
+__all__ = ["Checklist", "Finding", "InputRead", "check_case", "format_problems", "mark_draft",
+           "read_case_inputs"]
 
 
 @dataclass(frozen=True)
@@ -229,6 +230,11 @@ def check_case(spec: CaseSpec, *, read_inputs: bool = True) -> Checklist:
         notes=tuple(_notes(spec, source_revision())),
         inputs=inputs,
     )
+
+
+def format_problems(problems, indent: str = "  - ") -> str:
+    """One line per problem: ``[section] key: what to write``."""
+    return "\n".join(f"{indent}{p}" for p in problems)
 
 
 def mark_draft(run, checklist: Checklist):

@@ -3,8 +3,8 @@
 A report PDF is PDF/A-3 with the run's record (``result.json``; ``validation.json`` for a
 validation study) embedded byte for byte (:mod:`forensic_lr.report.archive`).
 :func:`read_report` extracts it; :func:`check_against_case` re-runs the case through the
-same functions as ``forensic-lr run`` (:func:`~forensic_lr.casework.pipeline.run_case_full`,
-then :func:`~forensic_lr.casework.checklist.mark_draft` for a draft) and compares, in
+same function as ``forensic-lr run`` (:meth:`forensic_lr.casework.job.CaseJob.run`: the case
+pipeline, then the draft mark for a draft) and compares, in
 order:
 
 1. the SHA-256 of every input (case file, laboratory profile, score files) with the
@@ -25,13 +25,12 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import ForensicLRWarning, InputError
+from ..errors import InputError
 from ..provenance import software_versions
 
 __all__ = ["RECORD_NAMES", "Finding", "ReportFile", "check_against_case", "first_difference",
@@ -328,8 +327,8 @@ def check_against_case(
     InputError
         The report is a validation-study report, or the case file cannot be read.
     """
-    from .checklist import check_case, mark_draft
-    from .pipeline import run_case_full
+    from .checklist import check_case
+    from .job import CaseJob
     from .spec import load_case
 
     if not report.is_case_report:
@@ -347,11 +346,8 @@ def check_against_case(
         return inputs
     names = ", ".join(f.text.partition(":")[0] for f in inputs)
     findings = [Finding("input", True, f"every input has its recorded SHA-256 ({names})")]
-    with warnings.catch_warnings():  # their texts are in the record
-        warnings.simplefilter("ignore", ForensicLRWarning)
-        run = run_case_full(spec)
-    if recorded.get("draft"):
-        run = mark_draft(run, check_case(spec, read_inputs=False))
+    run = CaseJob(case_file=case_file, spec=spec, checklist=check_case(spec, read_inputs=False),
+                  draft=bool(recorded.get("draft"))).run()
     findings.append(_record_finding(report, run.result.to_json().encode("utf-8")))
     if render is None:
         return findings

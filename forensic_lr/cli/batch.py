@@ -17,11 +17,10 @@ import csv
 import io
 import re
 import sys
-import warnings
 from pathlib import Path
 
-from ..errors import ForensicLRError, ForensicLRWarning, InputError, excerpt
-from .common import EXIT_OK, EXIT_USER_ERROR, Stages, method_overrides
+from ..errors import ForensicLRError, InputError, excerpt
+from .common import EXIT_OK, EXIT_USER_ERROR, Stages, format_option, method_overrides
 
 __all__ = ["run_batch"]
 
@@ -73,24 +72,16 @@ def _case_folders(args: argparse.Namespace) -> tuple[Path, ...]:
 
 def _one_case(case: str, args: argparse.Namespace, stages: Stages):
     """``(spec, run, files)`` of one case; raises ForensicLRError for a user mistake."""
-    from ..casework.checklist import mark_draft
-    from ..casework.pipeline import run_case_full
-    from ..casework.spec import load_case
+    from ..casework.job import open_case
     from ..report import build_report
-    from .case import _parse_formats, refuse_unless_draft
 
-    spec = load_case(case, lab=args.lab, overrides=method_overrides(args),
-                     case_folders=_case_folders(args))
-    checklist = refuse_unless_draft(spec, case, args.draft)
-    formats = _parse_formats(args.format, spec.report.formats)
-    with warnings.catch_warnings():  # their texts are in the result and in the summary
-        warnings.simplefilter("ignore", ForensicLRWarning)
-        run = run_case_full(spec, progress=_Prefixed(stages, spec.case.id))
-    if args.draft:
-        run = mark_draft(run, checklist)
-    with stages.stage(f"{spec.case.id}: rendering"):
-        files = build_report(run, formats)
-    return spec, run, files
+    job = open_case(case, lab=args.lab, calibrator=args.calibrator, elub=args.elub,
+                    draft=args.draft, formats=format_option(args.format),
+                    case_folders=_case_folders(args))
+    run = job.run(progress=_Prefixed(stages, job.spec.case.id))
+    with stages.stage(f"{job.spec.case.id}: rendering"):
+        files = build_report(run, job.formats)
+    return job.spec, run, files
 
 
 def _case_row(result) -> dict:
@@ -142,7 +133,7 @@ def run_batch(args: argparse.Namespace) -> int:
     from ..output import OutputFolder
 
     stages = Stages(args)
-    inputs: list = []
+    inputs: list = [args.lab] if args.lab else []
     specs = {}
     for case in args.case:  # the output folder may hold none of the cases' inputs
         inputs.append(case)

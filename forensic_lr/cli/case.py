@@ -66,37 +66,9 @@ SEVERAL_SCORES = (
 )
 
 
-def _parse_formats(text: str | None, default: Sequence[str]) -> tuple[str, ...]:
-    if text is None:
-        if not default:  # with --force it would replace the last report set by nothing
-            raise InputError("[report] formats is empty; list at least one of pdf, html, json "
-                             '(e.g. formats = ["pdf", "json"]) or give --format')
-        return tuple(default)
-    formats = tuple(dict.fromkeys(f.strip().lower() for f in text.split(",") if f.strip()))
-    bad = [f for f in formats if f not in ("pdf", "html", "json")]
-    if bad or not formats:
-        raise InputError(f"--format {text!r}: use a comma-separated list of pdf, html, json")
-    return formats
-
-
-def refuse_unless_draft(spec, case: str, draft: bool):
-    """The case's checklist; an InputError naming every field unless ``draft`` or ready."""
-    from ..casework.checklist import check_case
-    from .check import format_problems
-
-    checklist = check_case(spec, read_inputs=False)
-    if not checklist.ready and not draft:
-        raise InputError(
-            f"{case}: not ready for a final report; fill these {len(checklist.problems)} "
-            f"field(s), or add --draft for a report marked DRAFT - not for court:\n"
-            + format_problems(checklist.problems)
-        )
-    return checklist
-
-
 def draft_notice(reasons: Sequence[str]) -> str:
     """What the terminal says of a draft: every field a final report still lacks, or none."""
-    from .check import format_problems
+    from ..casework.checklist import format_problems
 
     if not reasons:
         return ("DRAFT - not for court (--draft was given; the case file lacks nothing a final "
@@ -107,48 +79,38 @@ def draft_notice(reasons: Sequence[str]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """``forensic-lr run CASE --out DIR``: evaluate, validate and write the report files."""
-    import warnings
     from pathlib import Path
 
-    from ..casework.checklist import mark_draft
-    from ..casework.pipeline import run_case_full
-    from ..casework.spec import load_case
-    from ..errors import ForensicLRWarning
+    from ..casework.job import open_case
     from ..output import OutputFolder
     from ..report import build_report
-    from .common import Stages, method_overrides
+    from .common import Stages, format_option
 
     if len(args.case) > 1:
         from .batch import run_batch
 
         return run_batch(args)
-    case = args.case[0]
     stages = Stages(args)
+    formats = format_option(args.format)
     with stages.stage("reading the case"):
-        spec = load_case(case, lab=args.lab, overrides=method_overrides(args))
-        checklist = refuse_unless_draft(spec, case, args.draft)
-    formats = _parse_formats(args.format, spec.report.formats)
+        job = open_case(args.case[0], lab=args.lab, calibrator=args.calibrator, elub=args.elub,
+                        draft=args.draft, formats=formats)
     signer = None
-    if "pdf" in formats and not args.draft:  # asked before the long work; drafts never
+    if "pdf" in job.formats and not args.draft:  # asked before the long work; drafts never
         from ..casework.signing import profile_signer
 
-        signer = profile_signer(spec)
+        signer = profile_signer(job.spec)
     out = Path(args.out)
-    inputs = [case, *spec.input_paths(), *([args.lab] if args.lab else [])]
     # checked and locked before the long work; committed all or nothing
-    with OutputFolder(out, force=args.force, inputs=inputs) as target:
-        with warnings.catch_warnings():  # their texts are in the result and printed below
-            warnings.simplefilter("ignore", ForensicLRWarning)
-            run = run_case_full(spec, progress=stages)
-        if args.draft:
-            run = mark_draft(run, checklist)
+    with OutputFolder(out, force=args.force, inputs=job.inputs) as target:
+        run = job.run(progress=stages)
         with stages.stage("rendering"):
-            files = build_report(run, formats)  # everything in memory before anything is written
+            files = build_report(run, job.formats)  # all in memory before anything is written
         if signer is not None:
             from ..casework.signing import sign_pdf
 
             files["report.pdf"] = sign_pdf(files["report.pdf"], signer,
-                                           reason=f"evaluative report, case {spec.case.id}")
+                                           reason=f"evaluative report, case {job.spec.case.id}")
         written = target.commit(files)
     stages.finish()
     if args.quiet:

@@ -27,14 +27,9 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
-def format_problems(problems, indent: str = "  - ") -> str:
-    """One line per problem: ``[section] key: what to write``."""
-    return "\n".join(f"{indent}{p}" for p in problems)
-
-
 def run(args: argparse.Namespace) -> int:
     """``forensic-lr check CASE``: print what a final report still lacks."""
-    from ..casework.checklist import check_case
+    from ..casework.checklist import check_case, format_problems
     from ..casework.spec import load_case
 
     missing: list[str] = []

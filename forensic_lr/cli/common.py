@@ -171,6 +171,17 @@ def method_overrides(args: argparse.Namespace) -> dict[str, dict[str, Any]] | No
     return {"method": method} if method else None
 
 
+def format_option(text: str | None) -> tuple[str, ...] | None:
+    """``run --format pdf,json`` as a tuple (None without the option: the case's formats)."""
+    if text is None:
+        return None
+    formats = tuple(dict.fromkeys(f.strip().lower() for f in text.split(",") if f.strip()))
+    bad = [f for f in formats if f not in ("pdf", "html", "json")]
+    if bad or not formats:
+        raise InputError(f"--format {text!r}: use a comma-separated list of pdf, html, json")
+    return formats
+
+
 def print_json(value: Any) -> None:
     """Print a record, dataclass or dict as canonical JSON (non-finite numbers as null)."""
     from ..records import dumps
