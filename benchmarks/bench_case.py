@@ -116,13 +116,12 @@ def _run_seconds(folder: Path, case: Path) -> float:
 def _interval_seconds(folder: Path, calibrator: str) -> float:
     """Seconds of the LR bootstrap alone (:func:`bootstrap_interval`, 1000 replicates)."""
     from forensic_lr.calibration import make_calibrator
-    from forensic_lr.casework.pipeline import _load_background, _load_extra
+    from forensic_lr.casework.pipeline import load_case_data
     from forensic_lr.casework.spec import load_case
     from forensic_lr.uncertainty import bootstrap_interval
 
     spec = load_case(_case_file(folder, calibrator, "bootstrap"))
-    data, _, hashes, files = _load_background(spec)
-    extra, _ = _load_extra(spec, hashes, files)
+    data, extra = load_case_data(spec)
     base = make_calibrator(spec.method.calibrator, **extra)
     start = time.perf_counter()
     bootstrap_interval(data.ss, data.ds, np.array([1.5]), base, n=1000, seed=1)
@@ -158,7 +157,7 @@ def stage_table(folder: Path, calibrator: str) -> None:
     from forensic_lr import parallel
     from forensic_lr.calibration import make_calibrator
     from forensic_lr.casework import pipeline
-    from forensic_lr.casework.pipeline import _load_background, _load_extra, run_case_full
+    from forensic_lr.casework.pipeline import load_case_data, run_case_full
     from forensic_lr.casework.spec import load_case
     from forensic_lr.metrics import evaluate
     from forensic_lr.output import write_outputs
@@ -167,9 +166,8 @@ def stage_table(folder: Path, calibrator: str) -> None:
 
     stages: dict[str, float] = {}
     spec = _timed("load case file", stages, load_case, _case_file(folder, calibrator, "bootstrap"))
-    data, _, hashes, files = _timed("load scores", stages, _load_background, spec)
+    data, extra = _timed("load scores", stages, load_case_data, spec)
     ss, ds = data.ss, data.ds
-    extra, _ = _load_extra(spec, hashes, files)
     base = make_calibrator(spec.method.calibrator, **extra)
     x = np.array([1.5])
     model = _timed("fit", stages, copy.deepcopy(base).fit, ss, ds)

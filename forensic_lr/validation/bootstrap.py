@@ -45,11 +45,9 @@ from ..parallel import MAX_JOBS, call_forked, can_fork, idle_cores
 from ..resampling import (
     Progress,
     RunningTotals,
-    counts_of_draw,
-    narrowest_uint,
     quantile_rows,
     source_codes,
-    trial_draw,
+    trial_counts,
 )
 
 __all__ = [
@@ -526,8 +524,7 @@ def _replicate_weights(by, rng, n, systems, ss_sources, ds_sources):
 
     ``by="trial"``: each class resampled with replacement at its own size (counts drawn
     over the first system's sorted positions, carried to the others by the trial
-    pairing); classes of at least :data:`POISSON_FROM` trials use independent
-    Poisson(1) counts instead (:func:`trial_counts`). ``by="source"``: source ``s``
+    pairing; :func:`~forensic_lr.resampling.trial_counts`). ``by="source"``: source ``s``
     drawn ``m_s`` times, a trial between sources ``a`` and ``b`` weighted ``m_a`` if
     ``a == b`` and ``m_a m_b`` otherwise.
 
@@ -544,12 +541,12 @@ def _draws(by, rng, n, systems, ss_sources, ds_sources, carries=None):
     are computed here otherwise).
 
     Returns ``(draws_from, weights, k)``: ``draws_from(start)`` yields one draw per
-    replicate from replicate ``start`` on (the random bits of the counts in the first
-    system's sorted order, :func:`trial_draw`, or the source multiplicities), replicate
-    ``r`` drawing from its own stream (:class:`_Streams`); ``weights(draw)`` gives the
-    list of ``(c_ss, c_ds)`` of every system (a deterministic function, so it may run in
-    any thread: the counts are formed there, once for all systems); ``k`` is the number
-    of sources (None for trials).
+    replicate from replicate ``start`` on (the counts in the first system's sorted order,
+    or the source multiplicities), replicate ``r`` drawing from its own stream
+    (:class:`_Streams`); ``weights(draw)`` gives the list of ``(c_ss, c_ds)`` of every
+    system (a deterministic function, so it may run in any thread: the counts are carried
+    there to the other systems' orders, or the source products formed); ``k`` is the
+    number of sources (None for trials).
     """
     first = systems[0]
     n_ss, n_ds = first.cost_ss.size, first.cost_ds.size
@@ -557,10 +554,10 @@ def _draws(by, rng, n, systems, ss_sources, ds_sources, carries=None):
         carry = _carries(systems) if carries is None else carries
 
         def trials(own):
-            return trial_draw(own, n_ss), trial_draw(own, n_ds)
+            return trial_counts(own, n_ss), trial_counts(own, n_ds)
 
         def carried(draw):
-            c_ss, c_ds = counts_of_draw(draw[0]), counts_of_draw(draw[1])
+            c_ss, c_ds = draw
             return [(c_ss, c_ds)] + [  # the indices are a permutation: no bounds to check
                 (c_ss.take(p_ss, mode="wrap"), c_ds.take(p_ds, mode="wrap"))
                 for p_ss, p_ds in carry
@@ -576,8 +573,7 @@ def _draws(by, rng, n, systems, ss_sources, ds_sources, carries=None):
     ]
 
     def sources(own):
-        m = np.append(np.bincount(own.integers(0, k, k), minlength=k), 1)
-        return m.astype(narrowest_uint(int(m.max()) ** 2))  # products m_a m_b fit
+        return np.append(trial_counts(own, k), 1)
 
     def products(m):
         return [(m[a_ss] * m[b_ss], m[a_ds] * m[b_ds]) for (a_ss, b_ss), (a_ds, b_ds) in pairs]

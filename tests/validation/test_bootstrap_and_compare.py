@@ -19,7 +19,7 @@ from forensic_lr.calibration import make_calibrator
 from forensic_lr.errors import InputError
 from forensic_lr.io.scores import load_scores
 from forensic_lr.metrics import evaluate
-from forensic_lr.resampling import POISSON_FROM, poisson_counts, source_folds
+from forensic_lr.resampling import source_folds, trial_counts
 from forensic_lr.uncertainty import cross_validated_llr
 from forensic_lr.validation import (
     METRICS,
@@ -118,23 +118,17 @@ def test_weighted_metrics_beyond_int32_totals_take_the_full_pav():
     np.testing.assert_allclose(big, small, rtol=1e-12)
 
 
-def test_poisson_counts_follow_poisson_one():
-    # Independent value: the Poisson(1) pmf e^-1 / k! (scipy.stats.poisson).
-    counts = poisson_counts(np.random.default_rng(0), 1_000_000)
-    freq = np.bincount(counts, minlength=8)[:8] / counts.size
-    pmf = stats.poisson.pmf(np.arange(8), 1.0)
+@pytest.mark.parametrize("size", [7, 3_000])
+def test_trial_counts_keep_the_class_size_and_follow_the_binomial(size):
+    # Independent values: each replicate draws `size` trials (the counts sum to it), and a
+    # trial's count is Binomial(size, 1/size) (scipy.stats.binom), pooled over replicates.
+    rng = np.random.default_rng(size)
+    counts = np.concatenate([trial_counts(rng, size) for _ in range(60_000 // size)])
+    assert np.all(counts.reshape(-1, size).sum(axis=1) == size)
+    freq = np.bincount(counts, minlength=6)[:6] / counts.size
+    pmf = stats.binom.pmf(np.arange(6), size, 1 / size)
     se = np.sqrt(pmf * (1 - pmf) / counts.size)
-    assert np.all(np.abs(freq - pmf) < 5 * se + 1e-6)
-    assert counts.max() < 14
-
-
-def test_large_classes_use_poisson_counts_and_stay_consistent():
-    rng = np.random.default_rng(8)
-    ss, ds = rng.normal(2, 2, 2_000), rng.normal(-2, 2, POISSON_FROM + 10)
-    res = bootstrap_metrics(ss, ds, n=30, seed=2)
-    for m in ("cllr", "auc", "rmed"):
-        assert res[m].low <= res[m].estimate <= res[m].high
-    assert res["cllr"].high - res["cllr"].low < 0.1
+    assert np.all(np.abs(freq - pmf) < 5 * se + 1e-9)
 
 
 def test_empty_class_gives_nan():
