@@ -145,9 +145,9 @@ def evaluate_llrs(ss_llr, ds_llr, *, check: bool = True) -> Evaluation:
            International 276 (2017) 142-153.
     """
     ss_raw, ds_raw = check_pair(ss_llr, ds_llr)
-    if check:
-        warn_if_not_llrs(ss_raw, ds_raw)
     ss, ds = np.sort(ss_raw), np.sort(ds_raw)  # the only sort
+    if check:
+        warn_if_not_llrs(ss, ds, presorted=True)
     grouped = _sorted_runs(ss, ds, presorted=True)
     fit = _fit_runs(grouped)
     # Cllr in input order: bit-identical to cllr(ss_llr, ds_llr)

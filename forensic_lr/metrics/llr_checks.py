@@ -25,7 +25,7 @@ __all__ = ["EXPECTATION_LIMIT_LOG10", "raw_score_signs", "swapped_sign", "warn_i
 EXPECTATION_LIMIT_LOG10 = 1.0
 
 
-def raw_score_signs(ss_llr, ds_llr) -> tuple[str, ...]:
+def raw_score_signs(ss_llr, ds_llr, *, presorted: bool = False) -> tuple[str, ...]:
     """Reasons to think that ``ss_llr``, ``ds_llr`` are not calibrated natural-log LRs.
 
     Parameters
@@ -33,6 +33,10 @@ def raw_score_signs(ss_llr, ds_llr) -> tuple[str, ...]:
     ss_llr, ds_llr : array_like
         The values read as natural-log LRs of same-source and different-source trials
         (NaN values are left out).
+    presorted : bool
+        Both arrays are sorted ascending and hold no NaN (as
+        :func:`forensic_lr.metrics.evaluate_llrs` has them): the extremes and the shares
+        are then read off their ends and a binary search, with no pass over the values.
 
     Returns
     -------
@@ -54,7 +58,7 @@ def raw_score_signs(ss_llr, ds_llr) -> tuple[str, ...]:
       another scale exceed it by orders of magnitude. Computed with ``logsumexp``
       (no overflow), and only when the values above 0 could reach 10 at all: the values
       at or below 0 add at most 1 each, so ``sum(e^l for l > 0) <= 9 n`` settles it
-      without exponentiating the bulk (one comparison per value at 10^7 trials).
+      without exponentiating the bulk.
 
     References
     ----------
@@ -64,21 +68,28 @@ def raw_score_signs(ss_llr, ds_llr) -> tuple[str, ...]:
     """
     ss = np.asarray(ss_llr, dtype=np.float64).ravel()
     ds = np.asarray(ds_llr, dtype=np.float64).ravel()
-    ss, ds = _without_nan(ss), _without_nan(ds)
+    if not presorted:
+        ss, ds = _without_nan(ss), _without_nan(ds)
     if ss.size == 0 or ds.size == 0:
         return ()
+    if presorted:  # the values below 0 lead ss, those above 0 end ds
+        low, high = min(ss[0], ds[0]), max(ss[-1], ds[-1])
+        ss_below = ss[: np.searchsorted(ss, 0.0, side="left")]
+        ds_above = ds[np.searchsorted(ds, 0.0, side="right"):]
+    else:
+        low, high = min(ss.min(), ds.min()), max(ss.max(), ds.max())
+        ss_below, ds_above = ss[ss < 0], ds[ds > 0]
     signs = []
-    low, high = min(ss.min(), ds.min()), max(ss.max(), ds.max())
     if low > 0 or high < 0:
         side = "positive (favour Hp)" if low > 0 else "negative (favour Hd)"
         signs.append(f"all {ss.size + ds.size} values are {side}")
-    rmep, rmed = float(np.mean(ss < 0)), float(np.mean(ds > 0))
+    rmep, rmed = ss_below.size / ss.size, ds_above.size / ds.size
     if rmep > 0.5:
         signs.append(f"RMEP = {rmep:.2f}: most same-source values favour Hd")
     if rmed > 0.5:
         signs.append(f"RMED = {rmed:.2f}: most different-source values favour Hp")
-    for value, what in ((_mean_exp_log10(ds), "LR over the different-source values"),
-                        (_mean_exp_log10(-ss), "1/LR over the same-source values")):
+    for value, what in ((_mean_exp_log10(ds, ds_above), "LR over the different-source values"),
+                        (_mean_exp_log10(-ss, -ss_below), "1/LR over the same-source values")):
         if value > EXPECTATION_LIMIT_LOG10:
             signs.append(f"the mean {what} is 10^{value:.1f}; for calibrated LRs it is 1")
     return tuple(signs)
@@ -89,10 +100,9 @@ def _without_nan(values: np.ndarray) -> np.ndarray:
     return values[~nan] if nan.any() else values
 
 
-def _mean_exp_log10(values: np.ndarray) -> float:
+def _mean_exp_log10(values: np.ndarray, positive: np.ndarray) -> float:
     """``log10(mean(exp(values)))``, or -inf when it is surely at most 10 (see Notes of
-    :func:`raw_score_signs`)."""
-    positive = values[values > 0]
+    :func:`raw_score_signs`); ``positive``: the values above 0."""
     with np.errstate(over="ignore", invalid="ignore"):
         if positive.size == 0 or (
             logsumexp(positive) <= math.log((10 ** EXPECTATION_LIMIT_LOG10 - 1) * values.size)
@@ -130,12 +140,7 @@ def swapped_sign(ss, ds, *, what: str = "values",
     mean is the simplest such test (one pass). A method no better than chance can cross
     by chance too, which is also worth a look.
     """
-    ss = _without_nan(np.asarray(ss, dtype=np.float64).ravel())
-    ds = _without_nan(np.asarray(ds, dtype=np.float64).ravel())
-    if ss.size == 0 or ds.size == 0:
-        return None
-    with np.errstate(invalid="ignore", over="ignore"):
-        mean_ss, mean_ds = float(ss.mean()), float(ds.mean())
+    mean_ss, mean_ds = _mean(ss), _mean(ds)
     if not mean_ss < mean_ds:  # NaN: undefined, no sign
         return None
     check = "check that the same-source and different-source values are not swapped"
@@ -154,18 +159,32 @@ def swapped_sign(ss, ds, *, what: str = "values",
     )
 
 
-def warn_if_not_llrs(ss_llr, ds_llr, *, stacklevel: int = 2) -> tuple[str, ...]:
+def _mean(values) -> float:
+    """Mean without NaN values (NaN when none is left, or for ``inf - inf``); one pass
+    unless a NaN is present."""
+    values = np.asarray(values, dtype=np.float64).ravel()
+    with np.errstate(invalid="ignore", over="ignore"):
+        mean = float(values.mean()) if values.size else math.nan
+        if math.isnan(mean) and values.size:
+            kept = _without_nan(values)
+            mean = float(kept.mean()) if kept.size else math.nan
+    return mean
+
+
+def warn_if_not_llrs(ss_llr, ds_llr, *, presorted: bool = False,
+                     stacklevel: int = 2) -> tuple[str, ...]:
     """Raise the checks of values given as natural-log LLRs as warnings; return the texts.
 
     :class:`~forensic_lr.errors.SwappedClassesWarning` from :func:`swapped_sign`, and
     :class:`~forensic_lr.errors.RawScoreWarning` from :func:`raw_score_signs` (the checks
-    of ``forensic-lr validate``), with what to do about each.
+    of ``forensic-lr validate``), with what to do about each. ``presorted``: as in
+    :func:`raw_score_signs`.
     """
     found = []
     swapped = swapped_sign(ss_llr, ds_llr, what="LLRs")
     if swapped:
         found.append((swapped, SwappedClassesWarning))
-    signs = raw_score_signs(ss_llr, ds_llr)
+    signs = raw_score_signs(ss_llr, ds_llr, presorted=presorted)
     if signs:
         found.append((
             "these values do not look like calibrated natural-log LRs (" + "; ".join(signs)

@@ -9,6 +9,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import forensic_lr as flr
 from forensic_lr import metrics
@@ -19,6 +21,7 @@ from forensic_lr.errors import RawScoreWarning, SwappedClassesWarning
 from forensic_lr.io import load_scores
 
 VOICE = examples_dir() / "voice"
+_VALUES = st.one_of(st.floats(-40, 40), st.sampled_from([0.0, -0.0, np.inf, -np.inf, 2.3]))
 
 
 def _caught(fn, *args, **kwargs):
@@ -153,3 +156,12 @@ def test_evaluate_evidence_carries_the_swap_warning():
         f"different-source one ({float(ds.mean()):.4g}), but higher scores must support the "
         "same-source proposition: check that the same-source and different-source values "
         "are not swapped, and that the scores are not distances"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_VALUES, min_size=1, max_size=25), st.lists(_VALUES, min_size=1, max_size=25))
+def test_presorted_signs_equal_the_unsorted_ones(ss, ds):
+    """evaluate_llrs reads the signs off its sorted arrays; the same signs as from the
+    values in any order (which tests/cli/test_guard_rails.py pins to their definitions)."""
+    assert metrics.llr_checks.raw_score_signs(np.sort(ss), np.sort(ds), presorted=True) == (
+        metrics.llr_checks.raw_score_signs(ss, ds))
