@@ -265,7 +265,7 @@ def create_app(config: ServerConfig) -> Any:
         registered(key)
         progress = store.progress.get(key)
         runs = store.register.runs(key)
-        return JSONResponse({"running": progress is not None,
+        return JSONResponse({"running": any(r["status"] == "running" for r in runs),
                              "progress": progress.to_dict() if progress else None,
                              "last": runs[-1] if runs else None})
 
@@ -507,7 +507,7 @@ def create_app(config: ServerConfig) -> Any:
             diff = run_diff(key, base, done[-1]["run_id"])
         return page("case.html", request, case=case, runs=runs, result=result,
                     last_run=done[-1] if done else None, audit=store.register.audit(key),
-                    running=key in store.progress, diff=diff, base=base,
+                    running=any(r["status"] == "running" for r in runs), diff=diff, base=base,
                     case_text=(store.root / key / CASE_FILE).read_text(encoding="utf-8"))
 
     def run_diff(key: str, a: int, b: int) -> list[dict[str, Any]]:

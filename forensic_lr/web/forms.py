@@ -162,7 +162,8 @@ def form_errors(rows: Sequence[Mapping[str, str]]) -> dict[str, list[str]]:
     """Error rows (``field`` as the case file names it) -> messages per form input name;
     rows naming no form field are kept under ``""`` (shown above the form)."""
     by_key = {f.error_key: f.name for f in FIELDS}
-    by_key.update({f"[{f.section}]": f.name for f in FIELDS if f.section not in by_key})
+    for f in FIELDS:  # a whole section missing: shown at its first field
+        by_key.setdefault(f"[{f.section}]", f.name)
     out: dict[str, list[str]] = {}
     for row in rows:
         label = row.get("field", "")

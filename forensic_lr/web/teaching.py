@@ -11,6 +11,7 @@ without refitting. The page only draws.
 from __future__ import annotations
 
 import math
+import re
 import threading
 import warnings
 from collections import OrderedDict
@@ -19,12 +20,15 @@ from typing import Any
 
 import numpy as np
 
+from ..casework.verbal import format_log10_lr, format_lr, verbal_equivalent
 from ..errors import InputError
+from ..report.render import odds_markup
 
 __all__ = ["TEXTBOOK", "Teaching", "example_backgrounds", "textbook_background"]
 
 #: Grid points of the log10 LR curve.
 GRID = 241
+_GRID_WARNING = re.compile(r"score \S+ lies outside the range of the background")
 #: Fits kept (least recently used dropped).
 KEEP = 32
 #: The teaching view's largest background per class (one slider update stays fast).
@@ -33,7 +37,7 @@ MAX_SCORES = 100_000
 
 def textbook_background() -> tuple[np.ndarray, np.ndarray, float]:
     """``(ss, ds, evidence)`` of the slides' simulated voice case (Ramos): same-speaker
-    scores between 4 and 7, different-speaker scores around 2 to 5, evidence score 5.96,
+    scores between 4 and 7, different-speaker scores lower (here 3.56 and 5.56), evidence 5.96,
     where the Gaussian densities are 0.35 (same source) and 0.15 (different sources):
     LR = 0.35 / 0.15 = 2.33.
 
@@ -48,7 +52,8 @@ def textbook_background() -> tuple[np.ndarray, np.ndarray, float]:
 
 
 #: The preset: name shown, and what it sets.
-TEXTBOOK = {"name": "textbook", "label": "Textbook example (SS 4-7, DS 2-5, score 5.96)",
+TEXTBOOK = {"name": "textbook",
+            "label": "Textbook example (score 5.96, Gaussian densities 0.35 and 0.15)",
             "method": "gaussian", "elub": False}
 
 
@@ -87,6 +92,29 @@ class Fit:
     scale: Any
     low: float | None
     high: float | None
+    range: tuple[float, float]
+    model: Any = None  # the unbounded fit, for a generative model's densities
+
+
+def _densities(model, score: float) -> list[float] | None:
+    """``[f(score | Hp), f(score | Hd)]`` of a generative model (its ``density``), else None."""
+    density = getattr(model, "density", None)
+    if not callable(density):
+        return None
+    try:
+        pdf_ss, pdf_ds = density(np.array([score]))
+    except TypeError:  # a model whose density takes no scores
+        return None
+    return [float(pdf_ss[0]), float(pdf_ds[0])]
+
+
+def _grid_densities(model, grid: np.ndarray):
+    """A generative model's two densities over the grid, else ``(None, None)``."""
+    density = getattr(model, "density", None)
+    try:
+        return density(grid) if callable(density) else (None, None)
+    except TypeError:
+        return None, None
 
 
 class Teaching:
@@ -139,12 +167,14 @@ class Teaching:
         m = record.method
         fit = Fit(evaluated.fitted, load_scale(verbal_scale),
                   m.elub_log10_lr_low if m.elub_applied else None,
-                  m.elub_log10_lr_high if m.elub_applied else None)
+                  m.elub_log10_lr_high if m.elub_applied else None,
+                  (float(both.min()), float(both.max())), evaluated.inner)
         fit_id = f"{id(fit):x}"
         with self._lock:
             self._fits[fit_id] = fit
             while len(self._fits) > KEEP:
                 self._fits.popitem(last=False)
+        pdf_ss, pdf_ds = _grid_densities(evaluated.inner, grid)
         edges = np.linspace(lo, hi, 31) if hi > lo else np.array([lo - 0.5, lo + 0.5])
         return {
             "fit": fit_id, "method": m.calibrator, "n_ss": int(ss.size), "n_ds": int(ds.size),
@@ -154,15 +184,15 @@ class Teaching:
             "hist_edges": edges.tolist(),
             "hist_ss": np.histogram(ss, edges, density=True)[0].tolist(),
             "hist_ds": np.histogram(ds, edges, density=True)[0].tolist(),
-            "warnings": list(record.warnings),
+            "pdf_ss": None if pdf_ss is None else np.asarray(pdf_ss).tolist(),
+            "pdf_ds": None if pdf_ds is None else np.asarray(pdf_ds).tolist(),
+            # the grid's own extrapolation warnings are the curve's ends, not the user's score
+            "warnings": [w for w in record.warnings if not _GRID_WARNING.match(w)],
         }
 
     def lr_at(self, fit_id: str, score: float, prior_log10_odds: float = 0.0) -> dict[str, Any]:
         """The LR of ``score`` under a kept fit, its verbal equivalent and posterior odds
         (log10 posterior odds = log10 prior odds + log10 LR)."""
-        from ..casework.verbal import format_log10_lr, format_lr, verbal_equivalent
-        from ..report.render import odds_markup
-
         with self._lock:
             fit = self._fits.get(fit_id)
         if fit is None:
@@ -180,4 +210,6 @@ class Teaching:
             "prior_log10_odds": prior_log10_odds,
             "posterior_log10_odds": posterior,
             "posterior_odds_text": str(odds_markup(posterior)),
+            "extrapolated": not fit.range[0] <= score <= fit.range[1],
+            "densities": _densities(fit.model, score),
         }

@@ -37,7 +37,7 @@
         s.value = j.evidence !== null ? j.evidence : (g[0] + g[g.length - 1]) / 2;
         $("fit-info").textContent = j.method + " fitted on " + j.n_ss + " same-source and " + j.n_ds +
           " different-source scores" + (j.elub ? "; ELUB log10 LR " + j.elub[0].toFixed(2) + " to " + j.elub[1].toFixed(2) : "; no ELUB") +
-          (j.warnings.length ? ". Warning: " + j.warnings.join(" ") : "");
+          (j.warnings.length ? ". Warnings: " + j.warnings.join("; ") : "");
         update();
       }).catch(function (e) { $("fit-info").textContent = "error: " + e.message; });
   }
@@ -53,9 +53,13 @@
       .then(function (r) { return r.json(); })
       .then(function (j) {
         if (j.error) { $("fit-info").textContent = j.error; return; }
+        $("densities-at").textContent = j.densities ? "densities at the score: " +
+          j.densities[0].toPrecision(3) + " (same source) / " + j.densities[1].toPrecision(3) +
+          " (different sources); the LR is their ratio" : "";
         $("lr").textContent = j.lr_text; $("log10").textContent = j.log10_text;
-        $("verbal").textContent = j.verbal;
-        $("posterior").textContent = j.posterior_odds_text;
+        $("verbal").textContent = j.verbal + (j.extrapolated ?
+          " The score lies outside the range of the background scores: this LR is an extrapolation of the model." : "");
+        $("posterior").innerHTML = j.posterior_odds_text;  // the library's escaped markup (10<sup>k</sup>)
         draw(score, j.log10_lr);
         $("timing").textContent = (performance.now() - t0).toFixed(0) + " ms";
       })
@@ -75,15 +79,25 @@
     var g = fit.grid, x0 = g[0], x1 = g[g.length - 1];
     var c = $("densities"), ctx = c.getContext("2d"), w = c.width, h = c.height;
     var px = function (x) { return 40 + (x - x0) / (x1 - x0) * (w - 50); };
-    var ymax = Math.max.apply(null, fit.hist_ss.concat(fit.hist_ds)) || 1;
-    axes(ctx, w, h, x0, x1, 0, ymax, "score densities (histograms): same source (blue), different sources (red)");
+    // with a fitted model the scale is the model's (a bar of few scores is cut at the top)
+    var all = fit.pdf_ss ? fit.pdf_ss.concat(fit.pdf_ds) : fit.hist_ss.concat(fit.hist_ds);
+    var ymax = (Math.max.apply(null, all) || 1) * (fit.pdf_ss ? 1.25 : 1);
+    axes(ctx, w, h, x0, x1, 0, ymax, "score densities: same source (blue), different sources (red)" +
+      (fit.pdf_ss ? "; bars: histograms, lines: fitted model" : " (histograms)"));
     [[fit.hist_ss, "rgba(31,95,168,0.45)"], [fit.hist_ds, "rgba(168,50,31,0.45)"]].forEach(function (p) {
       ctx.fillStyle = p[1];
       p[0].forEach(function (d, i) {
-        var a = px(fit.hist_edges[i]), b = px(fit.hist_edges[i + 1]), y = (h - 25) - d / ymax * (h - 40);
+        var a = px(fit.hist_edges[i]), b = px(fit.hist_edges[i + 1]), y = Math.max((h - 25) - d / ymax * (h - 40), 10);
         ctx.fillRect(a, y, Math.max(b - a - 1, 1), (h - 25) - y);
       });
     });
+    if (fit.pdf_ss) {
+      [[fit.pdf_ss, "#1f5fa8"], [fit.pdf_ds, "#a8321f"]].forEach(function (p) {
+        ctx.strokeStyle = p[1]; ctx.lineWidth = 2; ctx.beginPath();
+        g.forEach(function (x, i) { var y = (h - 25) - p[0][i] / ymax * (h - 40); if (i) { ctx.lineTo(px(x), y); } else { ctx.moveTo(px(x), y); } });
+        ctx.stroke(); ctx.lineWidth = 1;
+      });
+    }
     mark(ctx, px(score), h);
     c = $("curve"); ctx = c.getContext("2d");
     var lo = Math.min.apply(null, fit.log10_lr), hi = Math.max.apply(null, fit.log10_lr);
