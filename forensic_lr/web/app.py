@@ -558,7 +558,9 @@ def create_app(config: ServerConfig) -> Any:
 
     async def teaching_page(request: Request) -> Response:
         await user_of(request, api=False, unsafe=False)
-        return page("teaching.html", request, examples=example_backgrounds(),
+        from ..resampling import DEFAULT_SEED
+
+        return page("teaching.html", request, examples=example_backgrounds(), seed=DEFAULT_SEED,
                     textbook=TEXTBOOK, methods=method_list())
 
     async def api_page(request: Request) -> Response:

@@ -133,13 +133,6 @@ class CaseStore:
             raise KeyError(key)
         return self.root / key
 
-    def load(self, key: str):
-        """The case's :class:`~forensic_lr.casework.CaseSpec`, read as the command line reads
-        it (with the server's lab profile)."""
-        from ..casework.spec import load_case
-
-        return load_case(self.folder(key) / CASE_FILE, lab=self.lab)
-
     def _stage(self, case_text: bytes, files: Sequence[tuple[str | None, bytes]]):
         """Write the upload into a fresh folder inside the cases folder and validate it.
 
@@ -255,12 +248,11 @@ class CaseStore:
             run_id = self.register.start_run(key, by=user.name, draft=draft)
         progress = self.progress[key] = Progress()
         try:
-            spec = self.load(key)
-            files = render_case(spec, draft=draft, progress=progress)
-            inputs = [folder / CASE_FILE, *spec.input_paths(),
-                      *([self.lab] if self.lab else [])]
+            job, files = render_case(folder / CASE_FILE, lab=self.lab, draft=draft,
+                                     progress=progress)
+            spec = job.spec
             with OutputFolder(folder / RUNS / str(run_id), force=False,
-                              inputs=inputs) as target:
+                              inputs=job.inputs) as target:
                 target.commit(files)
             result = files["result.json"]
             from ..io.scores import sha256_file
@@ -293,26 +285,16 @@ class CaseStore:
         return run_id, self.folder(key) / RUNS / str(run_id)
 
 
-def render_case(spec, *, draft: bool, progress=None) -> dict[str, bytes]:
-    """The report set of a case (``{name: bytes}``), as ``forensic-lr run`` renders it: the
-    checklist (refused unless ``draft`` or ready), :func:`~forensic_lr.casework.run_case_full`,
-    the draft mark, :func:`~forensic_lr.report.build_report` with the case's formats and
-    ``result.json`` always."""
-    from ..casework.checklist import check_case, mark_draft
-    from ..casework.pipeline import run_case_full
+def render_case(case_file: Path, *, lab: Path | None, draft: bool,
+                progress=None) -> tuple[Any, dict[str, bytes]]:
+    """``(job, report set)`` of a case file, as ``forensic-lr run`` makes them: the one
+    sequence :func:`forensic_lr.casework.job.open_case` (lab profile, refusal of a final
+    report that is not ready unless ``draft``) and :meth:`CaseJob.run`, then
+    :func:`~forensic_lr.report.build_report` with the case's formats and ``result.json``
+    always."""
+    from ..casework.job import open_case
     from ..report import build_report
 
-    checklist = check_case(spec, read_inputs=False)
-    if not checklist.ready and not draft:
-        problems = "\n".join(f"  - {p}" for p in checklist.problems)
-        raise UploadError(
-            f"not ready for a final report; fill these {len(checklist.problems)} field(s), or "
-            f"run it as a draft (every page marked DRAFT - not for court):\n{problems}",
-            field_errors(problems))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ForensicLRWarning)
-        run = run_case_full(spec, progress=progress)
-    if draft:
-        run = mark_draft(run, checklist)
-    formats = tuple(dict.fromkeys([*spec.report.formats, "json"]))
-    return build_report(run, formats)
+    job = open_case(case_file, lab=lab, draft=draft)
+    run = job.run(progress=progress)
+    return job, build_report(run, tuple(dict.fromkeys([*job.formats, "json"])))

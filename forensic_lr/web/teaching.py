@@ -23,6 +23,7 @@ import numpy as np
 from ..casework.verbal import format_log10_lr, format_lr, verbal_equivalent
 from ..errors import InputError
 from ..report.render import odds_markup
+from ..resampling import DEFAULT_SEED
 
 __all__ = ["TEXTBOOK", "Teaching", "example_backgrounds", "textbook_background"]
 
@@ -125,7 +126,7 @@ class Teaching:
         self._lock = threading.Lock()
 
     def fit(self, *, example: str | None = None, ss=None, ds=None, method: str = "gaussian",
-            elub: bool = True, subsample: int | None = None, seed: int = 0,
+            elub: bool = True, subsample: int | None = None, seed: int = DEFAULT_SEED,
             verbal_scale: str = "enfsi") -> dict[str, Any]:
         """Fit a background (a worked example, the textbook preset or given scores).
 

@@ -368,3 +368,16 @@ def test_result_and_compare_pages_render(voice_run):
     assert "280" in page and "report.pdf" in page
     assert client.get(f"/api/cases/{key}/runs/1/figures/tippett.svg").status_code == 200
     assert client.get(f"/api/cases/{key}/runs/1/figures/..%2Fresult.json").status_code == 404
+
+
+def test_a_case_not_ready_runs_only_as_a_draft(client, bearer):
+    case, files = example_upload("small-background")
+    lines = [ln for ln in case.decode().splitlines() if not ln.startswith("examiner")]
+    case = "\n".join(lines).encode() + b"\n"
+    key = client.post("/api/cases", files=multipart(case, files), headers=bearer).json()["id"]
+    r = client.post(f"/api/cases/{key}/runs", headers=bearer)
+    assert r.status_code == 422 and "[case] examiner" in r.json()["error"]
+    r = client.post(f"/api/cases/{key}/runs", json={"draft": True}, headers=bearer)
+    assert r.status_code == 201
+    assert r.json()["result"]["draft"] is True
+    assert any("examiner" in reason for reason in r.json()["result"]["draft_reasons"])
