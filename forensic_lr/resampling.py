@@ -135,6 +135,14 @@ def bootstrap_index_chunks(
         yield rng_ss.integers(0, n_ss, (k, n_ss)), rng.integers(0, n_ds, (k, n_ds))
 
 
+def replicate_weights(idx_ss: np.ndarray, idx_ds: np.ndarray, n_ss: int, n_ds: int
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """A bootstrap replicate's draws as count weights: how often each SS and DS score was
+    drawn (multinomial counts), the ``ss_weight``, ``ds_weight`` of a calibrator's ``fit``
+    that refits the replicate."""
+    return np.bincount(idx_ss, minlength=n_ss), np.bincount(idx_ds, minlength=n_ds)
+
+
 def quantile_rows(samples: np.ndarray, q: float) -> np.ndarray:
     """Quantile ``q`` of each column of ``samples`` (rows = draws), safe with +-inf.
 

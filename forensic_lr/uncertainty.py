@@ -6,6 +6,7 @@ All LLRs are natural logs (``llr``); :meth:`LRInterval.to_dict` reports base-10 
 from __future__ import annotations
 
 import copy
+import inspect
 import warnings
 from dataclasses import dataclass, field
 
@@ -27,6 +28,7 @@ from .resampling import (
     coded_sources,
     fold_ids,
     quantile_rows,
+    replicate_weights,
     source_folds,
 )
 
@@ -103,25 +105,29 @@ def _bootstrap_llr_loop(
     rng: np.random.Generator,
     progress: Progress | None = None,
 ) -> np.ndarray:
-    """LLRs at ``scores`` from ``n`` refits of ``calibrator`` on bootstrap resamples.
+    """LLRs at ``scores`` from ``n`` refits of ``calibrator``, each a fit with the
+    replicate's multinomial draw counts as weights (the reference of every hook).
 
-    Same draws as the ``bootstrap_llr`` hook of the calibration contract. A replicate
+    Replicate ``b`` draws ``idx_ss``, ``idx_ds`` (:func:`bootstrap_index_chunks`, the draws
+    of the ``bootstrap_llr`` hooks of the calibration contract) and is
+    ``fit(ss, ds, ss_weight=bincount(idx_ss), ds_weight=bincount(idx_ds))``: by the
+    contract, the fit on ``ss[idx_ss]``, ``ds[idx_ds]``. A replicate
     whose resample cannot be fitted (constant class, or the calibrator raising a
     :class:`ForensicLRError`) gives a row of NaN.
     """
     model = copy.deepcopy(calibrator)
+    fit = model.fit if _takes_weights(model) else _fit_repeated(model)
     out = np.full((n, scores.size), np.nan)
     done = 0
     for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
         for i_ss, i_ds in zip(idx_ss, idx_ds, strict=True):
-            s, d = ss[i_ss], ds[i_ds]
-            if s.min() < s.max() and d.min() < d.max():
-                try:
-                    with warnings.catch_warnings(), np.errstate(all="ignore"):
-                        warnings.simplefilter("ignore")
-                        out[done] = model.fit(s, d).llr(scores)
-                except ForensicLRError:
-                    pass
+            w_ss, w_ds = replicate_weights(i_ss, i_ds, ss.size, ds.size)
+            try:
+                with warnings.catch_warnings(), np.errstate(all="ignore"):
+                    warnings.simplefilter("ignore")
+                    out[done] = fit(ss, ds, w_ss, w_ds).llr(scores)
+            except ForensicLRError:
+                pass
             done += 1
             if progress is not None:
                 progress(done, n)
@@ -131,6 +137,24 @@ def _bootstrap_llr_loop(
 def _is_calibrator(value) -> bool:
     """A method name or an object with ``fit``: never a score array."""
     return isinstance(value, str) or hasattr(value, "fit")
+
+
+def _takes_weights(calibrator) -> bool:
+    """Whether ``calibrator.fit`` takes ``ss_weight`` and ``ds_weight`` (the contract)."""
+    parameters = inspect.signature(calibrator.fit).parameters
+    return "ss_weight" in parameters and "ds_weight" in parameters
+
+
+def _fit_repeated(calibrator):
+    """``fit(ss, ds, w_ss, w_ds)`` of a calibrator whose ``fit`` takes no weights (written
+    before the contract had them): the fit on the repeated scores, the same resample;
+    a constant class raises :class:`InputError` (as the package's calibrators do)."""
+    def fit(ss, ds, w_ss, w_ds):
+        s, d = np.repeat(ss, w_ss), np.repeat(ds, w_ds)
+        if s.min() == s.max() or d.min() == d.max():
+            raise InputError("a resampled class is constant")
+        return calibrator.fit(s, d)
+    return fit
 
 
 def bootstrap_interval(
@@ -193,7 +217,8 @@ def bootstrap_interval(
     :math:`\\alpha = 1 - \\text{level}`, the empirical quantiles of the replicates
     (linear interpolation between order statistics) [1]_ [2]_. When the calibrator
     defines ``bootstrap_llr`` (vectorised across replicates) it is used; otherwise
-    ``fit`` is called on exactly the same resamples.
+    ``fit`` is called with each replicate's draw counts as weights (the same resamples,
+    and the reference every hook is tested against).
 
     References
     ----------

@@ -60,15 +60,35 @@ def elub_bounds(ss_llr, ds_llr) -> tuple[float, float]:
     return float(low * LN10), float(high * LN10)
 
 
-def elub_bounds_log10(ss_llr, ds_llr) -> tuple[float, float]:
-    """:func:`elub_bounds` in log10 units: exact multiples of 0.01 (rounded to 2 decimals)."""
+def elub_bounds_log10(ss_llr, ds_llr, ss_weight=None, ds_weight=None) -> tuple[float, float]:
+    """:func:`elub_bounds` in log10 units: exact multiples of 0.01 (rounded to 2 decimals).
+
+    ``ss_weight``, ``ds_weight`` (optional, non-negative): how often each trial counts, so
+    that integer counts give the bounds of the repeated LLRs (the counts below each
+    threshold become summed weights, ``N`` the total weight).
+    """
     ss, ds = check_pair(ss_llr, ds_llr)
-    hp, hd = np.sort(ss / LN10), np.sort(ds / LN10)
-    t = elub_thresholds(hp.size, hd.size)
+    if ss_weight is None and ds_weight is None:
+        hp, hd = np.sort(ss / LN10), np.sort(ds / LN10)
+        t = elub_thresholds(hp.size, hd.size)
+        return elub_bounds_from_counts(
+            t, np.searchsorted(hp, t, side="right"), np.searchsorted(hd, t, side="right"),
+            hp.size, hd.size,
+        )
+    (hp, c_hp), (hd, c_hd) = (_cumulative(v, w) for v, w in ((ss, ss_weight), (ds, ds_weight)))
+    t = elub_thresholds(c_hp[-1], c_hd[-1])
     return elub_bounds_from_counts(
-        t, np.searchsorted(hp, t, side="right"), np.searchsorted(hd, t, side="right"),
-        hp.size, hd.size,
+        t, c_hp[np.searchsorted(hp, t, side="right")], c_hd[np.searchsorted(hd, t, side="right")],
+        c_hp[-1], c_hd[-1],
     )
+
+
+def _cumulative(llr: np.ndarray, weight) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted log10 LRs and the weight at or below each (from 0: ``c[k]`` = weight of the
+    ``k`` smallest); ``weight=None`` counts each once."""
+    order = np.argsort(llr, kind="stable")
+    w = np.ones(llr.size) if weight is None else np.asarray(weight, dtype=np.float64)[order]
+    return llr[order] / LN10, np.concatenate([[0.0], np.cumsum(w)])
 
 
 def elub_thresholds(n_hp: int, n_hd: int) -> np.ndarray:
@@ -133,10 +153,14 @@ class ELUB(BaseCalibrator):
     def name(self) -> str:  # type: ignore[override]
         return self.calibrator.name
 
-    def fit(self, ss, ds) -> ELUB:
-        ss, ds = self._validate(ss, ds)
-        self.calibrator.fit(ss, ds)
-        self.bounds_log10_ = elub_bounds_log10(self.calibrator.llr(ss), self.calibrator.llr(ds))
+    def fit(self, ss, ds, ss_weight=None, ds_weight=None) -> ELUB:
+        """Fit the calibrator and bound it by the ELUB of its training LLRs; weights as in
+        :class:`~forensic_lr.calibration.base.Calibrator` (passed on, and counted in the
+        bounds)."""
+        ss, ds, w_ss, w_ds = self._validate_weighted(ss, ds, ss_weight, ds_weight)
+        self.calibrator.fit(ss, ds, w_ss, w_ds)
+        self.bounds_log10_ = elub_bounds_log10(self.calibrator.llr(ss), self.calibrator.llr(ds),
+                                               w_ss, w_ds)
         self.bounds_ = (self.bounds_log10_[0] * LN10, self.bounds_log10_[1] * LN10)
         self.fitted_ = True
         return self

@@ -12,7 +12,7 @@ from scipy.special import expit
 from .._numbers import LN2, LN10
 from ..errors import ConvergenceError, ForensicLRError, ForensicLRWarning
 from ..records import ParamRow
-from ..resampling import bootstrap_index_chunks
+from ..resampling import bootstrap_index_chunks, replicate_weights
 from .base import BaseCalibrator, number_option, param_row, weighted_moments
 from .batched_newton import BATCH_FROM, MAX_ITER, in_row_blocks, projected_newton
 from .bootstrap_fits import BootstrapFits, RefitsOnce
@@ -547,7 +547,8 @@ class SCalCalibrator(RefitsOnce, BaseCalibrator):
                     try:
                         with warnings.catch_warnings():
                             warnings.simplefilter("ignore")
-                            model.fit(ss[idx_ss[r]], ds[idx_ds[r]])
+                            model.fit(ss, ds, *replicate_weights(idx_ss[r], idx_ds[r],
+                                                                 ss.size, ds.size))
                     except ForensicLRError:
                         bad[redo[r]] = True
                         continue

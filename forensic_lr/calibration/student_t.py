@@ -11,7 +11,7 @@ from scipy.optimize import minimize_scalar
 from scipy.special import betaln, digamma, gammaln, polygamma
 
 from ..errors import ConvergenceError, ForensicLRError
-from ..resampling import CHUNK_DRAWS, bootstrap_index_chunks
+from ..resampling import CHUNK_DRAWS, bootstrap_index_chunks, replicate_weights
 from .base import BaseCalibrator, number_option, weighted_moments, weighted_percentiles
 from .batched_newton import BATCH_FROM, projected_newton
 from .bootstrap_fits import BootstrapFits, RefitsOnce
@@ -582,7 +582,8 @@ class StudentTCalibrator(RefitsOnce, BaseCalibrator):
                     try:
                         with warnings.catch_warnings():
                             warnings.simplefilter("ignore")
-                            model.fit(ss[idx_ss[r]], ds[idx_ds[r]])
+                            model.fit(ss, ds, *replicate_weights(idx_ss[r], idx_ds[r],
+                                                                 ss.size, ds.size))
                     except ForensicLRError:
                         bad[rows[r]] = True
                         continue

@@ -158,3 +158,15 @@ def test_weighted_logistic_matches_sklearn(seed):
         sample_weight=weight)
     a, b = make_calibrator("logistic").fit(ss, ds, w_ss, w_ds).coefficients()
     np.testing.assert_allclose([a, b], [ref.intercept_[0], ref.coef_[0, 0]], rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["logistic", "kde"])
+def test_elub_with_count_weights_bounds_the_repeated_data(name):
+    """ELUB(calibrator).fit with counts: the fit and the bounds of the repeated data."""
+    rng = np.random.default_rng(5)
+    ss, ds = rng.normal(2.5, 1.0, 40), rng.normal(-1.0, 1.0, 300)
+    c_ss, c_ds = rng.integers(0, 4, 40), rng.integers(0, 4, 300)
+    weighted = ELUB(make_calibrator(name)).fit(ss, ds, c_ss, c_ds)
+    repeated = ELUB(make_calibrator(name)).fit(np.repeat(ss, c_ss), np.repeat(ds, c_ds))
+    assert weighted.bounds_log10_ == repeated.bounds_log10_
+    np.testing.assert_allclose(weighted.llr(SCORES), repeated.llr(SCORES), rtol=1e-9)

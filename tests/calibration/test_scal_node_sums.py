@@ -130,7 +130,10 @@ def test_separated_resamples_are_refitted_as_fit_does(monkeypatch, nodes):
         hook = _quiet(cal.bootstrap_llr, ss, ds, SCORES, n=8, rng=np.random.default_rng(10))
     else:
         hook = _on_scores(monkeypatch, cal, ss, ds, 8, 10)
-    np.testing.assert_allclose(hook, loop, rtol=1e-12, atol=1e-12)
+    # the reference refits with count weights (sums over the scores, each times its count,
+    # not over the repeated scores): rounding-level differences, which L-BFGS-B's stop on
+    # a loss without a minimum turns into about 1e-9
+    np.testing.assert_allclose(hook, loop, rtol=1e-8, atol=1e-8)
 
 
 def test_the_callers_generator_advances_past_the_draws_on_either_path(monkeypatch):
