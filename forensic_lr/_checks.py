@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
-from typing import Any
 
 import numpy as np
 
@@ -78,23 +76,17 @@ def check_pair(ss, ds, *, names=("ss_llr", "ds_llr"), allow_inf: bool = True, mi
     )
 
 
-def renamed_keywords(given: Mapping[str, Any], aliases: Mapping[str, str], *,
-                     function: str) -> dict[str, Any]:
-    """Keywords given under an older spelling, by their current name.
-
-    Each old spelling in ``given`` (the function's ``**deprecated``) warns with a
-    :class:`DeprecationWarning` naming the new one (``aliases``: old -> new); any other
-    name is a :class:`TypeError`, as Python raises for an unexpected keyword.
-    """
-    out = {}
-    for old, value in given.items():
-        if old not in aliases:
-            raise TypeError(f"{function}() got an unexpected keyword argument {old!r}")
-        new = aliases[old]
-        warnings.warn(f"{function}({old}=...) is deprecated; write {new}=... instead",
-                      DeprecationWarning, stacklevel=3)
-        out[new] = value
-    return out
+def renamed_keyword(value, old_value, *, old: str, new: str, function: str,
+                    stacklevel: int = 3):
+    """``value``, or ``old_value`` given under the older spelling ``old`` (a
+    :class:`DeprecationWarning` naming ``new``); both given is an :class:`InputError`."""
+    if old_value is None:
+        return value
+    warnings.warn(f"{function}({old}=...) is deprecated; write {new}=... instead",
+                  DeprecationWarning, stacklevel=stacklevel)
+    if value is not None:
+        raise InputError(f"{function}(): give {new} once ({old} is its older spelling)")
+    return old_value
 
 
 def sources_pair(ss_sources, ds_sources, groups, *, function: str, stacklevel: int = 3):

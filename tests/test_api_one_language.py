@@ -140,3 +140,30 @@ def test_top_level_api_and_bad_calibrators():
         as_calibrator(42)
     with pytest.raises(InputError, match="unknown calibration method"):
         cross_validated_llr(SS, DS, "no-such-method")
+
+
+def test_validation_study_speaks_the_same_language():
+    """ss_sources/ds_sources and metric_intervals; groups and intervals warn and agree; a
+    calibrator object is the method of its name and options."""
+    from forensic_lr.validation import run_validation_study
+
+    new = run_validation_study(SS, DS, methods=("gaussian",), folds=None,
+                               ss_sources=SOURCES_SS, ds_sources=SOURCES_DS,
+                               metric_intervals={"n": 100, "seed": 1})
+    with pytest.warns(DeprecationWarning) as caught:
+        old = run_validation_study(SS, DS, methods=("gaussian",), folds=None,
+                                   groups=(SOURCES_SS, SOURCES_DS), intervals={"n": 100,
+                                                                              "seed": 1})
+    assert {"groups", "intervals"} <= {w for c in caught for w in ("groups", "intervals")
+                                       if f"({w}=" in str(c.message)}
+    assert new.to_json() == old.to_json()
+    assert new.folds_by == "source" and new.seed == DEFAULT_SEED
+    by_object = run_validation_study(SS, DS, methods=(make_calibrator("gaussian"),), folds=None,
+                                     ss_sources=SOURCES_SS, ds_sources=SOURCES_DS,
+                                     metric_intervals={"n": 100, "seed": 1})
+    assert by_object.to_json() == new.to_json()
+    # the out-of-fold LLRs are cross_validated_llr's with the same folds
+    ss_llr, ds_llr = cross_validated_llr(SS, DS, "gaussian", None, ss_sources=SOURCES_SS,
+                                         ds_sources=SOURCES_DS)
+    np.testing.assert_array_equal(new.arrays.llrs["gaussian"][0], ss_llr)
+    np.testing.assert_array_equal(new.arrays.llrs["gaussian"][1], ds_llr)

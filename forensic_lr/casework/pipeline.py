@@ -136,9 +136,10 @@ def validate_case(spec: CaseSpec, data, extra: Mapping[str, np.ndarray],
     unc = spec.uncertainty
     return validate_method(
         data.ss, data.ds, case_method(spec, extra), folds=spec.validation.folds,
-        seed=unc.seed, groups=_sources(data), criteria=spec.validation.criteria,
+        seed=unc.seed, ss_sources=data.ss_sources, ds_sources=data.ds_sources,
+        criteria=spec.validation.criteria,
         criteria_rule=spec.validation.criteria_rule, level=unc.level,
-        intervals={"n": METRIC_REPLICATES, "level": unc.level, "seed": unc.seed},
+        metric_intervals={"n": METRIC_REPLICATES, "level": unc.level, "seed": unc.seed},
         progress=progress,
     )
 

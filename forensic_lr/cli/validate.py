@@ -344,12 +344,12 @@ def _study(args: argparse.Namespace, *, criteria=None, intervals=None, about=Non
     else:
         data = load_scores(ss=args.ss, ds=args.ds, scores=args.scores, direction=args.direction,
                            **table_options(args))
-    groups = (data.ss_sources, data.ds_sources) if data.has_sources else None
     study = run_validation_study(
         data.ss, data.ds, methods=methods,
-        folds=None if groups is not None and args.folds == 0 else args.folds,
-        seed=args.fold_seed, criteria=criteria, inputs=data.files, groups=groups,
-        intervals=intervals, about=about, data_role=args.data_role,
+        folds=None if data.has_sources and args.folds == 0 else args.folds,
+        seed=args.fold_seed, criteria=criteria, inputs=data.files,
+        ss_sources=data.ss_sources, ds_sources=data.ds_sources,
+        metric_intervals=intervals, about=about, data_role=args.data_role,
         criteria_rule=criteria_rule,
         level=None if spec is None else spec.uncertainty.level,
         progress=(stages or Stages(args)).for_stage("validation study (cross-validation)"),

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from .._checks import renamed_keyword, sources_pair
 from .._numbers import LN10
 from ..calibration import (
     CALIBRATORS,
@@ -144,12 +145,15 @@ def validate_method(
     *,
     folds: int | None = 5,
     seed: int = DEFAULT_SEED,
-    groups: tuple[np.ndarray, np.ndarray] | None = None,
+    ss_sources=None,
+    ds_sources=None,
     criteria=None,
     criteria_rule: CriteriaRule = "estimate_and_bound",
     level: float = DEFAULT_LEVEL,
-    intervals: Mapping[str, Any] | None = None,
+    metric_intervals: Mapping[str, Any] | None = None,
     progress: Progress | None = None,
+    groups: tuple[np.ndarray, np.ndarray] | None = None,
+    intervals: Mapping[str, Any] | None = None,
 ) -> MethodValidation:
     """Cross-validate ``method`` on background scores and collect its validation record.
 
@@ -160,10 +164,10 @@ def validate_method(
     method : Method
         The method as the case applies it (options and extra inputs included).
     folds : int or None
-        Folds of the cross-validation; None with ``groups``: leave one source out.
+        Folds of the cross-validation; None with sources: leave one source out.
     seed : int
-        Seed of the fold shuffles.
-    groups : (ss_sources, ds_sources), optional
+        Seed of the fold shuffles (default that of a case).
+    ss_sources, ds_sources : array_like, optional
         Source ids per trial: folds by source (no source on both sides of a split).
     criteria : mapping or Criteria, optional
         Laboratory criteria, checked against the metrics and their one-sided bounds
@@ -172,12 +176,15 @@ def validate_method(
         How a criterion is met (:data:`~forensic_lr.validation.criteria.RULES`).
     level : float
         Level of the calibration checks' and the rates' intervals.
-    intervals : mapping, optional
+    metric_intervals : mapping, optional
         Keyword arguments of :func:`~forensic_lr.validation.bootstrap_metrics` (``n``,
         ``seed``, ``level``, ...): bootstrap intervals of the metrics (by source with
-        ``groups``); None: none.
+        sources), the record's ``metric_intervals``; None: none.
     progress : callable(done, total), optional
         Called after each fold.
+    groups, intervals
+        Deprecated spellings of ``(ss_sources, ds_sources)`` and ``metric_intervals``
+        (:class:`DeprecationWarning`).
 
     Returns
     -------
@@ -199,17 +206,21 @@ def validate_method(
        likelihood ratios outputted by LR systems are often based on extrapolation:
        when to stop extrapolating?, Science & Justice 56 (2016) 482-491.
     """
+    groups = sources_pair(ss_sources, ds_sources, groups, function="validate_method")
+    metric_intervals = renamed_keyword(metric_intervals, intervals, old="intervals",
+                                       new="metric_intervals", function="validate_method")
+    ss_sources, ds_sources = (None, None) if groups is None else groups
     with warnings.catch_warnings(record=True) as in_folds:
         warnings.simplefilter("always", ForensicLRWarning)
-        ss_src, ds_src = (None, None) if groups is None else groups
         ss_llr, ds_llr = cross_validated_llr(ss, ds, method.unfitted(), folds, seed,
-                                             ss_sources=ss_src, ds_sources=ds_src,
+                                             ss_sources=ss_sources, ds_sources=ds_sources,
                                              progress=progress)
     fold_texts = _our_texts(in_folds)
     elub = elub_of(ss_llr, ds_llr)
     validation = validate_llrs(
         ss_llr, ds_llr, criteria=criteria, criteria_rule=criteria_rule, level=level,
-        intervals=intervals, groups=groups, limit=elub if method.elub else None,
+        metric_intervals=metric_intervals, ss_sources=ss_sources, ds_sources=ds_sources,
+        limit=elub if method.elub else None,
     )
     n_sources = None if groups is None else source_codes(*groups, ss_llr.size, ds_llr.size)[2]
     record = validation.record.model_copy(update={
@@ -225,18 +236,24 @@ def validate_llrs(
     *,
     criteria=None,
     criteria_rule: CriteriaRule = "estimate_and_bound",
-    level: float = 0.95,
-    intervals: Mapping[str, Any] | None = None,
-    groups: tuple[np.ndarray, np.ndarray] | None = None,
+    level: float = DEFAULT_LEVEL,
+    metric_intervals: Mapping[str, Any] | None = None,
+    ss_sources=None,
+    ds_sources=None,
     limit: tuple[float, float] | None = None,
+    groups: tuple[np.ndarray, np.ndarray] | None = None,
+    intervals: Mapping[str, Any] | None = None,
 ) -> MethodValidation:
     """The validation record of given LLRs (metrics, checks, criteria, rates, intervals).
 
-    :func:`validate_method` without the cross-validation: for LLRs a system reported
-    itself (validated as given) and for the out-of-fold LLRs of a method. ``limit``
-    (log10 bounds): also give the metrics of the LLRs limited to them
+    :func:`validate_method` without the cross-validation (keywords as there): for LLRs a
+    system reported itself (validated as given) and for the out-of-fold LLRs of a method.
+    ``limit`` (log10 bounds): also give the metrics of the LLRs limited to them
     (``metrics_limited``). The record's ``folds`` is None.
     """
+    groups = sources_pair(ss_sources, ds_sources, groups, function="validate_llrs")
+    metric_intervals = renamed_keyword(metric_intervals, intervals, old="intervals",
+                                       new="metric_intervals", function="validate_llrs")
     ss_llr, ds_llr = np.asarray(ss_llr, dtype=np.float64), np.asarray(ds_llr, dtype=np.float64)
     texts: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
@@ -253,23 +270,23 @@ def validate_llrs(
             checks = None
             texts.append(f"the calibration checks could not be computed: {exc}")
     texts += _our_texts(caught)
-    metric_intervals = None
-    if intervals is not None:
+    computed = None
+    if metric_intervals is not None:
         ss_src, ds_src = (None, None) if groups is None else groups
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ForensicLRWarning)
             try:
-                metric_intervals = bootstrap_metrics(
-                    ss_llr, ds_llr, ss_sources=ss_src, ds_sources=ds_src, **intervals
+                computed = bootstrap_metrics(
+                    ss_llr, ds_llr, ss_sources=ss_src, ds_sources=ds_src, **metric_intervals
                 ).to_dict()
             except ForensicLRError as exc:
                 texts.append(
                     f"the intervals of the validation metrics could not be computed: {exc}"
                 )
         texts += _our_texts(caught)
-    rates = tuple(misleading_rates(ss_llr, ds_llr, level, metric_intervals))
+    rates = tuple(misleading_rates(ss_llr, ds_llr, level, computed))
     results = () if criteria is None else check_criteria(
-        criteria, metrics, intervals=metric_intervals, rates=rates, rule=criteria_rule)
+        criteria, metrics, intervals=computed, rates=rates, rule=criteria_rule)
     for c in results:
         if not c.met:
             m = metric(c.metric)  # values and threshold in the metric's unit
@@ -286,7 +303,7 @@ def validate_llrs(
         criteria=results,
         all_criteria_met=all(c.met for c in results) if results else None,
         calibration_checks=checks,
-        metric_intervals=metric_intervals,
+        metric_intervals=computed,
         rates=rates,
     )
     return MethodValidation(record, ss_llr, ds_llr, (), tuple(dict.fromkeys(texts)))

@@ -17,12 +17,13 @@ from typing import Any
 
 import numpy as np
 
+from .._checks import renamed_keyword, sources_pair
 from ..calibration import default_study_methods
 from ..errors import InputError
 from ..metrics.catalogue import metric
 from ..provenance import software_versions
 from ..records import CriterionResult, MethodDescription, StudyMethod, ValidationStudy
-from ..resampling import Progress
+from ..resampling import DEFAULT_SEED, Progress
 from .bootstrap import bootstrap_metrics
 from .compare import compare_systems
 from .method import Method, validate_llrs, validate_method
@@ -81,16 +82,19 @@ def run_validation_study(
     *,
     methods: Sequence[str] | None = None,
     folds: int | None = 5,
-    seed: int = 0,
+    seed: int = DEFAULT_SEED,
     criteria: Mapping[str, float | None] | Any = None,
     inputs: Mapping[str, str] | None = None,
-    groups: tuple[np.ndarray, np.ndarray] | None = None,
-    intervals: Mapping[str, Any] | None = None,
+    ss_sources=None,
+    ds_sources=None,
+    metric_intervals: Mapping[str, Any] | None = None,
     about: Mapping[str, str | None] | None = None,
     data_role: str | None = None,
     criteria_rule: str = "estimate_and_bound",
     level: float | None = None,
     progress: Progress | None = None,
+    groups: tuple[np.ndarray, np.ndarray] | None = None,
+    intervals: Mapping[str, Any] | None = None,
 ) -> ValidationStudy:
     """Cross-validate each method on raw scores and collect the study's record.
 
@@ -98,28 +102,29 @@ def run_validation_study(
     ----------
     ss, ds : array_like
         Raw same-source and different-source scores (higher supports Hp).
-    methods : sequence of str or Method, optional
+    methods : sequence of str, calibrator or Method, optional
         Calibrators to compare (default: the basic methods,
-        :func:`forensic_lr.calibration.default_study_methods`), by name (default options)
-        or as a :class:`~forensic_lr.validation.method.Method` (options, extra inputs and
+        :func:`forensic_lr.calibration.default_study_methods`), by name (default options),
+        as calibrator objects (:func:`~forensic_lr.calibration.make_calibrator`, their own
+        options) or as a :class:`~forensic_lr.validation.method.Method` (options, extra inputs and
         ELUB as a case applies them: ``forensic-lr validate --case``). :data:`AS_GIVEN`
         (``"none"``): ``ss`` and ``ds`` are the system's own natural-log LRs, validated as
         they are.
     folds : int or None
-        Folds of the cross-validation; None with ``groups``: leave one source out.
+        Folds of the cross-validation; None with sources: leave one source out.
     seed : int
-        Seed of the fold assignment.
+        Seed of the fold assignment (default that of a case).
     criteria : mapping or :class:`~forensic_lr.casework.spec.Criteria`, optional
         Laboratory criteria (``cllr_max = 0.5``, ...), checked for every method against
         its value and, by ``criteria_rule`` (:data:`forensic_lr.validation.criteria.RULES`),
         its one-sided 95 % bound: rates always have one (exact binomial, or the bootstrap
-        by source), the other metrics when ``intervals`` are asked for (each method is then
-        bootstrapped); without, they are judged on their value and the record says so.
+        by source), the other metrics when ``metric_intervals`` are asked for (each method is
+        then bootstrapped); without, they are judged on their value and the record says so.
     inputs : mapping, optional
         Input file name -> SHA-256, recorded.
-    groups : (ss_sources, ds_sources), optional
+    ss_sources, ds_sources : array_like, optional
         Source ids per trial: the folds are then by source (no source on both sides).
-    intervals : mapping, optional
+    metric_intervals : mapping, optional
         Keyword arguments of :func:`forensic_lr.validation.bootstrap_metrics` (e.g.
         ``{"n": 1000, "seed": 1}``): bootstrap intervals of the best method's metrics and
         a paired comparison of the best method with each other one
@@ -133,10 +138,13 @@ def run_validation_study(
         Default: "development" when several methods are compared (the best is chosen on
         these data, so selection and evaluation use the same data), else "validation".
     level : float, optional
-        Level of the calibration checks' and the rates' intervals without ``intervals``
-        (default 0.95); with them, theirs.
+        Level of the calibration checks' and the rates' intervals without
+        ``metric_intervals`` (default 0.95); with them, theirs.
     progress : callable(done, total), optional
         Called after each method's cross-validation.
+    groups, intervals
+        Deprecated spellings of ``(ss_sources, ds_sources)`` and ``metric_intervals``
+        (:class:`DeprecationWarning`).
 
     Returns
     -------
@@ -154,8 +162,12 @@ def run_validation_study(
     unknown = sorted(set(about) - set(ABOUT_KEYS))
     if unknown:
         raise InputError(f"unknown 'about' key(s) {unknown}; use {', '.join(ABOUT_KEYS)}")
+    groups = sources_pair(ss_sources, ds_sources, groups, function="run_validation_study")
+    intervals = renamed_keyword(metric_intervals, intervals, old="intervals",
+                                new="metric_intervals", function="run_validation_study")
     specs = tuple(
-        None if m == AS_GIVEN else m if isinstance(m, Method) else Method(m)
+        None if isinstance(m, str) and m == AS_GIVEN else m if isinstance(m, Method)
+        else Method.of(m, elub=False)
         for m in (methods or default_study_methods())
     )
     methods = tuple(AS_GIVEN if m is None else m.calibrator for m in specs)
@@ -175,7 +187,7 @@ def run_validation_study(
     judged = intervals if criteria is not None else None
     for i, spec in enumerate(specs):
         common = {"criteria": criteria, "criteria_rule": criteria_rule, "level": level,
-                  "intervals": judged, "groups": groups}
+                  "metric_intervals": judged, "ss_sources": ss_src, "ds_sources": ds_src}
         if spec is None:
             validated = validate_llrs(ss, ds, **common)
             description = _AS_GIVEN_DESCRIPTION

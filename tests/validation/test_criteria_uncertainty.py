@@ -173,7 +173,7 @@ def test_the_study_judges_each_method_with_its_bounds():
     ss, ds = rng.normal(2.5, 1.0, 15), rng.normal(0.0, 1.0, 40)
     study = run_validation_study(ss, ds, methods=["gaussian", "logistic"],
                                  criteria={"rmep_max": 0.1, "cllr_max": 0.9},
-                                 intervals={"n": 200, "seed": 2})
+                                 metric_intervals={"n": 200, "seed": 2})
     for row in study.methods:
         rmep, cllr = row.criteria
         assert rmep.bound_source == "exact binomial" and not rmep.met

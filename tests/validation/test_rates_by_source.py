@@ -81,8 +81,8 @@ def test_validation_study_gives_rates_by_source(loop_rate_intervals):
     ds_src = np.column_stack([a, b])
     ds = rng.normal(-1.0, 1.5, ds_src.shape[0])
     study = run_validation_study(ss, ds, methods=["gaussian"], folds=5, seed=3,
-                                 groups=(ss_src, ds_src),
-                                 intervals={"n": 200, "seed": 4, "workers": 1})
+                                 ss_sources=ss_src, ds_sources=ds_src,
+                                 metric_intervals={"n": 200, "seed": 4, "workers": 1})
     ss_llr, ds_llr = study.arrays.llrs["gaussian"]
     expected = loop_rate_intervals(ss_llr, ds_llr, ss_src, ds_src, k, 200, 4, 0.95, "bc")
     raw = build_validation_report(study, formats=("html",))["validation_report.html"].decode()

@@ -161,7 +161,7 @@ def test_intervals_and_paired_comparisons_of_the_best_method(scores):
     # differences of the metrics in the method table; an interval below 0 means "better".
     ss, ds = scores
     files = build_validation_report(run_validation_study(
-        ss, ds, methods=METHODS, folds=FOLDS, seed=SEED, intervals={"n": 300, "seed": 4},
+        ss, ds, methods=METHODS, folds=FOLDS, seed=SEED, metric_intervals={"n": 300, "seed": 4},
     ), formats=("json", "html"))
     record = json.loads(files["validation.json"])
     metrics = {m["method"]: m["metrics"] for m in record["methods"]}

@@ -96,7 +96,7 @@ def test_collapsed_bootstrap_intervals_are_marked(make_background):
     rng = np.random.default_rng(2)
     ss, ds = rng.normal(12, 1, 40), rng.normal(0, 1, 80)  # perfectly separated
     study = run_validation_study(ss, ds, methods=("gaussian", "pav"),
-                                 intervals={"n": 200, "seed": 1})
+                                 metric_intervals={"n": 200, "seed": 1})
     eer = study.intervals["intervals"]["eer"]
     assert eer["low"] == eer["high"] == 0.0
     text = _text(build_validation_report(study, formats=("html",)))
@@ -108,7 +108,7 @@ def test_study_rates_are_counts_with_exact_intervals(make_background):
     from scipy.stats import binomtest
 
     ss, ds = make_background(4, 25, 70)
-    study = run_validation_study(ss, ds, methods=("gaussian",), intervals={"n": 100})
+    study = run_validation_study(ss, ds, methods=("gaussian",), metric_intervals={"n": 100})
     ss_llr = study.arrays.llrs["gaussian"][0]
     rmep = next(r for r in study.rates if r.name == "rmep")
     assert rmep.count == int((ss_llr < 0).sum()) and rmep.total == 25
