@@ -7,6 +7,13 @@ import os
 import numpy as np
 import pytest
 from scipy.stats import norm
+from threadpoolctl import threadpool_limits
+
+#: One BLAS thread in the test process, for the whole session. OpenBLAS's threads wait busily
+#: between products: on a 2-core machine shared with other work, two of them made an S-cal
+#: fit (small L-BFGS-B problems) 10 times slower. No value depends on the BLAS threads (the
+#: library sums on one thread where it matters; test_one_code_path sets 1 and 2 itself).
+_ONE_BLAS_THREAD = threadpool_limits(limits=1, user_api="blas")
 
 
 def gaussian_background(seed: int = 0, n_ss: int = 60, n_ds: int = 200, *, shift: float = 3.0):

@@ -204,7 +204,7 @@ def test_background_bootstrap_by_trial_equals_looped_refits_on_the_same_draws(
     ss, ds = make_background(2, 30, 70)
     x = np.array([0.5, 3.0])
     template = ELUB(make_calibrator(name)) if elub else make_calibrator(name)
-    n = 40
+    n = 12  # each looped replicate refits the method and its ELUB (S-cal: about 1 s)
     boot = background_bootstrap(template, ss, ds, x, n=n, level=0.9, seed=3)
     size = x.size + (ss.size + ds.size if elub else 0)
     # a method with bootstrap_fits (or with ELUB, bootstrap_elub) draws all replicates at
