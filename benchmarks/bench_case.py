@@ -17,7 +17,7 @@ within one run.
 ``--stages`` also times each stage of :func:`forensic_lr.casework.run_case_full` once,
 with the same library calls it makes, and prints each stage's share, then the whole
 computation one stage after the other and with its stages side by side on the idle cores
-(as ``run`` does).
+(two workers).
 """
 
 from __future__ import annotations
@@ -154,7 +154,6 @@ def ratio_table(folder: Path, calibrators, repeats: int) -> None:
 
 def stage_table(folder: Path, calibrator: str) -> None:
     """Each stage of the case pipeline timed once, with its share of the sum."""
-    from forensic_lr import parallel
     from forensic_lr.calibration import make_calibrator
     from forensic_lr.casework import pipeline
     from forensic_lr.casework.pipeline import load_case_data, run_case_full
@@ -175,14 +174,10 @@ def stage_table(folder: Path, calibrator: str) -> None:
     _timed("bootstrap (1000)", stages, bootstrap_interval, base, ss, ds, x, n=1000, seed=1)
     cv = _timed("5-fold validation", stages, cross_validated_llr, ss, ds, base, folds=5, seed=1)
     _timed("metrics", stages, evaluate, *cv)
-    serial = parallel.idle_cores
-    parallel.idle_cores = lambda: 1  # one stage after the other, so that each can be timed here
-    try:
-        with _timing(pipeline, "sensitivity_analysis", stages, "sensitivity (in run_case_full)"):
-            _timed("run_case_full (all of the above)", stages, run_case_full, spec)
-    finally:
-        parallel.idle_cores = serial
-    run = _timed("run_case_full, stages side by side", stages, run_case_full, spec)
+    # one stage after the other (one worker), so that each can be timed here
+    with _timing(pipeline, "sensitivity_analysis", stages, "sensitivity (in run_case_full)"):
+        _timed("run_case_full (all of the above)", stages, run_case_full, spec, workers=1)
+    run = _timed("run_case_full, stages side by side", stages, run_case_full, spec, workers=2)
     files = _timed("report: plots + HTML + PDF", stages, build_report, run, ("pdf", "html", "json"))
     _timed("write files", stages, write_outputs, folder / "stages", files, force=True)
     parts = ["load case file", "load scores", "fit", "LR", "bootstrap (1000)",

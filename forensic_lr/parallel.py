@@ -1,20 +1,18 @@
-"""Run independent jobs (the figures of a report, the stages of a case) on several cores.
+"""Run independent jobs (the stages of a case, chunks of bootstrap replicates) on several cores.
 
-Each job is a pure, deterministic function of data this process already holds: a figure of
-a report (matplotlib builds it and writes its SVG text), or a stage of a case whose result
-does not depend on the others (the sensitivity analysis beside the evidence evaluation and
-the validation). :func:`call_forked` spreads such jobs over processes forked from this one
-(the children inherit the data and the imported modules, so nothing is pickled on the way
-in and nothing is imported again) and returns the same values as calling them one after
-the other: byte for byte those of a serial run, in the same order.
+Each job is a pure, deterministic function of its inputs. :func:`run_jobs` runs the first
+job in this process and shares the others with a pool of processes from the standard
+library (:class:`concurrent.futures.ProcessPoolExecutor`); it returns the same values as
+calling the jobs one after the other, byte for byte, in the same order. Callers ask for
+more than one worker only where a measurement shows a gain at their size on two cores
+(``docs/dev/architecture.md``, *Processes*); one worker means no pool at all.
 
-It falls back to calling the jobs here, one after the other, where forking is unsafe or
-useless: not Linux (Windows has no ``os.fork``; on macOS system frameworks are not safe
-in a forked child), one idle core, one job, or other Python threads running
-(a web server's: a lock one of them holds would stay locked in the child). A forked child
-repeats some warm-up work (for figures: fonts, text measures, about 15 % of their processor
-time): on a machine whose cores are all busy it would only add that, so by default only
-idle cores are used (:func:`idle_cores`).
+Nothing here depends on the operating system: the pool starts its processes by the
+platform's default method (fork on Linux up to Python 3.13, spawn on macOS and
+Windows), and by spawn wherever another Python thread runs (a web server's: a lock one
+of them holds would stay locked in a forked child). The jobs a pool process may run must
+therefore be picklable (module-level functions, ``functools.partial`` of them); they reach
+each process once, when it starts, and a job is then sent by name.
 
 :func:`collector_paused` keeps Python's cyclic garbage collector off while such a job
 allocates many small objects (matplotlib, weasyprint).
@@ -24,99 +22,31 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import math
+import multiprocessing
+import multiprocessing.connection
 import os
-import pickle
 import signal
-import sys
 import threading
-import time
 import warnings
+from collections import deque
 from collections.abc import Callable, Mapping
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import TypeVar
 
 from threadpoolctl import threadpool_limits
 
-__all__ = [
-    "MAX_JOBS", "call_forked", "can_fork", "collector_paused", "idle_cores", "one_blas_thread",
-    "usable_cores",
-]
+__all__ = ["collector_paused", "default_workers", "one_blas_thread", "run_jobs"]
 
 T = TypeVar("T")
 
-#: Most jobs :func:`call_forked` shares out between processes (each job after the first is one
-#: byte value of its ticket pipe); more run one after the other in this process.
-MAX_JOBS = 256
 
-
-def usable_cores() -> int:
-    """Cores this process may run on (its CPU affinity where the system tells it)."""
+def default_workers() -> int:
+    """Processes a computation may use by default: the cores this process may run on (its
+    CPU affinity where the system tells it, as ``taskset`` sets it; else every core)."""
     try:
-        return len(os.sched_getaffinity(0))
+        return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
-def idle_cores() -> int:
-    """Usable cores not busy with other work: ``cores + 1 - running``, from 1 to ``cores``.
-
-    ``running`` is the number of processes running or ready to run at this moment, this
-    one included (hence the + 1): on Linux the kernel's current count (the fourth field
-    of ``/proc/loadavg``, the fewest of a few readings 2 ms apart), elsewhere the load
-    average over the last minute, rounded down, as ``make --load-average`` reads it. The
-    current count is used where there is one because the average remembers this program's
-    own work: after a minute of cases run one after the other on two cores it nears 2,
-    and every core would look busy. Where the system gives neither, every usable core
-    counts as idle.
-    """
-    cores = usable_cores()
-    running = _running_now()
-    if running is None:
-        try:
-            running = math.floor(os.getloadavg()[0])
-        except (AttributeError, OSError):
-            return cores
-    return max(1, min(cores, cores + 1 - running))
-
-
-def _running_now(samples: int = 5, pause: float = 0.002) -> int | None:
-    """Processes running or ready to run now, this one counted once; None where not known.
-
-    The kernel's count (``/proc/loadavg``) is of threads, this process's own included:
-    after a matrix product its BLAS threads keep spinning for a while (OpenBLAS waits
-    busily before it sleeps) and would look like other work. So this process's running
-    threads (``/proc/self/task/*/stat``, state ``R``) are taken off and the process
-    counted as one. The fewest of ``samples`` readings ``pause`` seconds apart: a process
-    that runs for a moment (a system task, a program starting) is not other work that
-    keeps a core busy.
-    """
-    counts = []
-    for i in range(samples):
-        if i:
-            time.sleep(pause)
-        try:
-            with open("/proc/loadavg", encoding="ascii") as status:
-                running = int(status.read().split()[3].split("/")[0])
-        except (OSError, IndexError, ValueError):
-            return None
-        counts.append(max(1, running - _own_running_threads() + 1))
-    return min(counts)
-
-
-def _own_running_threads() -> int:
-    """This process's threads running or ready to run (state ``R``); 1 where not known."""
-    own = 0
-    try:
-        tasks = os.listdir("/proc/self/task")
-    except OSError:
-        return 1
-    for task in tasks:
-        try:
-            with open(f"/proc/self/task/{task}/stat", encoding="ascii", errors="replace") as stat:
-                own += stat.read().rpartition(")")[2].split()[0] == "R"
-        except (OSError, IndexError):
-            continue  # a thread that ended meanwhile
-    return max(own, 1)
+        return max(1, os.cpu_count() or 1)
 
 
 @contextlib.contextmanager
@@ -140,78 +70,34 @@ def collector_paused():
             gc.enable()
 
 
-def can_fork() -> bool:
-    """Whether :func:`call_forked` may fork here: Linux (on macOS system frameworks are not
-    safe in a forked child; Windows cannot fork) and no other Python thread running."""
-    return (sys.platform.startswith("linux") and hasattr(os, "fork")
-            and threading.active_count() == 1)
+@contextlib.contextmanager
+def one_blas_thread():
+    """Matrix products on one BLAS thread in this process (``threadpoolctl``), as a context
+    manager or, ``@one_blas_thread()``, a function decorator.
 
-
-def _serial(jobs: Mapping[str, Callable[[], T]], names) -> dict[str, T]:
-    return {name: jobs[name]() for name in names}
-
-
-def _claimed(tickets: int, names: list[str]):
-    """The names of the jobs this process claims, one ticket (byte) at a time, until none
-    is left: whichever process is free takes the next job."""
-    while ticket := os.read(tickets, 1):
-        yield names[ticket[0]]
-
-
-#: Seconds between a child's looks at whether its parent is still there.
-PARENT_POLL = 0.2
-
-
-def _end_with_parent(parent: int) -> None:
-    """In a child: a daemon thread ends the process once ``parent`` is gone.
-
-    A parent killed outright (``kill -9``) runs no clean-up, and its children would compute
-    on for minutes; an orphan is adopted by another process, so :func:`os.getppid` then
-    names another process. Portable (no ``prctl``), checked every :data:`PARENT_POLL` s.
+    Used wherever results must not depend on the machine: a product summed by one thread is
+    summed in one order, whatever the number of cores (:func:`run_jobs`'s jobs, and the
+    evidence evaluation, so that ``calibrate`` and ``run`` give the same bits).
     """
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(PARENT_POLL)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="forensic-lr-parent-watch", daemon=True).start()
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
 
 
-def _child(jobs, names, tickets: int, write_fd: int, parent: int) -> None:
-    """In the forked child: run the jobs it claims, send ``(values, warnings)`` through
-    ``write_fd`` (the values of the jobs done before any that failed: the parent runs the
-    missing ones again) and leave without running the parent's exit code; end at once if
-    the parent is gone (:func:`_end_with_parent`)."""
-    status = 1
-    values: dict = {}
-    try:
-        _end_with_parent(parent)
-        with warnings.catch_warnings(record=True) as caught:
-            try:
-                for name in _claimed(tickets, names):
-                    values[name] = jobs[name]()
-                status = 0
-            except BaseException:  # the parent runs this job again and raises the real error
-                pass
-        payload = pickle.dumps((values, [(str(w.message), w.category) for w in caught]),
-                               protocol=pickle.HIGHEST_PROTOCOL)
-        with os.fdopen(write_fd, "wb") as pipe:
-            pipe.write(payload)
-    finally:
-        os._exit(status)
-
-
-def call_forked(jobs: Mapping[str, Callable[[], T]], workers: int | None = None
-                ) -> dict[str, T]:
+def run_jobs(jobs: Mapping[str, Callable[[], T]], workers: int = 1,
+             progress: Callable[[int, int], None] | None = None) -> dict[str, T]:
     """``{name: job()}`` for every job, computed in up to ``workers`` processes.
 
     Parameters
     ----------
     jobs : mapping of name -> callable without arguments
-        Independent, deterministic jobs whose values can be pickled (SVG text, result
-        records).
-    workers : int, optional
-        Processes to use, this one included (default: :func:`idle_cores`).
+        Independent, deterministic jobs whose values can be pickled. Every job but the
+        first must be picklable itself when ``workers > 1``.
+    workers : int
+        Processes to use, this one included; 1 (the default) calls the jobs here, one
+        after the other.
+    progress : callable(done, total), optional
+        Called here with the number of jobs finished (``total`` = all jobs) whenever this
+        process learns of one more (its own as it ends, the pool's when it looks).
 
     Returns
     -------
@@ -222,90 +108,152 @@ def call_forked(jobs: Mapping[str, Callable[[], T]], workers: int | None = None
     Notes
     -----
     The first job always runs in this process (it may report progress to a terminal,
-    which only this process draws on). The others are claimed in order by whichever
-    process is free: each job is one byte in a pipe the processes share, and reading a
-    byte from a pipe is atomic, so no job runs twice and a short job never waits behind
-    a long one dealt to the same process. A job that fails in a child is run again in
-    this process, so that its exception is raised here with its own type and traceback;
-    so is any job a child claimed but did not finish. Warnings a child's jobs raise are
-    raised again here (same message and category). Each child is waited for, and ended
-    if this process's own jobs fail, so that none outlives the call; a child whose parent
-    is killed outright ends within :data:`PARENT_POLL` seconds.
+    which only this process draws on). A pool of ``workers - 1`` processes gets the jobs
+    table once, as it starts; each pool process that is ready (started, its modules
+    imported) and idle is then sent the next job by name, and this process takes the
+    next one itself whenever it is free, so a pool process that starts late never holds
+    up a job this process could run. A job that fails raises its own exception here. Warnings a pool
+    process's jobs raise are raised again here (same message and category). When a job
+    fails (or Ctrl-C stops this process), the jobs not started are cancelled and the pool
+    ends once the ones it is running have ended: no process outlives the call.
 
-    Every job runs with one BLAS thread (``threadpoolctl``), in this process and in the
-    children, however many processes there are: the processes are the parallelism, and
-    two processes with a pool of BLAS threads each oversubscribe the cores (OpenBLAS
-    threads wait busily between products; measured on 2 cores, an S-cal case's stages
-    took 4.9 s side by side against 4.7 s one after the other, and 2.4 s with one BLAS
-    thread each). The values then also do not depend on the number of cores or workers:
-    a product summed by one thread is summed in one order.
+    Every job runs with one BLAS thread (:func:`one_blas_thread`), in this process and in
+    the pool's: the processes are the parallelism (two processes with a pool of BLAS
+    threads each oversubscribe the cores), and a product summed by one thread is summed
+    in one order, so the values do not depend on the number of workers. Ctrl-C stops the
+    jobs running in the pool as well as this process's, and pool processes end when
+    this process ends, even when it is killed outright (:func:`_start_worker`).
     """
-    with one_blas_thread():  # inherited by the children
-        return _spread(jobs, workers)
-
-
-@contextlib.contextmanager
-def one_blas_thread():
-    """Matrix products on one BLAS thread in this process (``threadpoolctl``), as a context
-    manager or, ``@one_blas_thread()``, a function decorator.
-
-    Used wherever results must not depend on the machine: a product summed by one thread is
-    summed in one order, whatever the number of cores (:func:`call_forked`'s jobs, and the
-    evidence evaluation, so that ``calibrate`` and ``run`` give the same bits).
-    """
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
-
-
-def _spread(jobs: Mapping[str, Callable[[], T]], workers: int | None) -> dict[str, T]:
-    """:func:`call_forked`'s work, under its limit of one BLAS thread."""
     names = list(jobs)
-    if not 1 < len(names) <= MAX_JOBS or not can_fork():  # before the cores are read (10 ms)
-        return _serial(jobs, names)
-    n = min(workers or idle_cores(), len(names))
-    if n <= 1:
-        return _serial(jobs, names)
-    tickets, tickets_in = os.pipe()
-    os.write(tickets_in, bytes(range(1, len(names))))  # job 0 is this process's own
-    os.close(tickets_in)  # all claimed: a read then finds the pipe empty and closed
-    children: list[tuple[int, int]] = []
+    processes = min(workers, len(names)) - 1  # besides this one
+    with one_blas_thread():
+        if processes < 1:
+            results = {}
+            for name in names:
+                results[name] = jobs[name]()
+                if progress is not None:
+                    progress(len(results), len(names))
+            return results
+        return _shared(jobs, names, processes, progress)
+
+
+def _context():
+    """The pool's start method: the platform's default, spawn instead of fork when other
+    Python threads run (forking copies their locks in whatever state they are)."""
+    context = multiprocessing.get_context()
+    if context.get_start_method() == "fork" and threading.active_count() > 1:
+        return multiprocessing.get_context("spawn")
+    return context
+
+
+def _shared(jobs: Mapping[str, Callable[[], T]], names: list[str], processes: int,
+            progress: Callable[[int, int], None] | None) -> dict[str, T]:
+    """:func:`run_jobs` with a pool of ``processes`` more processes.
+
+    A thread of this process feeds the pool: each time a pool process is ready or has
+    finished a job, it takes the next job from the queue and sends its name there. This
+    process's main thread takes the first job, then the next from the same queue
+    whenever it is free.
+    """
+    table = {name: jobs[name] for name in names[1:]}
+    queue = deque(names[1:])
+    lock = threading.Lock()
+    sent: dict[str, Future] = {}
     results: dict[str, T] = {}
-    gc.freeze()  # the children's collector leaves the inherited objects (and their pages) alone
-    parent = os.getpid()
-    try:
-        for _ in range(n - 1):
-            read_fd, write_fd = os.pipe()
-            with warnings.catch_warnings():
-                # Python >= 3.12 warns about forking a process with threads of any kind (a
-                # BLAS pool counts); the child only runs the jobs and never returns.
-                warnings.simplefilter("ignore", DeprecationWarning)
-                pid = os.fork()
-            if pid == 0:
-                os.close(read_fd)
-                _child(jobs, names, tickets, write_fd, parent)
-            os.close(write_fd)
-            children.append((pid, read_fd))
-        gc.unfreeze()
-        results[names[0]] = jobs[names[0]]()
-        for name in _claimed(tickets, names):
-            results[name] = jobs[name]()
-        while children:
-            pid, read_fd = children.pop(0)
-            with os.fdopen(read_fd, "rb") as pipe:
-                data = pipe.read()
-            os.waitpid(pid, 0)
-            if data:
-                values, caught = pickle.loads(data)
+
+    def take() -> str | None:
+        with lock:
+            return queue.popleft() if queue else None
+
+    def report() -> None:
+        if progress is not None:
+            progress(len(results) + sum(f.done() for f in sent.values()), len(names))
+
+    with ProcessPoolExecutor(processes, mp_context=_context(), initializer=_start_worker,
+                             initargs=(table,)) as pool:
+        def feed() -> None:
+            busy = {pool.submit(_ready) for _ in range(processes)}
+            while busy:
+                done, busy = wait(busy, return_when=FIRST_COMPLETED)
+                for _ in done:
+                    if (name := take()) is None:
+                        return
+                    sent[name] = pool.submit(_run_named, name)
+                    busy.add(sent[name])
+
+        feeder = threading.Thread(target=feed, name="forensic-lr-pool-feeder", daemon=True)
+        feeder.start()
+        try:
+            name: str | None = names[0]
+            while name is not None:
+                results[name] = jobs[name]()
+                report()
+                name = take()
+            feeder.join()
+            for name in list(sent):
+                value, caught = sent.pop(name).result()
                 for message, category in caught:
-                    warnings.warn(message, category, stacklevel=2)
-                results.update(values)
-        # jobs a child failed or could not finish: here, where a failure raises its error
-        results.update(_serial(jobs, [name for name in names if name not in results]))
-    finally:
-        gc.unfreeze()
-        os.close(tickets)
-        for pid, read_fd in children:  # left only when this process's jobs failed
-            os.close(read_fd)
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
+                    warnings.warn(message, category, stacklevel=3)
+                results[name] = value
+                report()
+        except BaseException:
+            with lock:
+                queue.clear()  # the feeder sends nothing more
+            pool.shutdown(cancel_futures=True)  # the jobs running there end, then the pool
+            raise
     return {name: results[name] for name in names}
+
+
+#: In a pool process: the jobs table it was started with.
+_TABLE: Mapping[str, Callable[[], object]] = {}
+
+
+def _start_worker(table: Mapping[str, Callable[[], object]]) -> None:
+    """In a pool process, once: keep the jobs table, one BLAS thread, Ctrl-C stops only a
+    running job (:func:`_interrupt`), and end the process when its parent ends.
+
+    A parent killed outright (``kill -9``) runs no clean-up, and its pool would compute on:
+    :func:`multiprocessing.parent_process`'s sentinel becomes ready when the parent ends
+    (whatever the start method and operating system), and a daemon thread waiting on it
+    then ends this process.
+    """
+    global _TABLE
+    _TABLE = table
+    threadpool_limits(limits=1, user_api="blas")
+    signal.signal(signal.SIGINT, _interrupt)
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        def watch() -> None:
+            multiprocessing.connection.wait([parent.sentinel])
+            os._exit(1)
+
+        threading.Thread(target=watch, name="forensic-lr-parent-watch", daemon=True).start()
+
+
+#: In a pool process: whether a job is running.
+_RUNNING = False
+
+
+def _interrupt(signum, frame) -> None:
+    """Ctrl-C in a pool process (a terminal sends it to the whole process group): a running
+    job stops with KeyboardInterrupt, which the pool sends back to this process's parent;
+    an idle pool process ignores it (the parent, interrupted too, ends the pool)."""
+    if _RUNNING:
+        raise KeyboardInterrupt
+
+
+def _ready() -> None:
+    """A pool process has started and taken its jobs table."""
+
+
+def _run_named(name: str):
+    """In a pool process: ``(value, warnings)`` of the job ``name``."""
+    global _RUNNING
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _RUNNING = True
+        try:
+            value = _TABLE[name]()
+        finally:
+            _RUNNING = False
+    return value, [(str(w.message), w.category) for w in caught]

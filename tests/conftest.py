@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import os
+import multiprocessing
 
 import numpy as np
 import pytest
@@ -104,17 +104,14 @@ def make_background():
 
 
 def _no_children_left() -> bool:
-    try:
-        os.waitpid(-1, os.WNOHANG)
-    except ChildProcessError:  # this process has no child, running or finished
-        return True
-    return False
+    return multiprocessing.active_children() == []
 
 
 @pytest.fixture(scope="session")
 def no_children_left():
-    """``no_children_left()`` is True when this process has no child process, running or
-    finished and not yet waited for (forked jobs leave none behind)."""
+    """``no_children_left()`` is True when no worker process this process started is left
+    (``multiprocessing.active_children``: a process pool's workers; the resource tracker
+    that the spawn start method starts once per program is no worker)."""
     return _no_children_left
 
 

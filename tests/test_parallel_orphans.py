@@ -1,5 +1,6 @@
-"""A forked worker ends with its parent: killing the parent outright (``kill -9``, which
-runs no clean-up) leaves no worker computing on."""
+"""No pool process outlives an interrupted run: killing the parent outright (``kill -9``,
+which runs no clean-up) or stopping it with Ctrl-C (SIGINT to its process group, as a
+terminal sends it) leaves no worker computing on."""
 
 from __future__ import annotations
 
@@ -13,57 +14,76 @@ from pathlib import Path
 
 import pytest
 
-from forensic_lr.parallel import PARENT_POLL
-
 ROOT = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
 
 def _alive(pid: int) -> bool:
     """Running (a zombie waiting for a reaper counts as ended)."""
     try:
-        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-    except (OSError, IndexError):
+        os.kill(pid, 0)
+    except ProcessLookupError:
         return False
-    return state != "Z"
+    stat = Path(f"/proc/{pid}/stat")
+    if stat.exists():  # Linux: a zombie is ended
+        try:
+            return stat.read_text().rpartition(")")[2].split()[0] != "Z"
+        except (OSError, IndexError):
+            return False
+    return True
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="call_forked forks on Linux")
-def test_a_worker_ends_when_its_parent_is_killed(tmp_path):
-    pid_file = tmp_path / "child.pid"
+def _start(tmp_path, workers: int) -> tuple[subprocess.Popen, list[int]]:
+    """A program whose pool processes each write their id and compute forever, while the
+    program's own job sleeps; returns it and the ids of its busy pool processes."""
+    folder = tmp_path / "pids"
+    folder.mkdir()
     script = textwrap.dedent(f"""
         import os, time
-        from forensic_lr.parallel import call_forked
+        from functools import partial
+        from pathlib import Path
+        from forensic_lr.parallel import run_jobs
 
-        def in_child():
-            with open({str(pid_file)!r}, "w") as f:
-                f.write(str(os.getpid()))
+        def busy(i):
+            Path({str(folder)!r}, str(os.getpid())).write_text("")
             while True:  # busy, as a bootstrap chunk would be
                 sum(range(10000))
 
-        def in_parent():
-            time.sleep(120)
-
-        call_forked({{"parent": in_parent, "child": in_child}}, 2)
+        if __name__ == "__main__":
+            jobs = {{"here": partial(time.sleep, 120)}}
+            jobs.update({{f"busy{{i}}": partial(busy, i) for i in range({workers - 1})}})
+            run_jobs(jobs, {workers})
     """)
+    (tmp_path / "prog.py").write_text(script)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    parent = subprocess.Popen([sys.executable, "-c", script], env=env)
-    child = None
+    parent = subprocess.Popen([sys.executable, str(tmp_path / "prog.py")], env=env,
+                              start_new_session=True)
+    deadline = time.monotonic() + 60
+    while len(list(folder.iterdir())) < workers - 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return parent, [int(p.name) for p in folder.iterdir()]
+
+
+@pytest.mark.parametrize(("how", "workers"), [("kill", 2), ("kill", 3), ("interrupt", 2)])
+def test_no_worker_outlives_an_interrupted_parent(tmp_path, how, workers):
+    parent, children = _start(tmp_path, workers)
     try:
-        deadline = time.monotonic() + 20
-        while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        child = int(pid_file.read_text())
-        assert _alive(child)
-        parent.send_signal(signal.SIGKILL)
-        parent.wait()
+        assert len(children) == workers - 1 and all(_alive(c) for c in children)
+        if how == "kill":
+            parent.send_signal(signal.SIGKILL)
+        else:  # Ctrl-C: the whole process group gets SIGINT; the pool's processes ignore it
+            os.killpg(parent.pid, signal.SIGINT)
         start = time.monotonic()
-        while _alive(child) and time.monotonic() - start < 10:
+        while any(_alive(c) for c in children) and time.monotonic() - start < 10:
             time.sleep(0.05)
-        assert not _alive(child), "the worker outlived its killed parent"
-        assert time.monotonic() - start < 10 * PARENT_POLL + 2
+        assert not any(_alive(c) for c in children), "a worker outlived its parent"
+        if how == "interrupt":  # the program itself stops too, without waiting for its jobs
+            assert parent.wait(timeout=10) != 0
     finally:
         if parent.poll() is None:
             parent.kill()
-            parent.wait()
-        if child is not None and _alive(child):  # never leave a busy orphan behind
-            os.kill(child, signal.SIGKILL)
+        parent.wait()
+        for child in children:  # never leave a busy orphan behind
+            if _alive(child):
+                os.kill(child, signal.SIGKILL)

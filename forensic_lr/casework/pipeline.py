@@ -11,13 +11,14 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from ..errors import ForensicLRWarning, InputError
 from ..io.scores import orient, sha256_file
 from ..metrics import tippett_counts
-from ..parallel import call_forked
+from ..parallel import default_workers, run_jobs
 from ..provenance import sha256_json, software_versions, source_revision
 from ..records import CaseResult, EvidenceResult, Provenance
 from ..resampling import Progress, stage_progress
@@ -144,6 +145,46 @@ def validate_case(spec: CaseSpec, data, extra: Mapping[str, np.ndarray],
     )
 
 
+#: Background scores (SS + DS) from which a case's stages run side by side when the
+#: machine has more than one core: below it a pool's start-up costs more than it saves
+#: (measured on two cores; ``docs/dev/architecture.md``, *Processes*).
+STAGES_IN_PROCESSES_FROM = 20_000
+
+
+def stage_workers(data) -> int:
+    """Processes for a case's three stages: every core (at most 3) for a background of at
+    least :data:`STAGES_IN_PROCESSES_FROM` scores, else 1 (one stage after the other)."""
+    if data.ss.size + data.ds.size < STAGES_IN_PROCESSES_FROM:
+        return 1
+    return min(3, default_workers())
+
+
+def _evidence_stage(spec: CaseSpec, data, extra: Mapping[str, np.ndarray],
+                    progress: Progress | None):
+    """The evidence evaluated without bounds (fit, LR, interval) with the case's options."""
+    unc = spec.uncertainty
+    return evaluate_unbounded(
+        data.ss, data.ds, spec.evidence.values,
+        calibrator=spec.method.calibrator, options=spec.method.options, extra=extra,
+        direction=spec.evidence.score_direction, elub=spec.method.elub,
+        elub_from=spec.method.elub_from, interval=unc.method, n=unc.n, level=unc.level,
+        seed=unc.seed, progress=stage_progress(progress, "bootstrap"),
+    )
+
+
+def _sensitivity_stage(spec: CaseSpec, data, extra: Mapping[str, np.ndarray],
+                       scale: VerbalScale):
+    """The case's sensitivity analysis (:func:`sensitivity_analysis`), without bounds."""
+    return sensitivity_analysis(
+        data.ss, data.ds, spec.evidence.values, calibrator=spec.method.calibrator,
+        options=spec.method.options, extra=extra, direction=spec.evidence.score_direction,
+        elub=spec.method.elub, scale=scale,
+        below_first_band=spec.report.below_first_band, labels=spec.comparison_labels,
+        template=case_method(spec, extra).unfitted(), sources=_sources(data),
+        level=spec.uncertainty.level, seed=spec.uncertainty.seed,
+    )
+
+
 def load_case_data(spec: CaseSpec):
     """``(data, extra)``: the background as used and the method's extra score inputs."""
     data, _, hashes, files = load_background(spec)
@@ -151,7 +192,8 @@ def load_case_data(spec: CaseSpec):
     return data, extra
 
 
-def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
+def run_case_full(spec: CaseSpec, progress: Progress | None = None, *,
+                  workers: int | None = None) -> CaseRun:
     """Evaluate a case and validate the method on its background data.
 
     Parameters
@@ -162,6 +204,10 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
         Called during the bootstrap (the long step); an object with ``for_stage(name)``
         gets one callback per stage, bootstrap and cross-validation
         (:func:`forensic_lr.resampling.stage_progress`).
+    workers : int, optional
+        Processes for the three stages; default :func:`stage_workers` (one below
+        :data:`STAGES_IN_PROCESSES_FROM` background scores). The result does not depend
+        on it.
 
     Returns
     -------
@@ -191,10 +237,10 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
     analysis. The fold shuffles and the interval use the case's seed.
     Warnings are returned in ``result.warnings`` and raised once each as
     :class:`~forensic_lr.errors.ForensicLRWarning`. The evidence evaluation, the
-    validation and the sensitivity analysis depend only on the inputs, so they run side by
-    side in forked processes on the idle cores (:func:`forensic_lr.parallel.call_forked`:
-    the evidence evaluation here, each other stage in the next free process); the result
-    is the same, byte for byte, as one stage after the other.
+    validation and the sensitivity analysis depend only on the inputs, so with more than one
+    worker they run side by side (:func:`forensic_lr.parallel.run_jobs`: the evidence
+    evaluation here, each other stage in the next free process); the result is the same,
+    byte for byte, as one stage after the other.
 
     References
     ----------
@@ -210,36 +256,15 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None) -> CaseRun:
     if spec.evidence.scores_file is not None:  # the evidence file is an input like the others
         hashes[spec.evidence.scores_file] = sha256_file(spec.resolve(spec.evidence.scores_file))
     unc = spec.uncertainty
-    labels = spec.comparison_labels
 
-    def evidence():
-        return evaluate_unbounded(
-            data.ss, data.ds, spec.evidence.values,
-            calibrator=spec.method.calibrator, options=spec.method.options, extra=extra,
-            direction=spec.evidence.score_direction, elub=spec.method.elub,
-            elub_from=spec.method.elub_from, interval=unc.method, n=unc.n, level=unc.level,
-            seed=unc.seed, progress=stage_progress(progress, "bootstrap"),
-        )
-
-    def validation():
-        return validate_case(spec, data, extra, stage_progress(progress, "cross-validation"))
-
-    def sensitivity():
-        return sensitivity_analysis(
-            data.ss, data.ds, spec.evidence.values, calibrator=spec.method.calibrator,
-            options=spec.method.options, extra=extra, direction=spec.evidence.score_direction,
-            elub=spec.method.elub, scale=scale,
-            below_first_band=spec.report.below_first_band, labels=labels,
-            template=case_method(spec, extra).unfitted(), sources=_sources(data),
-            level=unc.level, seed=unc.seed,
-        )
-
-    # independent stages on the idle cores: this process evaluates the evidence (and draws
-    # its progress bar); the next free process takes the sensitivity analysis, then the
-    # validation
-    stages = call_forked(
-        {"evidence": evidence, "sensitivity": sensitivity, "validation": validation}
-    )
+    workers = stage_workers(data) if workers is None else workers
+    here = progress if workers == 1 else None  # a pool process draws no progress bar
+    stages = run_jobs({
+        "evidence": partial(_evidence_stage, spec, data, extra, progress),
+        "sensitivity": partial(_sensitivity_stage, spec, data, extra, scale),
+        "validation": partial(validate_case, spec, data, extra,
+                              stage_progress(here, "cross-validation")),
+    }, workers)
     validated = stages["validation"]
     unbounded = stages["evidence"]
     # the one ELUB: that of the validation's out-of-fold LLRs (or lir's in-sample rule)

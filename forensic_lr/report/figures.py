@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import partial
 
 from .. import plots
-from ..parallel import call_forked, collector_paused
+from ..parallel import collector_paused, run_jobs
 
 
 def sensitivity_figure(i: int) -> str:
@@ -24,8 +24,9 @@ def case_figures(run, *, workers: int | None = None) -> dict[str, str]:
     drawn once per comparison (``sensitivity``, ``sensitivity_2``, ...). Figures with a
     log10 LR axis mark the ELUB bounds the background supports (applied or not, as the
     report's method section states).
-    The figures are drawn on up to ``workers`` cores (default: the idle ones; see
-    :func:`~forensic_lr.parallel.call_forked`), with the same bytes as one by one.
+    The figures are drawn on up to ``workers`` cores (default 1: drawing them in a process
+    pool did not pay at casework sizes on two cores; :func:`~forensic_lr.parallel.run_jobs`),
+    with the same bytes as one by one.
     """
     results = run.result.results
     labels = [e.label for e in results]
@@ -56,4 +57,4 @@ def case_figures(run, *, workers: int | None = None) -> dict[str, str]:
             jobs[sensitivity_figure(i)] = partial(plots.sensitivity_svg, sensitivity,
                                                   evidence=i, elub_log10=elub)
     with collector_paused():
-        return call_forked(jobs, workers)
+        return run_jobs(jobs, 1 if workers is None else workers)

@@ -21,12 +21,10 @@ tie groups), so a replicate costs O(n) with no sort. See
 from __future__ import annotations
 
 import math
-import os
 import warnings
-from collections import deque
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TypeVar
 
 import numpy as np
@@ -41,7 +39,7 @@ from ..metrics.catalogue import metric, resampled
 from ..metrics.cllr import _block_cllr
 from ..metrics.pav import PAVFit, _fit_runs, _TieGroups
 from ..metrics.roc import _crossing, _hull
-from ..parallel import MAX_JOBS, call_forked, can_fork, idle_cores
+from ..parallel import default_workers, run_jobs
 from ..resampling import (
     Progress,
     RunningTotals,
@@ -552,18 +550,8 @@ def _draws(by, rng, n, systems, ss_sources, ds_sources, carries=None):
     n_ss, n_ds = first.cost_ss.size, first.cost_ds.size
     if by == "trial":
         carry = _carries(systems) if carries is None else carries
-
-        def trials(own):
-            return trial_counts(own, n_ss), trial_counts(own, n_ds)
-
-        def carried(draw):
-            c_ss, c_ds = draw
-            return [(c_ss, c_ds)] + [  # the indices are a permutation: no bounds to check
-                (c_ss.take(p_ss, mode="wrap"), c_ds.take(p_ds, mode="wrap"))
-                for p_ss, p_ds in carry
-            ]
-
-        return _Streams(trials, rng.bit_generator, n), carried, None
+        return (_Streams(partial(_trial_draws, n_ss, n_ds), rng.bit_generator, n),
+                partial(_carried, carry), None)
     codes_ss, codes_ds, k = source_codes(ss_sources, ds_sources, n_ss, n_ds)
     if k < 2:
         raise InputError(f"only {k} distinct source id; resampling by source needs at least 2")
@@ -571,14 +559,33 @@ def _draws(by, rng, n, systems, ss_sources, ds_sources, carries=None):
         (_second_or_one(codes_ss[s.order_ss], k), _second_or_one(codes_ds[s.order_ds], k))
         for s in systems
     ]
+    return _Streams(partial(_source_draw, k), rng.bit_generator, n), partial(_products, pairs), k
 
-    def sources(own):
-        return np.append(trial_counts(own, k), 1)
 
-    def products(m):
-        return [(m[a_ss] * m[b_ss], m[a_ds] * m[b_ds]) for (a_ss, b_ss), (a_ds, b_ds) in pairs]
+def _trial_draws(n_ss: int, n_ds: int, own: np.random.Generator):
+    """A trial replicate's random part: the SS and the DS counts."""
+    return trial_counts(own, n_ss), trial_counts(own, n_ds)
 
-    return _Streams(sources, rng.bit_generator, n), products, k
+
+def _carried(carry, draw) -> list:
+    """``[(c_ss, c_ds)]`` of every system from a trial draw: the first system's counts,
+    carried to the others' sorted orders (``carry``, :func:`_carries`)."""
+    c_ss, c_ds = draw
+    return [(c_ss, c_ds)] + [  # the indices are a permutation: no bounds to check
+        (c_ss.take(p_ss, mode="wrap"), c_ds.take(p_ds, mode="wrap")) for p_ss, p_ds in carry
+    ]
+
+
+def _source_draw(k: int, own: np.random.Generator) -> np.ndarray:
+    """A source replicate's random part: each of ``k`` sources' multiplicity, and a 1 for
+    the trials whose second source is none."""
+    return np.append(trial_counts(own, k), 1)
+
+
+def _products(pairs, m: np.ndarray) -> list:
+    """``[(w_ss, w_ds)]`` of every system: a trial between sources ``a`` and ``b`` weighs
+    ``m_a m_b`` (``b`` is the extra 1 for a trial within one source)."""
+    return [(m[a_ss] * m[b_ss], m[a_ds] * m[b_ds]) for (a_ss, b_ss), (a_ds, b_ds) in pairs]
 
 
 @dataclass(frozen=True)
@@ -601,94 +608,84 @@ class _Streams:
             yield self.draw(np.random.Generator(self.bits.jumped(r)))
 
 
+#: Trials (SS + DS) from which the replicates are shared between processes when more
+#: than one worker is asked for: below it a pool's start-up costs more than it saves
+#: (measured on two cores; ``docs/dev/architecture.md``, *Processes*).
+REPLICATES_IN_PROCESSES_FROM = 300_000
+
+
 def _run_replicates(draws_from, job, out: np.ndarray, progress: Progress | None,
                     workers: int, beside: Callable[[], T] | None = None) -> T | None:
     """``out[r] = job(draw_r)`` for every replicate, the same rows however it is shared out.
 
-    ``beside``: one more job without arguments (the point estimates), run alongside the
-    replicates; its value is returned.
+    ``beside``: one more job without arguments (the point estimates), run in this process
+    before the replicates; its value is returned.
 
-    With ``workers > 1`` and the idle cores to use, the replicates are cut into chunks
-    (:func:`_chunks`) and run in forked processes
-    (:func:`~forensic_lr.parallel.call_forked`): ``beside`` first, in this process, then
-    each process claims the next chunk when it is free, so the processes finish together
-    even when a core is shared with other work. Every chunk draws its replicates' own
-    streams (:class:`_Streams`). Where forking is not possible the jobs run in a pool of
-    threads (numpy releases the GIL in its array loops) while this thread draws the next
-    replicates, at most ``2 * workers`` in flight. ``job`` is deterministic, so the rows
-    are identical to a serial run either way. Two processes run the replicates about
-    twice as fast as one; two threads only about 1.1 times (measured at 10^6 trials).
+    With ``workers > 1`` (and at least :data:`REPLICATES_IN_PROCESSES_FROM` trials, which
+    the caller checks), the replicates are cut into chunks (:func:`_chunks`) shared
+    between this process and a pool (:func:`~forensic_lr.parallel.run_jobs`): whichever
+    process is free takes the next chunk, so the processes finish together even when a
+    core is shared with other work. Every chunk draws its replicates' own streams
+    (:class:`_Streams`), and ``job`` is deterministic, so the rows are identical to a
+    serial run. ``draws_from`` and ``job`` must then be picklable.
     """
     n = out.shape[0]
-    processes = min(workers, n, idle_cores()) if workers > 1 and can_fork() else 1
-    if processes > 1:
-        bounds = _chunks(n, processes)
-        done = 0
-
-        def chunk(i: int) -> np.ndarray:
-            nonlocal done  # this process's replicates, seen by its own progress bar only
-            start, stop = int(bounds[i]), int(bounds[i + 1])
-            rows = np.empty((stop - start, *out.shape[1:]))
-            for r, draw in enumerate(draws_from(start, stop)):
-                rows[r] = job(draw)
-                done += 1
-                if progress is not None:
-                    progress(min(n, done * processes), n)
-            return rows
-
-        jobs = {"beside": beside} if beside is not None else {}
-        jobs.update({str(i): (lambda i=i: chunk(i)) for i in range(bounds.size - 1)})
-        values = call_forked(jobs, processes)
-        for i in range(bounds.size - 1):
-            out[bounds[i] : bounds[i + 1]] = values[str(i)]
-        if progress is not None:
-            progress(n, n)
-        return values.get("beside")
-    draws = draws_from(0)
     if workers <= 1:
-        for r, draw in enumerate(draws):
+        estimate = None if beside is None else beside()
+        for r, draw in enumerate(draws_from(0)):
             out[r] = job(draw)
             if progress is not None:
                 progress(r + 1, n)
-        return None if beside is None else beside()
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        pending: deque = deque()
-        done = 0
+        return estimate
+    bounds = _chunks(n, workers)
+    jobs = {"beside": beside if beside is not None else _nothing}
+    jobs.update({str(i): partial(_chunk, draws_from, job, int(bounds[i]), int(bounds[i + 1]),
+                                 out.shape[1:]) for i in range(bounds.size - 1)})
 
-        def collect() -> None:
-            nonlocal done
-            out[done] = pending.popleft().result()
-            done += 1
-            if progress is not None:
-                progress(done, n)
+    def chunks_done(done: int, total: int) -> None:
+        if progress is not None:
+            progress(round(n * (done - 1) / (total - 1)), n)
 
-        for draw in draws:
-            pending.append(pool.submit(job, draw))
-            if len(pending) >= 2 * workers:
-                collect()
-        while pending:
-            collect()
-    return None if beside is None else beside()
+    values = run_jobs(jobs, workers, progress=chunks_done)
+    for i in range(bounds.size - 1):
+        out[bounds[i] : bounds[i + 1]] = values[str(i)]
+    return values["beside"]
+
+
+def _nothing() -> None:
+    """No point estimate to run beside the replicates."""
+
+
+def _chunk(draws_from, job, start: int, stop: int, shape: tuple[int, ...]) -> np.ndarray:
+    """The rows of replicates ``start, ..., stop - 1``."""
+    rows = np.empty((stop - start, *shape))
+    for r, draw in enumerate(draws_from(start, stop)):
+        rows[r] = job(draw)
+    return rows
 
 
 def _chunks(n: int, processes: int) -> np.ndarray:
-    """Bounds of the chunks of ``n`` replicates that the processes claim one at a time.
+    """Bounds of the chunks of ``n`` replicates that the processes take one at a time.
 
-    32 chunks per process (none empty, and with the point estimates' job at most
-    :data:`~forensic_lr.parallel.MAX_JOBS` jobs): at 10^6 trials a chunk of 1000 / 64
-    replicates takes about 40 ms, so the processes finish within about that of each
-    other, and claiming a chunk costs microseconds.
+    32 chunks per process (none empty): at 10^6 trials a chunk of 1000 / 64 replicates
+    takes about 40 ms, so the processes finish within about that of each other.
     """
-    return np.linspace(0, n, min(n, 32 * processes, MAX_JOBS - 1) + 1).round().astype(int)
+    return np.linspace(0, n, min(n, 32 * processes) + 1).round().astype(int)
 
 
-def _workers(workers: int | None) -> int:
-    """Threads for the replicates: ``None`` means one per core (at most 8)."""
+def _workers(workers: int | None, trials: int) -> int:
+    """Processes for the replicates: ``None`` means every core; 1 below
+    :data:`REPLICATES_IN_PROCESSES_FROM` trials."""
     if workers is None:
-        return max(1, min(8, os.cpu_count() or 1))
-    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        workers = default_workers()
+    elif isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
         raise InputError(f"workers must be a positive integer or None, got {workers!r}")
-    return int(workers)
+    return int(workers) if trials >= REPLICATES_IN_PROCESSES_FROM else 1
+
+
+def _metrics_of_draw(system: _Sorted, weights, draw) -> np.ndarray:
+    """The metrics of one replicate of one system from its draw."""
+    return _replicate_metrics(system, *weights(draw)[0])
 
 
 def _carries(systems) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -824,7 +821,8 @@ def bootstrap_metrics(
         Bias-corrected percentile interval (default) or plain percentile interval.
     progress : callable(done, total), optional
     workers : int, optional
-        Threads evaluating the replicates (default: one per core); the intervals are the
+        Processes evaluating the replicates (default: every core) from
+        :data:`REPLICATES_IN_PROCESSES_FROM` trials on (one below); the intervals are the
         same for any number.
 
     Returns
@@ -867,14 +865,14 @@ def bootstrap_metrics(
     n, level = _check_options(n, level, interval)
     check_bootstrap(n, ss.size + ds.size)
     by = _resolve_by(by, ss_sources, ds_sources)
-    workers = _workers(workers)
+    workers = _workers(workers, ss.size + ds.size)
     system = _sorted(ss, ds, orders=by == "source")
     rng = np.random.default_rng(seed)
     draws_from, weights, n_sources = _draws(by, rng, n, [system], ss_sources, ds_sources)
     reps = np.empty((n, len(METRICS)))
     estimate = _run_replicates(
-        draws_from, lambda draw: _replicate_metrics(system, *weights(draw)[0]), reps, progress,
-        workers, beside=lambda: evaluate_llrs(ss, ds, check=False).to_dict(),
+        draws_from, partial(_metrics_of_draw, system, weights), reps, progress, workers,
+        beside=lambda: evaluate_llrs(ss, ds, check=False).to_dict(),
     )
     n_valid = int(np.sum(~np.isnan(reps[:, 0])))
     warned = _invalid_warning(n_valid, n)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 from scipy.special import ndtr, ndtri
@@ -317,6 +318,12 @@ def _replicate_differences(a: _Sorted, b: _Sorted, cost_gap, wa, wb) -> np.ndarr
     return np.array([gap, min_a - min_b])
 
 
+def _difference_of_draw(a: _Sorted, b: _Sorted, cost_gap, weights, draw) -> np.ndarray:
+    """The metric differences of one paired replicate from its draw."""
+    wa, wb = weights(draw)
+    return _replicate_differences(a, b, cost_gap, wa, wb)
+
+
 def compare_systems(
     a_ss,
     a_ds,
@@ -369,7 +376,7 @@ def compare_systems(
     n, level = _check_options(n, level, interval)
     check_bootstrap(n, a_ss.size + a_ds.size)
     by = _resolve_by(by, ss_sources, ds_sources)
-    workers = _workers(workers)
+    workers = _workers(workers, a_ss.size + a_ds.size)
     with ThreadPoolExecutor(min(2, workers)) as pool:  # numpy sorts without the GIL
         systems = list(pool.map(lambda pair: _sorted(*pair), ((a_ss, a_ds), (b_ss, b_ds))))
     rng = np.random.default_rng(seed)
@@ -377,10 +384,6 @@ def compare_systems(
     draws_from, weights, _ = _draws(by, rng, n, systems, ss_sources, ds_sources, carries)
     diffs = np.empty((n, 2))
     cost_gap = _cost_gap(*systems, carries[0])
-
-    def difference(draw) -> np.ndarray:
-        (wa, wb) = weights(draw)
-        return _replicate_differences(systems[0], systems[1], cost_gap, wa, wb)
 
     def point_estimates():
         """Both systems' metrics and DeLong's test, run beside the replicates."""
@@ -392,6 +395,7 @@ def compare_systems(
         return (evaluate_llrs(a_ss, a_ds, check=False).to_dict(),
                 evaluate_llrs(b_ss, b_ds, check=False).to_dict(), test)
 
+    difference = partial(_difference_of_draw, systems[0], systems[1], cost_gap, weights)
     ev_a, ev_b, test = _run_replicates(draws_from, difference, diffs, progress, workers,
                                        beside=point_estimates)
     n_valid = int(np.sum(~np.isnan(diffs[:, 0])))

@@ -1,6 +1,6 @@
 """A kde case (whose sensitivity analysis bounds each refit by ELUB from its draw counts)
 gives the same result, byte for byte, with its stages in one process and side by side in
-forked processes (two and three workers).
+a process pool (two and three workers).
 
 Independent value: the same case run with one worker, every stage one after the other.
 """
@@ -8,12 +8,8 @@ Independent value: the same case run with one worker, every stage one after the 
 from __future__ import annotations
 
 import shutil
-import sys
 import warnings
 
-import pytest
-
-from forensic_lr import parallel
 from forensic_lr._resources import examples_dir
 from forensic_lr.casework import pipeline
 from forensic_lr.casework.spec import load_case
@@ -21,7 +17,6 @@ from forensic_lr.errors import ForensicLRWarning
 from forensic_lr.records import dumps
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="stages fork on Linux only")
 def test_kde_case_is_the_same_with_one_two_and_three_workers(tmp_path, monkeypatch,
                                                              no_children_left):
     shutil.copytree(examples_dir() / "voice", tmp_path / "voice")
@@ -33,10 +28,9 @@ def test_kde_case_is_the_same_with_one_two_and_three_workers(tmp_path, monkeypat
     assert spec.method.elub
     runs = []
     for workers in (1, 2, 3):
-        monkeypatch.setattr(parallel, "idle_cores", lambda workers=workers: workers)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ForensicLRWarning)
-            runs.append(pipeline.run_case_full(spec))
+            runs.append(pipeline.run_case_full(spec, workers=workers))
     serial = dumps(runs[0].result)
     assert runs[0].result.sensitivity.bootstrap is not None
     assert all(dumps(run.result) == serial for run in runs[1:])

@@ -1,5 +1,5 @@
 """The stages of a case run side by side: the evidence evaluation, the validation and the
-sensitivity analysis in forked processes give the same result, byte for byte, as the whole
+sensitivity analysis in a process pool give the same result, byte for byte, as the whole
 case run stage after stage in one process.
 
 Independent value: the same case run with one worker (every stage here, one after the other).
@@ -8,13 +8,9 @@ Independent value: the same case run with one worker (every stage here, one afte
 from __future__ import annotations
 
 import os
-import sys
 import time
 import warnings
 
-import pytest
-
-from forensic_lr import parallel
 from forensic_lr._resources import examples_dir
 from forensic_lr.casework import pipeline
 from forensic_lr.casework.spec import load_case
@@ -26,7 +22,7 @@ def _run(spec, monkeypatch, workers: int):
     """The run and the ids of the processes the sensitivity analysis ran in.
 
     With more than one worker the evidence stage (this process's own) waits until the
-    sensitivity analysis has started, so that a free child claims it however busy the
+    sensitivity analysis has started, so that a pool process takes it however busy the
     machine (else this process could finish first and take it itself, as it may).
     """
     real = pipeline.sensitivity_analysis
@@ -48,16 +44,14 @@ def _run(spec, monkeypatch, workers: int):
     if workers > 1:
         monkeypatch.setattr(pipeline, "evaluate_unbounded",
                             evidence_after_sensitivity_started)
-    monkeypatch.setattr(parallel, "idle_cores", lambda: workers)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ForensicLRWarning)
-        run = pipeline.run_case_full(spec)
+        run = pipeline.run_case_full(spec, workers=workers)
     monkeypatch.undo()
     return run, [int(v) for v in pid_file.read_text().split()]
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="stages fork on Linux only")
-def test_stages_in_forked_processes_give_the_serial_result(tmp_path, monkeypatch,
+def test_stages_in_a_process_pool_give_the_serial_result(tmp_path, monkeypatch,
                                                           no_children_left):
     import shutil
 
@@ -69,7 +63,7 @@ def test_stages_in_forked_processes_give_the_serial_result(tmp_path, monkeypatch
     for workers in (2, 3):  # two: the sensitivity beside the rest; three: a stage each
         spec.resolve("pids.txt").unlink(missing_ok=True)
         forked, forked_pids = _run(spec, monkeypatch, workers)
-        assert len(forked_pids) == 1 and forked_pids[0] != os.getpid()  # ran in a child
+        assert len(forked_pids) == 1 and forked_pids[0] != os.getpid()  # ran in the pool
         assert dumps(forked.result) == dumps(serial.result)
         assert forked.result.sensitivity is not None and forked.result.sensitivity.bootstrap
         assert forked.ss_llr_cv.tobytes() == serial.ss_llr_cv.tobytes()

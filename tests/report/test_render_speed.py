@@ -2,13 +2,12 @@
 kept, long annex tables laid out from their first row.
 
 Independent values: the figures drawn one after the other in this process (the slow
-definition) must equal, byte for byte, those drawn in forked processes; the PDF is read
+definition) must equal, byte for byte, those drawn in a process pool; the PDF is read
 back with pypdf (its figures still vector drawings, no image); the template cache is
 checked against a fresh environment.
 """
 
 import io
-import os
 import shutil
 
 import pytest
@@ -29,13 +28,12 @@ def voice_run(tmp_path_factory):
     return run_case_full(load_case(folder / "case.toml"))
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="forking needs a POSIX system")
-def test_figures_drawn_in_forked_processes_equal_the_serial_ones(voice_run, no_children_left):
+def test_figures_drawn_in_a_process_pool_equal_the_serial_ones(voice_run, no_children_left):
     serial = case_figures(voice_run, workers=1)
     for workers in (2, 3):
-        forked = case_figures(voice_run, workers=workers)
-        assert list(forked) == list(serial)  # same figures, same order
-        assert forked == serial  # byte for byte
+        pooled = case_figures(voice_run, workers=workers)
+        assert list(pooled) == list(serial)  # same figures, same order
+        assert pooled == serial  # byte for byte
     assert no_children_left()
 
 

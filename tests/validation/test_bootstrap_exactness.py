@@ -7,7 +7,6 @@ replicate: expand the data with ``np.repeat`` by the drawn counts and call
 ``forensic_lr.evaluate`` (same draws, same metrics).
 """
 
-import sys
 
 import numpy as np
 import pytest
@@ -183,8 +182,16 @@ def test_paired_comparison_equals_two_looped_evaluations():
         assert res.replicates["min_cllr"][r] == pytest.approx(diff[1], rel=1e-9, abs=1e-12)
 
 
-# --------------------------------------------------------------------------- threads
-def test_threads_give_the_serial_results_bit_for_bit():
+# --------------------------------------------------------------------------- processes
+@pytest.fixture
+def pooled(monkeypatch):
+    """Replicates shared with a process pool at any size (not only from 300,000 trials)."""
+    from forensic_lr.validation import bootstrap as module
+
+    monkeypatch.setattr(module, "REPLICATES_IN_PROCESSES_FROM", 0)
+
+
+def test_any_number_of_workers_gives_the_serial_results_bit_for_bit(pooled):
     rng = np.random.default_rng(8)
     ss, ds = rng.normal(2, 2, 1_000), rng.normal(-2, 2, 5_011)
     serial = bootstrap_metrics(ss, ds, n=40, seed=1, workers=1)
@@ -198,7 +205,7 @@ def test_threads_give_the_serial_results_bit_for_bit():
     assert one.to_dict() == two.to_dict()
 
 
-def test_source_bootstrap_threads_give_the_serial_results():
+def test_source_bootstrap_in_processes_gives_the_serial_results(pooled):
     rng = np.random.default_rng(9)
     ss_src = rng.integers(0, 30, 2_000)
     a = rng.integers(0, 30, 6_000)
@@ -209,14 +216,26 @@ def test_source_bootstrap_threads_give_the_serial_results():
                                                                           **kw)
 
 
-def test_progress_is_reported_in_order_with_two_workers():
-    """In processes (this one reports its block, scaled) or in threads: rising, to the end."""
+@pytest.mark.parametrize("workers", [1, 2])
+def test_progress_is_reported_in_order(workers, pooled):
+    """Serial (each replicate) or in processes (the chunks finished): rising, to the end."""
     rng = np.random.default_rng(10)
     seen = []
-    bootstrap_metrics(rng.normal(1, 1, 50), rng.normal(-1, 1, 60), n=17, workers=2,
+    bootstrap_metrics(rng.normal(1, 1, 50), rng.normal(-1, 1, 60), n=17, workers=workers,
                       progress=lambda done, total: seen.append((done, total)))
     done = [d for d, _ in seen]
     assert done == sorted(done) and seen[-1] == (17, 17) and {t for _, t in seen} == {17}
+
+
+def test_replicates_stay_in_this_process_below_the_size_that_pays(monkeypatch):
+    from forensic_lr.validation import bootstrap as module
+
+    calls = []
+    monkeypatch.setattr(module, "run_jobs", lambda *a, **k: calls.append(a))
+    rng = np.random.default_rng(12)
+    small = rng.normal(1, 1, 100), rng.normal(-1, 1, module.REPLICATES_IN_PROCESSES_FROM - 101)
+    bootstrap_metrics(*small, n=5, seed=1, workers=2)
+    assert calls == []
 
 
 @pytest.mark.parametrize("workers", [0, -1, 1.5, True, "2"])
@@ -225,32 +244,28 @@ def test_bad_workers_is_an_input_error(workers):
         bootstrap_metrics([1.0, 2.0], [-1.0, 0.0], n=3, workers=workers)
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="replicates fork on Linux only")
 @pytest.mark.parametrize("processes", [2, 3])
-def test_replicates_in_forked_processes_equal_the_serial_rows(monkeypatch, processes,
-                                                              no_children_left):
+def test_replicates_in_a_process_pool_equal_the_serial_rows(monkeypatch, processes, pooled,
+                                                            no_children_left):
     """Each process draws its own replicates' streams: the same rows, in order."""
-    from forensic_lr import parallel
     from forensic_lr.validation import bootstrap as module
 
     rng = np.random.default_rng(11)
     ss, ds = rng.normal(1, 1, 300), rng.normal(-1, 1, 2_500)
     ss_src, ds_src = rng.integers(0, 12, ss.size), rng.integers(0, 12, (ds.size, 2))
     calls = []
-    real = module.call_forked
-    monkeypatch.setattr(module, "call_forked",
-                        lambda jobs, w: calls.append((len(jobs), w)) or real(jobs, w))
-    monkeypatch.setattr(parallel, "idle_cores", lambda: processes)
-    monkeypatch.setattr(module, "idle_cores", lambda: processes)
+    real = module.run_jobs
+    monkeypatch.setattr(module, "run_jobs",
+                        lambda jobs, w, **k: calls.append((len(jobs), w)) or real(jobs, w, **k))
     for by, extra in (("trial", {}), ("source", {"ss_sources": ss_src, "ds_sources": ds_src})):
         serial = bootstrap_metrics(ss, ds, n=25, seed=4, by=by, workers=1, **extra)
-        forked = bootstrap_metrics(ss, ds, n=25, seed=4, by=by, workers=processes, **extra)
-        assert forked.to_dict() == serial.to_dict()
+        pooled_run = bootstrap_metrics(ss, ds, n=25, seed=4, by=by, workers=processes, **extra)
+        assert pooled_run.to_dict() == serial.to_dict()
         one = compare_systems(ss, ds, ss + 0.3, ds, n=25, seed=4, by=by, workers=1, **extra)
         many = compare_systems(ss, ds, ss + 0.3, ds, n=25, seed=4, by=by, workers=processes,
                                **extra)
         assert many.to_dict() == one.to_dict()
-    # the forked path was taken every time: the point estimates and one chunk per replicate
+    # the pool was used every time: the point estimates and one chunk per replicate
     assert calls == [(26, processes)] * 4
     assert no_children_left()
 
@@ -262,5 +277,4 @@ def test_chunks_cover_every_replicate_once(n, processes):
 
     b = _chunks(n, processes)
     assert b[0] == 0 and b[-1] == n and np.all(np.diff(b) >= 1)  # none empty, in order
-    assert b.size - 1 <= 255 and np.ptp(np.diff(b)) <= 1  # with the estimates' job, at most
-    # the 256 jobs call_forked shares out; chunks equal to one replicate
+    assert b.size - 1 == min(n, 32 * processes) and np.ptp(np.diff(b)) <= 1  # equal chunks
