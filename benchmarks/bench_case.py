@@ -16,7 +16,7 @@ within one run.
 ``suspect_map`` gets 30 suspect scores and ``unsupervised`` 3,300 unlabelled scores.
 ``--stages`` also times each stage of :func:`forensic_lr.casework.run_case_full` once,
 with the same library calls it makes, and prints each stage's share, then the whole
-computation one stage after the other and with its stages side by side on the idle cores
+computation one stage after the other and with its stages side by side
 (two workers).
 """
 
