@@ -74,7 +74,7 @@ def server(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def browser():
+def browser(shots):
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
@@ -83,6 +83,8 @@ def browser():
     driver = webdriver.Chrome(service=Service(DRIVER), options=options)
     driver.set_page_load_timeout(60)
     yield driver
+    # the last page as the test left it: where a failure stopped, when it did
+    driver.save_screenshot(str(shots / "last-page.png"))
     driver.quit()
 
 
@@ -107,7 +109,7 @@ def _login(driver, base: str, name: str) -> None:
     driver.find_element(By.NAME, "name").send_keys(name)
     driver.find_element(By.NAME, "password").send_keys(PASSWORD)
     driver.find_element(By.CSS_SELECTOR, "form.narrow button").click()
-    WebDriverWait(driver, 20).until(ec.url_to_be(f"{base}/"))
+    WebDriverWait(driver, 60).until(ec.url_to_be(f"{base}/"))
 
 
 def _fill(driver, name: str, value: str) -> None:
@@ -149,7 +151,7 @@ def test_examiner_reviewer_and_lecturer(server, browser, shots, tmp_path, capsys
     _fill(driver, "case.id", "FVC-2026-017")
     _fill(driver, "evidence.score", "five")
     driver.find_element(By.ID, "create").click()
-    errors = WebDriverWait(driver, 20).until(
+    errors = WebDriverWait(driver, 60).until(
         lambda d: d.find_elements(By.CSS_SELECTOR, ".field.invalid .field-error"))
     assert any("not a number" in e.text for e in errors)
     _shot(driver, shots, "03-new-case-errors")
@@ -165,7 +167,7 @@ def test_examiner_reviewer_and_lecturer(server, browser, shots, tmp_path, capsys
             str(EXAMPLES / "voice" / f"{key}.csv"))
     _shot(driver, shots, "04-new-case-form")
     driver.find_element(By.ID, "create").click()
-    WebDriverWait(driver, 30).until(ec.url_contains("/cases/FVC-2026-017"))
+    WebDriverWait(driver, 60).until(ec.url_contains("/cases/FVC-2026-017"))
 
     # ---- run it; the page shows progress and reloads with the result
     driver.find_element(By.ID, "run-final").click()
@@ -185,7 +187,7 @@ def test_examiner_reviewer_and_lecturer(server, browser, shots, tmp_path, capsys
     assert "FVC-2026-017" in text and "280" in text
 
     driver.find_element(By.ID, "submit").click()
-    WebDriverWait(driver, 20).until(
+    WebDriverWait(driver, 60).until(
         lambda d: "submitted" in d.find_element(By.CSS_SELECTOR, "h1 .status").text)
     driver.get(f"{base}/")
     _shot(driver, shots, "06-cases")
@@ -196,7 +198,7 @@ def test_examiner_reviewer_and_lecturer(server, browser, shots, tmp_path, capsys
     driver.find_element(By.ID, "review-comment").send_keys("Checked against the lab's SOP.")
     _shot(driver, shots, "07-review")
     driver.find_element(By.ID, "approve").click()
-    WebDriverWait(driver, 20).until(
+    WebDriverWait(driver, 60).until(
         lambda d: "reviewed" in d.find_element(By.CSS_SELECTOR, "h1 .status").text)
     entries = Register(cases).audit("FVC-2026-017")
     approved = [e for e in entries if e["action"] == "review: approved"]
@@ -205,13 +207,13 @@ def test_examiner_reviewer_and_lecturer(server, browser, shots, tmp_path, capsys
 
     # ---- the lecturer: the textbook preset, then the slider
     driver.get(f"{base}/teaching")
-    WebDriverWait(driver, 30).until(
+    WebDriverWait(driver, 60).until(
         lambda d: d.find_element(By.ID, "lr").text not in ("", "-"))
     assert driver.find_element(By.ID, "lr").text == "2.3"  # 0.35 / 0.15
     driver.execute_script(
         "var s = document.getElementById('score'); s.value = 6.5;"
         "s.dispatchEvent(new Event('input'));")
-    WebDriverWait(driver, 20).until(
+    WebDriverWait(driver, 60).until(
         lambda d: d.find_element(By.ID, "score-value").text == "6.500"
         and d.find_element(By.ID, "timing").text != "-")
     time.sleep(0.5)
