@@ -220,9 +220,8 @@ BOOT_GROUPS, BOOT_WIDTH = 16, 0.1
 #: Newton iterations each of :func:`_solve_on_scores`'s two stages may take. From the
 #: full-data fit a well-identified replicate converges in under 15; one that needs more
 #: lies on or near a ridge (an S-cal limit the data barely identify) and is refitted by
-#: ``fit``, the definition, instead. At 100, most such replicates took 2 x 100 iterations
-#: before that refit anyway: 1000 replicates of a weak system (d' = 1, 300 / 3,000 scores)
-#: took 18.8 s, now 10.0 s, with the same interval.
+#: ``fit``, the definition, instead (more iterations rarely lead anywhere on a ridge, and the
+#: refit gives the same interval).
 _ON_SCORES_ITER = 20
 _LBFGSB = {"maxiter": 2000, "ftol": 1e-15, "gtol": 1e-10}
 #: The grouped start's L-BFGS-B run stops earlier: projected Newton finishes it.
