@@ -229,8 +229,6 @@ def test_os_call_finder_on_hand_made_code(tmp_path):
         "m.py:3 reads /proc", "m.py:4 reads /proc", "m.py:5 calls os.fork"]
 
 
-@pytest.mark.xfail(strict=False, reason="parallel.py reads /proc and forks until its rewrite on "
-                   "a maintained process pool lands")
 def test_no_file_reads_proc_or_forks():
     """Linux-only process plumbing: the package runs the same on Windows and macOS."""
     found = [hit for p in SOURCES for hit in _os_calls(p)]
