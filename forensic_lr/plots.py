@@ -35,6 +35,7 @@ import contextlib
 import functools
 import io
 import re
+import warnings
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -536,9 +537,10 @@ def _svg_of(figure_function: Callable[..., Figure], name: str) -> Callable[..., 
 
 # ---------------------------------------------------------------------------------- Tippett
 def tippett(
-    ss_llr, ds_llr, *, case_log10_lr: float | Sequence[float] | None = None, kind: str = "I",
+    ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None, kind: str = "I",
     elub_log10: tuple[float, float] | None = None, case_labels: Sequence[str] | None = None,
-    label: str | None = None, color: str | None = None, ax: Axes | None = None, **line,
+    label: str | None = None, color: str | None = None, ax: Axes | None = None,
+    case_log10_lr: float | Sequence[float] | None = None, **line,
 ) -> Figure:
     """Tippett plot of SS and DS log10 LRs.
 
@@ -547,8 +549,9 @@ def tippett(
     ss_llr, ds_llr : array_like
         Natural-log LRs of same-source and different-source trials (+-inf allowed: they
         count in the proportions but have no abscissa).
-    case_log10_lr : float or sequence of float, optional
-        This case's log10 LR, marked by a vertical line; the legend gives how many SS and
+    case_llr : float or sequence of float, optional
+        This case's natural-log LR (as every plot takes it), marked by a vertical line at
+        ``case_llr / ln 10``; the legend gives how many SS and
         DS trials support the same side at least as strongly, as counts and rates ("1 of
         3,000 (0.03 %)"): those at or above it for LR >= 1, at or below it for LR < 1.
         Several values (one per comparison): one line each, named in the legend by
@@ -562,7 +565,7 @@ def tippett(
     elub_log10 : (float, float), optional
         ELUB bounds in log10 LR, marked by dotted lines.
     case_labels : sequence of str, optional
-        The comparisons' labels, one per value of ``case_log10_lr``.
+        The comparisons' labels, one per value of ``case_llr``.
     label : str, optional
         The system's name, put before each of its legend entries (``"old: ..."``).
     color : str, optional
@@ -574,6 +577,8 @@ def tippett(
     ax : matplotlib Axes, optional
         Draw here; default a new Figure. A second system drawn into the same Axes shares
         its reference lines.
+    case_log10_lr : float or sequence of float, optional
+        Deprecated: the case's LR in log10 (:class:`DeprecationWarning`); give ``case_llr``.
 
     Returns
     -------
@@ -596,6 +601,17 @@ def tippett(
     """
     if kind not in ("I", "II"):
         raise InputError(f"Tippett kind must be 'I' or 'II', got {kind!r}")
+    if case_log10_lr is None:
+        marks = [(n, v * _LOG10_E) for n, v in case_marks(case_llr, case_labels, "case_llr")]
+        llrs = [v for _, v in case_marks(case_llr, case_labels, "case_llr")]
+    else:
+        warnings.warn("tippett(case_log10_lr=...) is deprecated; write case_llr=... (the "
+                      "natural-log LR, as every plot takes it)", DeprecationWarning,
+                      stacklevel=2)
+        if case_llr is not None:
+            raise InputError("tippett(): give the case's LR once, as case_llr")
+        marks = case_marks(case_log10_lr, case_labels, "case_log10_lr")
+        llrs = [v / _LOG10_E for _, v in marks]
     data = metrics.tippett(ss_llr, ds_llr)
     ss, ds = check_pair(ss_llr, ds_llr)
     ss_style, ds_style = _class_styles(color, line)
@@ -613,10 +629,9 @@ def tippett(
                 **ds_style)
         ax.axvline(0, color=REF_COLOUR, linewidth=0.8)
         _mark_elub(ax, elub_log10)
-        marks = case_marks(case_log10_lr, case_labels, "case_log10_lr")
 
         def counts(i: int) -> str:
-            n_ss, n_ds, side = _as_strong(ss, ds, marks[i][1] / _LOG10_E)
+            n_ss, n_ds, side = _as_strong(ss, ds, llrs[i])
             return (f"this case; LRs {side} it:\nsame source {count_with_rate(n_ss, ss.size)},"
                     f"\ndifferent source {count_with_rate(n_ds, ds.size)}")
 

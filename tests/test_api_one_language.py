@@ -167,3 +167,22 @@ def test_validation_study_speaks_the_same_language():
                                          ds_sources=SOURCES_DS)
     np.testing.assert_array_equal(new.arrays.llrs["gaussian"][0], ss_llr)
     np.testing.assert_array_equal(new.arrays.llrs["gaussian"][1], ds_llr)
+
+
+def test_tippett_takes_the_natural_log_lr_as_every_plot():
+    """case_llr (natural log) marks the same line and counts as the old case_log10_lr."""
+    from forensic_lr import plots
+
+    llr = 2.0
+    new = plots.tippett_svg(SS, DS, case_llr=llr)
+    with pytest.warns(DeprecationWarning, match="case_llr"):
+        old = plots.tippett_svg(SS, DS, case_log10_lr=llr / math.log(10))
+    assert new == old
+    # the legend's counts: trials at or above the case LLR, counted here by hand
+    n_ss, n_ds = int((SS_LLR >= llr).sum()), int((DS_LLR >= llr).sum())
+    text = plots.tippett_svg(SS_LLR, DS_LLR, case_llr=llr)
+    assert f"same source {n_ss} of {SS_LLR.size}" in text.replace("\u00a0", " ")
+    assert f"different source {n_ds} of {DS_LLR.size}" in text.replace("\u00a0", " ")
+
+
+SS_LLR, DS_LLR = np.linspace(-1.0, 4.0, 11), np.linspace(-5.0, 2.5, 16)

@@ -1,6 +1,7 @@
 """Figures: valid, labelled, deterministic SVG; robust to extreme inputs; no extrapolation."""
 
 import functools
+import math
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -10,11 +11,13 @@ from forensic_lr import plots
 from forensic_lr.calibration import make_calibrator
 from forensic_lr.studies.multiclass import reliability_diagram, softmax
 
+LN10 = math.log(10.0)
+
 RNG = np.random.default_rng(0)
 SS, DS = RNG.normal(2, 1.5, 80), RNG.normal(-2, 1.5, 200)
 
 FIGURES = {
-    "tippett": lambda: plots.tippett_svg(SS, DS, case_log10_lr=1.0),
+    "tippett": lambda: plots.tippett_svg(SS, DS, case_llr=1.0 * LN10),
     "tippett2": lambda: plots.tippett_svg(SS, DS, kind="II"),
     "ape": lambda: plots.ape_svg(SS, DS, case_llr=2.0),
     "ece": lambda: plots.ece_svg(SS, DS),
@@ -159,7 +162,7 @@ def test_det_axes_span_conventional_ticks_down_to_the_data():
 
 
 ALL = {
-    "tippett": lambda ss, ds: plots.tippett_svg(ss, ds, case_log10_lr=0.5),
+    "tippett": lambda ss, ds: plots.tippett_svg(ss, ds, case_llr=0.5 * LN10),
     "tippett2": lambda ss, ds: plots.tippett_svg(ss, ds, kind="II"),
     "ape": lambda ss, ds: plots.ape_svg(ss, ds, case_llr=1.0),
     "ece": lambda ss, ds: plots.ece_svg(ss, ds, case_llr=1.0),
@@ -189,7 +192,7 @@ def test_score_density_without_density_and_without_calibrator():
 
 def test_case_is_marked():
     assert ">this case; LRs at or above it:</text>" in rendered("tippett")
-    below = plots.tippett_svg(SS, DS, case_log10_lr=-0.5)
+    below = plots.tippett_svg(SS, DS, case_llr=-0.5 * LN10)
     assert ">this case; LRs at or below it:</text>" in below
     assert ">this case's score</text>" in rendered("density")
 
@@ -204,7 +207,7 @@ def test_bad_kind_is_an_input_error():
 @pytest.mark.parametrize("name", ["tippett", "ape", "ece", "det", "roc", "pav", "hist", "density"])
 def test_legible_and_nothing_covered_or_cut_off(name):
     function, args, kwargs = {
-        "tippett": (plots.tippett_svg, (SS, DS), {"case_log10_lr": 1.0}),
+        "tippett": (plots.tippett_svg, (SS, DS), {"case_llr": LN10}),
         "ape": (plots.ape_svg, (SS, DS), {"case_llr": 2.0}),
         "ece": (plots.ece_svg, (SS, DS), {"case_llr": 2.0}),
         "det": (plots.det_svg, (SS, DS), {"case_llr": 1.0}),

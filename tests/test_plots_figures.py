@@ -1,6 +1,7 @@
 """Figures as matplotlib Figures: no global state, ``ax=`` composition, compact SVG that
 draws the same picture, the EER on the drawn hull, counts with rates, ELUB marks, y = x."""
 
+import math
 import re
 import subprocess
 import sys
@@ -22,6 +23,8 @@ from forensic_lr.calibration import make_calibrator
 from forensic_lr.report.figures import case_figures
 from forensic_lr.studies.multiclass import reliability_diagram, softmax
 
+LN10 = math.log(10.0)
+
 ROOT = Path(__file__).resolve().parents[1]
 RNG = np.random.default_rng(7)
 SS, DS = RNG.normal(2, 1.5, 60), RNG.normal(-2, 1.5, 150)
@@ -40,7 +43,7 @@ def _diagram():
 
 # one call per figure function, drawing into ``ax``
 DRAW = {
-    "tippett": lambda ax: plots.tippett(SS, DS, case_log10_lr=0.5, ax=ax),
+    "tippett": lambda ax: plots.tippett(SS, DS, case_llr=0.5 * LN10, ax=ax),
     "det": lambda ax: plots.det(SS, DS, case_llr=1.0, ax=ax),
     "ape": lambda ax: plots.ape(SS, DS, case_llr=1.0, ax=ax),
     "ece": lambda ax: plots.ece(SS, DS, ax=ax),
@@ -77,7 +80,7 @@ def test_no_backend_selection_or_pyplot_in_the_source():
 
 def test_drawing_leaves_rcparams_as_they_were():
     before = dict(matplotlib.rcParams)
-    plots.tippett_svg(SS, DS, case_log10_lr=1.0)
+    plots.tippett_svg(SS, DS, case_llr=1.0 * LN10)
     plots.paired_comparison(_comparison())
     after = dict(matplotlib.rcParams)
     assert {k for k in before if before[k] != after[k]} == set()
@@ -326,7 +329,7 @@ def test_det_case_annotation_gives_counts_with_rates():
 def test_tippett_case_annotation_counts_match_brute_force(kind, case):
     # The legend counts the trials that support the case's side at least as strongly
     # (at or above an LR >= 1, at or below an LR < 1) and says which, in both forms.
-    fig = plots.tippett(SS, DS, case_log10_lr=case, kind=kind)
+    fig = plots.tippett(SS, DS, case_llr=case * LN10, kind=kind)
     label = next(ln.get_label() for ln in fig.axes[0].get_lines()
                  if ln.get_label().startswith("this case"))
     ss10, ds10 = SS / np.log(10), DS / np.log(10)
@@ -479,7 +482,7 @@ def test_everything_drawn_fits_inside_the_figure_for_wide_ranges(name):
     ss, ds = WIDE
     fig = {
         "pav": lambda: plots.pav(ss, ds, llr_input=True, xlabel="cross-validated log10 LR"),
-        "tippett": lambda: plots.tippett(ss, ds, case_log10_lr=3.4, elub_log10=(-2.0, 2.45)),
+        "tippett": lambda: plots.tippett(ss, ds, case_llr=3.4 * LN10, elub_log10=(-2.0, 2.45)),
         "det": lambda: plots.det(ss, ds, case_llr=7.8),
         "llr_histogram": lambda: plots.llr_histogram(ss, ds, case_llr=7.8),
         "score_densities": lambda: plots.score_densities(

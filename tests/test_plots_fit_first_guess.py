@@ -6,11 +6,15 @@ figure again, from where its axes stand, moves nothing (the margins depend only 
 ticks and labels, not on where the axes stood when measured).
 """
 
+import math
+
 import numpy as np
 import pytest
 
 from forensic_lr import plots
 from forensic_lr.calibration import make_calibrator
+
+LN10 = math.log(10.0)
 
 RNG = np.random.default_rng(3)
 SS, DS = RNG.normal(2.0, 1.0, 2000), RNG.normal(-1.0, 1.2, 20000)
@@ -25,7 +29,7 @@ def _densities():
 
 FIGURES = {
     "densities": _densities,  # a four-row legend and a twin axis
-    "tippett": lambda: plots.tippett(SS, DS, case_log10_lr=0.5, elub_log10=(-2.0, 2.0)),
+    "tippett": lambda: plots.tippett(SS, DS, case_llr=0.5 * LN10, elub_log10=(-2.0, 2.0)),
     "ape": lambda: plots.ape(SS, DS, case_llr=1.0),
 }
 

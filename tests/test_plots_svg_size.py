@@ -7,6 +7,7 @@ while rendering (``forensic_lr.parallel.collector_paused``).
 """
 
 import gc
+import math
 import re
 import xml.etree.ElementTree as ET
 
@@ -16,13 +17,15 @@ import pytest
 from forensic_lr import plots
 from forensic_lr.parallel import collector_paused
 
+LN10 = math.log(10.0)
+
 RNG = np.random.default_rng(11)
 SS, DS = RNG.normal(2, 1.5, 300), RNG.normal(-2, 1.5, 900)
 XLINK = "{http://www.w3.org/1999/xlink}href"
 SVG = "{http://www.w3.org/2000/svg}"
 
 FIGURES = {
-    "tippett": lambda: plots.tippett_svg(SS, DS, case_log10_lr=0.5, elub_log10=(-2.0, 2.0)),
+    "tippett": lambda: plots.tippett_svg(SS, DS, case_llr=0.5 * LN10, elub_log10=(-2.0, 2.0)),
     "det": lambda: plots.det_svg(SS, DS, case_llr=1.0),
     "ape": lambda: plots.ape_svg(SS, DS, case_llr=1.0),
     "ece": lambda: plots.ece_svg(SS, DS, case_llr=1.0),

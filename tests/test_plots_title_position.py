@@ -2,11 +2,15 @@
 style): the same SVG, byte for byte, as with matplotlib's automatic title placement (the
 slow definition: it measures every axis's decorations to move the title above them)."""
 
+import math
+
 import numpy as np
 import pytest
 
 from forensic_lr import plots
 from forensic_lr.calibration import make_calibrator
+
+LN10 = math.log(10.0)
 
 RNG = np.random.default_rng(5)
 SS, DS = RNG.normal(2, 1.5, 400), RNG.normal(-2, 1.5, 1200)
@@ -19,7 +23,7 @@ def _densities(scale: float) -> str:
 
 
 FIGURES = {
-    "tippett": lambda: plots.tippett_svg(SS, DS, case_log10_lr=0.5, elub_log10=(-2.0, 2.0)),
+    "tippett": lambda: plots.tippett_svg(SS, DS, case_llr=0.5 * LN10, elub_log10=(-2.0, 2.0)),
     "tippett_ii": lambda: plots.tippett_svg(SS, DS, kind="II"),
     "det": lambda: plots.det_svg(SS, DS, case_llr=1.0),
     "ape": lambda: plots.ape_svg(SS, DS, case_llr=1.0),

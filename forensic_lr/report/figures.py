@@ -30,7 +30,7 @@ def case_figures(run, *, workers: int | None = None) -> dict[str, str]:
     """
     results = run.result.results
     labels = [e.label for e in results]
-    log10_lr, llr = [e.log10_lr for e in results], [e.llr for e in results]
+    llr = [e.llr for e in results]
     method = run.result.method
     elub = None
     if method.elub_log10_lr_low is not None and method.elub_log10_lr_high is not None:
@@ -40,7 +40,7 @@ def case_figures(run, *, workers: int | None = None) -> dict[str, str]:
     curves = plots.model_curves(run.calibrator, run.ss, run.ds, case_score=case_score)
     marked = {"case_labels": labels}
     jobs = {
-        "tippett": partial(plots.tippett_svg, ss, ds, case_log10_lr=log10_lr,
+        "tippett": partial(plots.tippett_svg, ss, ds, case_llr=llr,
                            elub_log10=elub, **marked),
         "ape": partial(plots.ape_svg, ss, ds, case_llr=llr, **marked),
         "ece": partial(plots.ece_svg, ss, ds, case_llr=llr, **marked),
