@@ -48,7 +48,11 @@ RUNAWAY = {
 
 
 @pytest.mark.parametrize("text", RUNAWAY.values(), ids=RUNAWAY.keys())
-def test_a_runaway_template_is_refused_naming_it(tmp_path, text):
+def test_a_runaway_template_is_refused_naming_it(tmp_path, monkeypatch, text):
+    from forensic_lr.limits import LIMITS, Limit
+
+    # one second of rendering instead of five: the same refusal, sooner
+    monkeypatch.setitem(LIMITS, "template_seconds", Limit(1, "seconds", "", ""))
     (tmp_path / "t.html").write_text("<p>\n" + text + "\n</p>")
     start = time.monotonic()
     with pytest.raises(InputError) as info:
