@@ -20,7 +20,7 @@ from ..errors import InputError
 if TYPE_CHECKING:
     from ..io.paired import PairedScores
     from ..io.scores import ScoreSet
-from ..resampling import check_interval_options
+from ..resampling import DEFAULT_LEVEL, DEFAULT_SEED, check_interval_options
 from .common import add_table_options, outside_interval, print_json, seed_value
 
 
@@ -34,8 +34,10 @@ def add_ci_arguments(p: argparse.ArgumentParser, *, switch: bool = True) -> None
                    help="resample trials or sources (auto: sources when the files have "
                    "source columns)")
     g.add_argument("--n", type=int, default=1000, help="bootstrap replicates (default 1000)")
-    g.add_argument("--seed", type=seed_value, default=0, help="bootstrap seed (default 0)")
-    g.add_argument("--level", type=float, default=0.95, help="interval level (default 0.95)")
+    g.add_argument("--seed", type=seed_value, default=DEFAULT_SEED,
+                   help=f"bootstrap seed (default {DEFAULT_SEED}, a case file's)")
+    g.add_argument("--level", type=float, default=DEFAULT_LEVEL,
+                   help=f"interval level (default {DEFAULT_LEVEL})")
     # the keys of validation.INTERVALS, which is not imported at start-up
     g.add_argument("--interval", choices=("bc", "percentile"), default="bc",
                    help="bias-corrected percentile (default) or plain percentile interval")

@@ -41,6 +41,7 @@ from ..metrics.pav import PAVFit, _fit_runs, _TieGroups
 from ..metrics.roc import _crossing, _hull
 from ..parallel import default_workers, run_jobs
 from ..resampling import (
+    DEFAULT_SEED,
     Progress,
     RunningTotals,
     quantile_rows,
@@ -794,7 +795,7 @@ def bootstrap_metrics(
     ds_sources=None,
     n: int = 1000,
     level: float = 0.95,
-    seed: int = 0,
+    seed: int = DEFAULT_SEED,
     interval: str = "bc",
     progress: Progress | None = None,
     workers: int | None = None,

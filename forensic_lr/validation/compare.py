@@ -23,7 +23,7 @@ from ..limits import check_bootstrap
 from ..metrics import evaluate_llrs
 from ..metrics.catalogue import fixed
 from ..metrics.cllr import _block_cllr
-from ..resampling import Progress
+from ..resampling import DEFAULT_SEED, Progress
 from .bootstrap import (
     _NOTES,
     METRICS,
@@ -336,7 +336,7 @@ def compare_systems(
     ds_sources=None,
     n: int = 1000,
     level: float = 0.95,
-    seed: int = 0,
+    seed: int = DEFAULT_SEED,
     interval: str = "bc",
     progress: Progress | None = None,
     workers: int | None = None,
