@@ -32,7 +32,7 @@ from starlette.staticfiles import StaticFiles
 
 from .. import __version__
 from ..errors import ForensicLRError, InputError
-from .cases import CASE_FILE, CaseStore, UploadError
+from .cases import CASE_FILE, CaseStore, UploadError, sha256
 from .register import Conflict, User
 from .security import (
     COOKIE,
@@ -355,6 +355,25 @@ def create_app(config: ServerConfig) -> Any:
             raise HTTPException(422, "the body must be a JSON object")
         return body
 
+    async def api_lab(request: Request) -> JSONResponse:
+        if request.method == "GET":
+            await user_of(request, api=True, unsafe=False)
+            lab = store.lab
+            return JSONResponse({"set": lab is not None, "fixed": store.lab_fixed,
+                                 "sha256": sha256(lab.read_bytes()) if lab else None,
+                                 "text": lab.read_text(encoding="utf-8") if lab else None})
+        user = await user_of(request, api=True, unsafe=True)
+        if not user.can("administrator"):
+            raise HTTPException(403, "only an administrator sets the laboratory's profile")
+        await limited_body(request)
+        form = await request.form(max_files=1, max_fields=2)
+        part = form.get("profile")
+        if not isinstance(part, UploadFile):
+            raise UploadError("send the profile as a file in a part named 'profile'",
+                              [{"field": "profile", "message": "missing"}])
+        digest = await run_in_threadpool(store.set_lab, await part.read(), user)
+        return JSONResponse({"set": True, "sha256": digest})
+
     async def api_lr(request: Request) -> JSONResponse:
         await user_of(request, api=True, unsafe=True)
         body = await json_body(request)
@@ -611,6 +630,7 @@ def create_app(config: ServerConfig) -> Any:
         Route("/api/cases/{key}/runs/{run}/{name}", api_download),
         Route("/api/cases/{key}/{step}", api_step, methods=["POST"]),
         Route("/api/lr", api_lr, methods=["POST"]),
+        Route("/api/lab", api_lab, methods=["GET", "PUT"]),
         Route("/api/teaching/fit", api_teaching_fit, methods=["POST"]),
         Route("/api/teaching/{fit}/lr", api_teaching_lr),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),

@@ -29,6 +29,8 @@ __all__ = [
 
 CASE_FILE = "case.toml"
 RUNS = "runs"
+#: Where an administrator's uploaded lab profile is kept (outside every case folder).
+LAB_FOLDER, LAB_FILE = ".lab", "lab.toml"
 #: Score and table files the readers take (CSV/TSV/text, JSON, numpy, Excel) and a verbal
 #: scale or lab profile a case may name.
 ALLOWED_SUFFIXES = (".csv", ".tsv", ".txt", ".json", ".npy", ".xlsx", ".toml")
@@ -122,7 +124,10 @@ class CaseStore:
         self.root.mkdir(parents=True, exist_ok=True)
         self.register = Register(self.root)
         self.register.fail_stale_runs()
-        self.lab = Path(lab).resolve() if lab is not None else None
+        self.lab_fixed = lab is not None  # given with serve --lab: not replaced by an upload
+        uploaded = self.root / LAB_FOLDER / LAB_FILE
+        self.lab = Path(lab).resolve() if lab is not None else (
+            uploaded if uploaded.is_file() else None)
         self.max_upload = max_upload
         self.progress: dict[str, Progress] = {}
 
@@ -231,6 +236,40 @@ class CaseStore:
                 new.rename(folder / new.name)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
+
+    def set_lab(self, content: bytes, user: User) -> str:
+        """Make an uploaded lab profile the server's; returns its SHA-256.
+
+        Checked as ``run --lab`` checks a profile, and confined to its folder (no data roots,
+        no logo, template or scale outside it); refused while ``serve --lab`` set one.
+        """
+        import os
+        import tempfile
+
+        from ..casework.profile import load_profile
+        from .register import Conflict
+
+        if self.lab_fixed:
+            raise Conflict("the laboratory's profile was set with serve --lab; restart the "
+                           "server without it to upload one")
+        folder = self.root / LAB_FOLDER
+        folder.mkdir(exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".upload-", suffix=".toml", dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(content)
+            try:
+                _, digest = load_profile(tmp, confine_to=folder)
+            except InputError as exc:
+                text = str(exc).replace(tmp, LAB_FILE)
+                raise UploadError(text, field_errors(text)) from None
+            os.replace(tmp, folder / LAB_FILE)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        self.lab = folder / LAB_FILE
+        self.register.log(user.name, "lab profile set", None, sha256=digest)
+        return digest
 
     # ---------------------------------------------------------------- runs
     def run(self, key: str, user: User, *, draft: bool = False,

@@ -381,3 +381,86 @@ def test_a_case_not_ready_runs_only_as_a_draft(client, bearer):
     assert r.status_code == 201
     assert r.json()["result"]["draft"] is True
     assert any("examiner" in reason for reason in r.json()["result"]["draft_reasons"])
+
+
+def test_edit_replaces_the_files_and_is_audited(client, bearer, cases_dir, created):
+    case, files = example_upload("voice")
+    edited = case.replace(b"score = 5.96", b"score = 5.5")
+    r = client.put(f"/api/cases/{created}", files=multipart(edited, files), headers=bearer)
+    assert r.status_code == 200
+    assert (cases_dir / created / "case.toml").read_bytes() == edited
+    entries = client.get(f"/api/cases/{created}/audit", headers=bearer).json()["entries"]
+    assert entries[-1]["action"] == "case edited"
+    assert entries[-1]["details"]["files"]["case.toml"] == sha(edited)
+    other = case.replace(b'id = "FVC-2026-017"', b'id = "OTHER-1"')
+    r = client.put(f"/api/cases/{created}", files=multipart(other, files), headers=bearer)
+    assert r.status_code == 422  # an edit keeps the case id
+
+
+def test_export_and_delete_by_an_administrator(client, bearer, cases_dir, created):
+    import io
+    import zipfile
+
+    r = client.get(f"/api/cases/{created}/export", headers=bearer)
+    assert r.status_code == 200
+    archive = zipfile.ZipFile(io.BytesIO(r.content))
+    case, _ = example_upload("voice")
+    assert archive.read(f"{created}/case.toml") == case
+    audit = json.loads(archive.read(f"{created}/audit.json"))
+    assert audit[0]["action"] == "case created"
+    assert client.delete(f"/api/cases/{created}", headers=bearer).status_code == 422  # reason
+    r = client.delete(f"/api/cases/{created}?reason=retention period ended", headers=bearer)
+    assert r.status_code == 204
+    assert not (cases_dir / created).exists()
+    assert client.get(f"/api/cases/{created}", headers=bearer).status_code == 404
+    actions = [(e["action"], e["details"]) for e in Register(cases_dir).audit(created)]
+    assert actions[-2][0] == "case exported"
+    assert actions[-1] == ("case deleted", {"reason": "retention period ended"})
+    assert check_audit(cases_dir) == []
+
+
+def test_review_steps_follow_the_status(client, bearer, cases_dir, created):
+    # no run yet: nothing to submit
+    assert client.post(f"/api/cases/{created}/submit", headers=bearer).status_code == 409
+    reg = Register(cases_dir)
+    reg.set_status(created, "submitted", by="eve", action="submitted", allowed_from=("draft",))
+    # a return needs a comment; the step must exist
+    r = client.post(f"/api/cases/{created}/review", json={"decision": "return"}, headers=bearer)
+    assert r.status_code == 403  # the service user made the case: its own
+    assert client.post(f"/api/cases/{created}/bogus", headers=bearer).status_code == 404
+    assert client.post(f"/api/cases/{created}/finalize", headers=bearer).status_code == 409
+
+
+LAB = b'[laboratory]\nname = "Web Test Laboratory"\n\n[criteria]\ncllr_max = 0.6\n'
+
+
+def test_lab_profile_uploaded_by_an_administrator(client, bearer, cases_dir, tmp_path):
+    r = client.put("/api/lab", files=[("profile", ("lab.toml", LAB, "application/toml"))],
+                   headers=bearer)
+    assert r.status_code == 200 and r.json()["sha256"] == sha(LAB)
+    assert client.get("/api/lab", headers=bearer).json()["text"] == LAB.decode()
+    assert Register(cases_dir).audit()[-1]["details"] == {"sha256": sha(LAB)}
+    for bad in (b"[laboratory]\nbogus = 1\n", b'[data]\nroots = ["/etc"]\n'):
+        r = client.put("/api/lab", files=[("profile", ("lab.toml", bad, "text/plain"))],
+                       headers=bearer)
+        assert r.status_code == 422, bad
+    assert client.get("/api/lab", headers=bearer).json()["sha256"] == sha(LAB)  # kept
+    # a case run in the browser and from the command line with that profile: same bytes
+    case, files = example_upload("small-background")
+    key = client.post("/api/cases", files=multipart(case, files), headers=bearer).json()["id"]
+    served = client.post(f"/api/cases/{key}/runs", headers=bearer)
+    assert served.status_code == 201, served.text
+    assert served.json()["result"]["lab"]["name"] == "Web Test Laboratory"
+    out = tmp_path / "cli"
+    assert main(["run", str(cases_dir / key / "case.toml"), "--lab",
+                 str(cases_dir / ".lab" / "lab.toml"), "--out", str(out), "-q"]) == 0
+    downloaded = client.get(f"/api/cases/{key}/runs/latest/result.json", headers=bearer)
+    assert (out / "result.json").read_bytes() == downloaded.content
+
+
+def test_lab_profile_given_at_start_is_not_replaced(make_client, bearer, tmp_path):
+    (tmp_path / "lab.toml").write_bytes(LAB)
+    client = make_client(lab=tmp_path / "lab.toml")
+    r = client.put("/api/lab", files=[("profile", ("lab.toml", LAB, "text/plain"))],
+                   headers=bearer)
+    assert r.status_code == 409
