@@ -188,8 +188,8 @@ def _llr_metrics(args: argparse.Namespace, folder: OutputFolder | None) -> int:
         warnings.simplefilter("ignore", ForensicLRWarning)
         result = validate_llr_set(
             data.ss, data.ds, priors=args.prior, c_miss=args.c_miss, c_fa=args.c_fa,
-            intervals=ci_options(args),
-            groups=(data.ss_sources, data.ds_sources) if data.has_sources else None,
+            metric_intervals=ci_options(args),
+            ss_sources=data.ss_sources, ds_sources=data.ds_sources,
         )
     if folder is not None:
         _write_plots(folder, data.ss, data.ds)

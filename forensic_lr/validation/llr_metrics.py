@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .._checks import renamed_keyword, sources_pair
 from ..errors import InputError, RawScoreWarning, SwappedClassesWarning
 from ..metrics import evaluate_llrs
 from ..metrics.dcf import dcf, min_dcf
@@ -46,6 +47,9 @@ def validate_llr_set(
     priors: Sequence[float] = (),
     c_miss: float = 1.0,
     c_fa: float = 1.0,
+    metric_intervals: Mapping[str, Any] | None = None,
+    ss_sources=None,
+    ds_sources=None,
     intervals: Mapping[str, Any] | None = None,
     groups: tuple[Any, Any] | None = None,
 ) -> LLRMetrics:
@@ -60,11 +64,14 @@ def validate_llr_set(
         actual and minimum DCF.
     c_miss, c_fa : float
         Positive finite costs of a miss and a false alarm (only their ratio matters).
-    intervals : mapping, optional
+    metric_intervals : mapping, optional
         Keyword arguments of :func:`~forensic_lr.validation.bootstrap_metrics` (``by``,
         ``n``, ``level``, ``seed``, ``interval``): bootstrap intervals of the metrics.
-    groups : (ss_sources, ds_sources), optional
+    ss_sources, ds_sources : array_like, optional
         Source ids per trial, for resampling by source.
+    intervals, groups
+        Deprecated spellings of ``metric_intervals`` and ``(ss_sources, ds_sources)``
+        (:class:`DeprecationWarning`).
 
     Returns
     -------
@@ -86,6 +93,9 @@ def validate_llr_set(
     :math:`t = -\\log(p\\,c_{miss} / ((1-p)\\,c_{fa}))`, minimum over all thresholds
     (Brummer and du Preez 2006; :mod:`forensic_lr.metrics.dcf`).
     """
+    intervals = renamed_keyword(metric_intervals, intervals, old="intervals",
+                                new="metric_intervals", function="validate_llr_set")
+    groups = sources_pair(ss_sources, ds_sources, groups, function="validate_llr_set")
     ss, ds = np.asarray(ss_llr, dtype=float), np.asarray(ds_llr, dtype=float)
     for p in priors:
         if not 0.0 < p < 1.0:
