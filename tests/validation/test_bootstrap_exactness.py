@@ -60,7 +60,7 @@ def test_running_totals_refuse_counts_of_another_length():
 
 
 # --------------------------------------------------------------------------- sorting and units
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(st.lists(st.sampled_from([-np.inf, -1.0, 0.0, 0.5, 2.0, np.inf]), min_size=1,
                 max_size=60), st.booleans())
 def test_stable_order_is_the_stable_argsort(values, continuous):
@@ -72,7 +72,7 @@ def test_stable_order_is_the_stable_argsort(values, continuous):
     np.testing.assert_array_equal(sorted_x, np.sort(x))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(st.integers(1, 40), st.integers(1, 40), st.integers(0, 2**32 - 1), st.booleans())
 def test_units_without_ties_equal_the_merged_units(n_ss, n_ds, seed, within_ties):
     rng = np.random.default_rng(seed)

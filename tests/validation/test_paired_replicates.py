@@ -81,7 +81,7 @@ def test_paired_replicates_equal_resampled_cllrs(workers):
 
 
 # --------------------------------------------------------------------------- DeLong placements
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(
     st.lists(llr_values, min_size=1, max_size=25),
     st.lists(llr_values, min_size=1, max_size=25),
