@@ -38,7 +38,6 @@ import re
 import warnings
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 
 import matplotlib
 import matplotlib.style
@@ -49,6 +48,7 @@ from scipy.special import ndtr, ndtri
 
 from . import metrics
 from ._checks import check_pair
+from .calibration.curves import ModelCurves, model_curves
 from .errors import InputError
 from .io.scores import orient
 
@@ -1197,42 +1197,6 @@ def llr_histogram(
         ax.set_title("Distribution of log10 LRs")
         _legend(ax, own)
     return ax.figure
-
-
-@dataclass(frozen=True)
-class ModelCurves:
-    """A fitted model evaluated once on a grid of scores, for figures.
-
-    ``pdf_ss`` and ``pdf_ds`` are ``None`` for a model without class densities
-    (discriminative calibrators); ``log10_lr`` is the model's (bounded, if ELUB) log10 LR.
-    """
-
-    score: np.ndarray
-    pdf_ss: np.ndarray | None
-    pdf_ds: np.ndarray | None
-    log10_lr: np.ndarray
-
-
-def model_curves(calibrator, ss, ds, *, case_score: float | Sequence[float] | None = None,
-                 points: int = 400) -> ModelCurves:
-    """Evaluate a fitted calibrator's densities and log10 LR once on a score grid.
-
-    The grid spans the background scores (``ss``, ``ds``) widened by 5 % of their range
-    on each side, and this case's score(s) if given. A case report computes this once and
-    passes it to every figure that draws the model (an expensive model such as a kernel
-    density estimate on 10^5 scores is then evaluated once per case).
-    """
-    both = np.concatenate([np.asarray(ss, dtype=float), np.asarray(ds, dtype=float)])
-    span = both.max() - both.min()
-    low, high = both.min() - 0.05 * span, both.max() + 0.05 * span
-    scores = [v for _, v in case_marks(case_score) if np.isfinite(v)]
-    if scores:
-        low, high = min(low, *scores), max(high, *scores)
-    grid = np.linspace(low, high, points)
-    pdf_ss = pdf_ds = None
-    if hasattr(calibrator, "density"):
-        pdf_ss, pdf_ds = calibrator.density(grid)
-    return ModelCurves(grid, pdf_ss, pdf_ds, calibrator.llr(grid) * _LOG10_E)
 
 
 def score_densities(

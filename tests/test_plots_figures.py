@@ -439,14 +439,17 @@ class Counting:
 
 
 def test_case_figures_evaluate_the_model_once():
+    """The model is evaluated once, on the grid (the run's curves); the report's figures
+    add no evaluation."""
     model = Counting(make_calibrator("kde").fit(SS, DS))
     first = SimpleNamespace(llr=1.2, log10_lr=1.2 / np.log(10), label="E1")
     run = SimpleNamespace(
         result=SimpleNamespace(results=(first,), method=SimpleNamespace(
             elub_log10_lr_low=-1.0, elub_log10_lr_high=1.5), score_direction="higher_is_similar"),
         ss=SS, ds=DS, ss_llr_cv=SS, ds_llr_cv=DS, calibrator=model,
-        evidence_scores=np.array([1.0]),
+        evidence_scores=np.array([1.0]), curves=plots.model_curves(model, SS, DS, case_score=1.0),
     )
+    assert model.calls == {"density": 1, "llr": 1}
     figures = case_figures(run)
     assert model.calls == {"density": 1, "llr": 1}
     assert set(figures) == {"tippett", "ape", "ece", "det", "score_densities", "llr_histogram"}

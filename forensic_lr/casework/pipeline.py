@@ -15,6 +15,7 @@ from functools import partial
 
 import numpy as np
 
+from ..calibration.curves import ModelCurves, model_curves
 from ..errors import ForensicLRWarning, InputError
 from ..io.scores import orient, sha256_file
 from ..metrics import tippett_counts
@@ -60,6 +61,10 @@ class CaseRun:
         The evidence scores as used (score direction applied).
     scale : VerbalScale
         The verbal scale of ``[report] verbal_scale``.
+    curves : ModelCurves
+        ``calibrator`` evaluated once on a grid spanning the background and the evidence
+        scores (:func:`~forensic_lr.calibration.curves.model_curves`): the model the
+        report draws.
     """
 
     spec: CaseSpec
@@ -71,6 +76,7 @@ class CaseRun:
     calibrator: object
     evidence_scores: np.ndarray
     scale: VerbalScale
+    curves: ModelCurves
 
 
 def _fold_summary(texts: Sequence[str], diagnostics: bool, seen: tuple[str, ...]) -> list[str]:
@@ -320,12 +326,14 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None, *,
         "policy": policy,
         "lab": spec.lab,
     })
+    evidence_scores = orient(np.asarray(spec.evidence.values, dtype=np.float64),
+                             spec.evidence.score_direction)
     return CaseRun(
         spec=spec, result=result, ss=data.ss, ds=data.ds, ss_llr_cv=validated.ss_llr,
-        ds_llr_cv=validated.ds_llr,
-        calibrator=evaluated.fitted, evidence_scores=orient(
-            np.asarray(spec.evidence.values, dtype=np.float64), spec.evidence.score_direction
-        ), scale=scale,
+        ds_llr_cv=validated.ds_llr, calibrator=evaluated.fitted,
+        evidence_scores=evidence_scores, scale=scale,
+        curves=model_curves(evaluated.fitted, data.ss, data.ds,
+                            case_score=evidence_scores.tolist()),
     )
 
 

@@ -18,8 +18,8 @@ def case_figures(run, *, workers: int | None = None) -> dict[str, str]:
     """Figure name -> SVG for a :class:`forensic_lr.casework.pipeline.CaseRun`.
 
     Validation figures use the cross-validated LLRs of the background (what the
-    metrics table reports); the density figure uses the model fitted on all of it,
-    evaluated once on a score grid (:func:`forensic_lr.plots.model_curves`). Every
+    metrics table reports); the density figure draws the model fitted on all of it as the
+    run evaluated it on a grid of scores (``run.curves``; the report calls no model). Every
     comparison is marked (by its label when there are several); the robustness figure is
     drawn once per comparison (``sensitivity``, ``sensitivity_2``, ...). Figures with a
     log10 LR axis mark the ELUB bounds the background supports (applied or not, as the
@@ -37,7 +37,6 @@ def case_figures(run, *, workers: int | None = None) -> dict[str, str]:
         elub = (method.elub_log10_lr_low, method.elub_log10_lr_high)
     ss, ds = run.ss_llr_cv, run.ds_llr_cv
     case_score = [float(v) for v in run.evidence_scores]
-    curves = plots.model_curves(run.calibrator, run.ss, run.ds, case_score=case_score)
     marked = {"case_labels": labels}
     jobs = {
         "tippett": partial(plots.tippett_svg, ss, ds, case_llr=llr,
@@ -48,7 +47,7 @@ def case_figures(run, *, workers: int | None = None) -> dict[str, str]:
         "llr_histogram": partial(plots.llr_histogram_svg, ss, ds, case_llr=llr,
                                  elub_log10=elub, **marked),
         "score_densities": partial(plots.score_density_svg, run.ss, run.ds,
-                                   case_score=case_score, curves=curves, elub_log10=elub,
+                                   case_score=case_score, curves=run.curves, elub_log10=elub,
                                    direction=run.result.score_direction, **marked),
     }
     sensitivity = getattr(run.result, "sensitivity", None)  # None for records without one

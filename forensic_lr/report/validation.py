@@ -44,9 +44,9 @@ def build_validation_report(
         "det": plots.det_svg(ss_llr, ds_llr),
         "pav": plots.pav_svg(ss_llr, ds_llr, llr_input=True, xlabel="cross-validated log10 LR"),
     }
-    if arrays.best_fitted is not None:  # None: LLRs validated as given, no model to draw
+    if arrays.best_curves is not None:  # None: LLRs validated as given, no model to draw
         figures["score_densities"] = plots.score_density_svg(
-            arrays.ss, arrays.ds, arrays.best_fitted, direction=direction)
+            arrays.ss, arrays.ds, curves=arrays.best_curves, direction=direction)
     for name, svg in figures.items():
         files[f"figures/{name}.svg"] = svg.encode("utf-8")
     table = metric_table()

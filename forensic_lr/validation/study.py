@@ -19,6 +19,7 @@ import numpy as np
 
 from .._checks import renamed_keyword, sources_pair
 from ..calibration import default_study_methods
+from ..calibration.curves import ModelCurves, model_curves
 from ..errors import InputError
 from ..metrics.catalogue import metric
 from ..provenance import software_versions
@@ -66,14 +67,16 @@ class StudyArrays:
     """The arrays behind a study's figures (not part of its JSON record).
 
     ``llrs`` maps each method to its out-of-fold ``(ss_llr, ds_llr)``; ``best_fitted`` is
-    the best method fitted on all scores (for the score-density figure; None for LLRs
-    validated as given).
+    the best method fitted on all scores and ``best_curves`` that model evaluated once on a
+    grid of scores (:func:`~forensic_lr.calibration.curves.model_curves`: the score-density
+    figure); both None for LLRs validated as given.
     """
 
     ss: np.ndarray
     ds: np.ndarray
     llrs: dict[str, tuple[np.ndarray, np.ndarray]]
     best_fitted: Any
+    best_curves: ModelCurves | None = None
 
 
 def run_validation_study(
@@ -243,7 +246,8 @@ def run_validation_study(
     )
     best_spec = specs[methods.index(best.method)]
     fitted = None if best_spec is None else best_spec.unfitted().fit(ss, ds)
-    study._arrays = StudyArrays(ss, ds, llrs, fitted)
+    study._arrays = StudyArrays(ss, ds, llrs, fitted,
+                                None if fitted is None else model_curves(fitted, ss, ds))
     return study
 
 

@@ -7,9 +7,11 @@ back with pypdf (its figures still vector drawings, no image); the template cach
 checked against a fresh environment.
 """
 
+import dataclasses
 import io
 import shutil
 
+import numpy as np
 import pytest
 from pypdf import PdfReader
 
@@ -35,6 +37,29 @@ def test_figures_drawn_in_a_process_pool_equal_the_serial_ones(voice_run, no_chi
         assert list(pooled) == list(serial)  # same figures, same order
         assert pooled == serial  # byte for byte
     assert no_children_left()
+
+
+class _Untouchable:
+    """Stands in for the fitted calibrator: any use of it fails the test."""
+
+    def __getattr__(self, name):
+        raise AssertionError(f"the report used the calibrator ({name})")
+
+
+def test_figures_draw_the_curves_of_the_record_and_call_no_model(voice_run):
+    """The score-density figure draws ``run.curves`` (the model evaluated by the pipeline);
+    with the calibrator replaced by an object that fails on any use, the figures are the
+    same bytes, and the curves are the calibrator's own values on their grid."""
+    figures = case_figures(voice_run)
+    blind = dataclasses.replace(voice_run, calibrator=_Untouchable())
+    assert case_figures(blind) == figures
+    curves = voice_run.curves
+    np.testing.assert_allclose(curves.log10_lr,
+                               voice_run.calibrator.llr(curves.score) / np.log(10), rtol=1e-12)
+    scores = np.concatenate([voice_run.ss, voice_run.ds, voice_run.evidence_scores])
+    span = voice_run.ss.tolist() + voice_run.ds.tolist()
+    assert curves.score[0] <= min(scores) and curves.score[-1] >= max(scores)
+    assert curves.score[0] == pytest.approx(min(span) - 0.05 * (max(span) - min(span)))
 
 
 def test_cached_environment_renders_as_a_fresh_one_and_follows_a_lab_folder(tmp_path):
