@@ -10,6 +10,9 @@ The public API, importable from here (each name is imported on first use, so tha
   its older name, kept as an alias), :func:`bootstrap_metrics`, :func:`compare_systems`,
   :func:`run_validation_study`;
 * uncertainty: :func:`cross_validated_llr`, :func:`bootstrap_interval`;
+* the defaults every face shares (a case file's): :data:`DEFAULT_CALIBRATOR`,
+  :data:`DEFAULT_SEED`. A function that takes a calibrator takes a name or an object, right
+  after the data (``cross_validated_llr(ss, ds, "logistic")``);
 * sub-packages: ``io``, ``metrics``, ``calibration``, ``validation``, ``casework``, ``plots``,
   ``report``, ``studies``, ``records``.
 """
@@ -29,6 +32,8 @@ _API = {
     "load_case": "casework",
     "make_calibrator": "calibration",
     "CALIBRATORS": "calibration",
+    "DEFAULT_CALIBRATOR": "calibration",
+    "DEFAULT_SEED": "resampling",
     "evaluate_evidence": "casework",
     "run_case": "casework",
     "run_case_full": "casework",
