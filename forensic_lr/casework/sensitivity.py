@@ -35,7 +35,7 @@ from ..calibration.elub import elub_bounds_log10
 from ..errors import ForensicLRError
 from ..io.scores import orient
 from ..records import Sensitivity, SensitivityBootstrap, SensitivityRow
-from ..resampling import CHUNK_DRAWS, bootstrap_index_chunks, source_codes
+from ..resampling import CHUNK_DRAWS, DEFAULT_SEED, bootstrap_index_chunks, source_codes
 from .evidence import evaluate_unbounded
 from .verbal import BelowFirstBand, VerbalScale, format_lr, verbal_equivalent
 
@@ -155,7 +155,7 @@ def _each_replicate(rng, n: int, n_ss: int, n_ds: int):
 
 def background_bootstrap(
     template, ss, ds, x, *, sources=None, n: int = DEFAULT_REFITS, level: float = 0.95,
-    seed: int = 0,
+    seed: int = DEFAULT_SEED,
 ) -> SensitivityBootstrap:
     """Refit ``template`` on ``n`` bootstrap resamples of the background; LR quantiles at ``x``.
 
@@ -236,7 +236,7 @@ def sensitivity_analysis(
     sources=None,
     n: int = DEFAULT_REFITS,
     level: float = 0.95,
-    seed: int = 0,
+    seed: int = DEFAULT_SEED,
 ) -> Sensitivity:
     """The LR of each evidence score under other reasonable choices (see the module notes).
 
