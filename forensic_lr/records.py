@@ -8,9 +8,15 @@ metric kernels (e.g. :class:`forensic_lr.metrics.Evaluation`) are frozen datacla
 that enter a record through :func:`jsonable`.
 
 JSON rule (one place, :func:`jsonable`): standard JSON has no infinity or NaN, so every
-non-finite float is written as ``null``; numpy scalars and arrays become plain numbers
-and lists; keys are sorted and the text ends with a newline, so the same record gives the
-same bytes.
+non-finite float (inf, -inf, NaN) is written as ``null``; numpy scalars and arrays become
+plain numbers and lists; keys are sorted and the text ends with a newline, so the same
+record gives the same bytes. Every result object of the package has the same two methods:
+``to_dict()`` (the JSON form as plain Python values, :func:`jsonable`) and ``to_json()``
+(the canonical text, :func:`dumps`): records through :class:`Record`, the frozen
+dataclasses of the numeric kernels through :class:`Serialisable`. A result with its own
+JSON shape (e.g. base-10 bounds of natural-log values) builds that shape and passes it
+through :func:`jsonable`, never a rule of its own. Code that computes with the values
+reads the attributes (or ``dataclasses.asdict``), not the JSON form.
 """
 
 from __future__ import annotations
@@ -65,6 +71,7 @@ __all__ = [
     "Sensitivity",
     "SensitivityBootstrap",
     "SensitivityRow",
+    "Serialisable",
     "StudyMethod",
     "ValidationResult",
     "ValidationStudy",
@@ -108,6 +115,24 @@ def dumps(value: Any) -> str:
     """Canonical JSON text of ``value`` (sorted keys, 2-space indent, trailing newline)."""
     return json.dumps(jsonable(value), indent=2, sort_keys=True, allow_nan=False,
                       ensure_ascii=False) + "\n"
+
+
+class Serialisable:
+    """Mixin of the frozen result dataclasses: the JSON form of :class:`Record`.
+
+    ``to_dict()`` is :func:`jsonable` of every field (non-finite floats as None, arrays as
+    lists), ``to_json()`` its canonical text (:func:`dumps`).
+    """
+
+    __slots__ = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON types (see :func:`jsonable`)."""
+        return jsonable(self)
+
+    def to_json(self) -> str:
+        """Canonical JSON text (:func:`dumps`)."""
+        return dumps(self)
 
 
 def _short(value: Any) -> str:
@@ -470,7 +495,7 @@ class ValidationResult(Record):
     #: folds of the cross-validation (None: leave one source out, or LLRs given as they are)
     folds: int | None
     seed: int = 0
-    metrics: dict[str, float | int | None]   # Evaluation.to_dict() of out-of-fold LLRs
+    metrics: dict[str, float | int | None]   # asdict(Evaluation) of out-of-fold LLRs
     criteria: tuple[CriterionResult, ...] = ()
     all_criteria_met: bool | None = None     # None when the lab gave no criteria
     #: the empirical lower and upper bounds (ELUB, log10) of the out-of-fold LLRs: the bound

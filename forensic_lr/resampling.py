@@ -19,6 +19,7 @@ import numpy as np
 
 from .errors import InputError
 from .limits import check_count
+from .records import Serialisable
 
 __all__ = [
     "DEFAULT_DRAWS",
@@ -212,17 +213,13 @@ class RunningTotals:
 
 
 @dataclass(frozen=True, eq=False)
-class SourceSplit:
+class SourceSplit(Serialisable):
     """One cross-validation split: indices into the SS and DS arrays."""
 
     train_ss: np.ndarray
     train_ds: np.ndarray
     test_ss: np.ndarray
     test_ds: np.ndarray
-
-    def to_dict(self) -> dict:
-        names = ("train_ss", "train_ds", "test_ss", "test_ds")
-        return {k: getattr(self, k).tolist() for k in names}
 
 
 def source_codes(ss_sources, ds_sources, n_ss: int, n_ds: int):

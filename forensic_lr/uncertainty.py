@@ -17,6 +17,7 @@ from ._numbers import LN10
 from .calibration import DEFAULT_CALIBRATOR, as_calibrator
 from .errors import ForensicLRError, ForensicLRWarning, InputError
 from .limits import check_bootstrap
+from .records import jsonable
 from .resampling import (
     DEFAULT_DRAWS,
     DEFAULT_INTERVAL,
@@ -70,7 +71,7 @@ class LRInterval:
 
     def to_dict(self) -> dict:
         """Plain JSON-able dict with base-10 bounds (``log10_lr_low``/``log10_lr_high`` lists)."""
-        return {
+        return jsonable({
             "method": self.method,
             "level": float(self.level),
             "log10_lr_low": [float(v) for v in np.asarray(self.llr_low) / LN10],
@@ -78,7 +79,7 @@ class LRInterval:
             "n": int(self.n),
             "n_degenerate": int(self.n_degenerate),
             "warnings": list(self.warnings),
-        }
+        })
 
 
 def _check_options(n: int, level: float, *, what: str = "n") -> tuple[int, float]:

@@ -16,6 +16,7 @@ from scipy.special import expit, ndtri
 from .._checks import as_score_array, check_pair
 from ..errors import ConvergenceError, ForensicLRWarning, InputError
 from ..metrics.roc import eer
+from ..records import Serialisable
 from .logistic import _newton
 
 
@@ -24,7 +25,7 @@ class CalibrationCheckWarning(ForensicLRWarning):
 
 
 @dataclass(frozen=True)
-class Recalibration:
+class Recalibration(Serialisable):
     """Prior-weighted logistic recalibration ``llr' = offset + slope * llr`` with intervals."""
 
     offset: float
@@ -36,19 +37,6 @@ class Recalibration:
     n_ds: int
     n_excluded: int
     warnings: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict:
-        return {
-            "offset": self.offset,
-            "slope": self.slope,
-            "offset_interval": list(self.offset_interval),
-            "slope_interval": list(self.slope_interval),
-            "level": self.level,
-            "n_ss": self.n_ss,
-            "n_ds": self.n_ds,
-            "n_excluded": self.n_excluded,
-            "warnings": list(self.warnings),
-        }
 
 
 def recalibration(ss_llr, ds_llr, *, level: float = 0.95) -> Recalibration:
@@ -152,7 +140,7 @@ def mu_from_eer(eer_value: float) -> float:
 
 
 @dataclass(frozen=True)
-class GaussianConsistency:
+class GaussianConsistency(Serialisable):
     """Moments of output LLRs against the calibrated-Gaussian relation ``var = 2 |mean|``."""
 
     mean_ss: float
@@ -163,9 +151,6 @@ class GaussianConsistency:
     ratio_ds: float  # var_ds / (-2 mean_ds)
     eer: float
     mu_from_eer: float  # the |mean| calibrated Gaussian LLRs with this EER would have
-
-    def to_dict(self) -> dict:
-        return {k: float(v) for k, v in self.__dict__.items()}
 
 
 def gaussian_consistency(ss_llr, ds_llr) -> GaussianConsistency:
@@ -209,7 +194,7 @@ def gaussian_consistency(ss_llr, ds_llr) -> GaussianConsistency:
 
 
 @dataclass(frozen=True)
-class EERLinearCalibration:
+class EERLinearCalibration(Serialisable):
     """Linear calibration ``llr = offset + slope * score`` computed from the EER."""
 
     offset: float
@@ -220,9 +205,6 @@ class EERLinearCalibration:
     def llr(self, scores) -> np.ndarray:
         """Calibrated natural-log LLRs of raw ``scores``."""
         return self.offset + self.slope * as_score_array(scores, "scores")
-
-    def to_dict(self) -> dict:
-        return {k: float(v) for k, v in self.__dict__.items()}
 
 
 def eer_linear_calibration(ss_scores, ds_scores) -> EERLinearCalibration:
@@ -266,14 +248,11 @@ def eer_linear_calibration(ss_scores, ds_scores) -> EERLinearCalibration:
 
 
 @dataclass(frozen=True)
-class CalibrationChecks:
+class CalibrationChecks(Serialisable):
     """All checks of one set of output LLRs, for the validation report."""
 
     recalibration: Recalibration
     gaussian: GaussianConsistency
-
-    def to_dict(self) -> dict:
-        return {"recalibration": self.recalibration.to_dict(), "gaussian": self.gaussian.to_dict()}
 
 
 def calibration_checks(ss_llr, ds_llr, *, level: float = 0.95) -> CalibrationChecks:

@@ -18,6 +18,7 @@ import numpy as np
 from .._checks import as_score_array
 from .._numbers import LN10
 from ..errors import InputError
+from ..records import jsonable
 
 __all__ = ["MonotonicityCheck", "bulk_span", "monotonicity_check"]
 
@@ -54,14 +55,14 @@ class MonotonicityCheck:
         return self.max_decrease_log10 <= self.tolerance_log10
 
     def to_dict(self) -> dict:
-        return {
+        return jsonable({
             "span": list(self.span),
             "n_grid": self.n_grid,
             "max_decrease_log10": self.max_decrease_log10,
             "at": None if self.at is None else list(self.at),
             "tolerance_log10": self.tolerance_log10,
             "monotonic": self.monotonic,
-        }
+        })
 
 
 def bulk_span(ss, ds, evidence=(), *, quantiles: tuple[float, float] = (0.0, 1.0)

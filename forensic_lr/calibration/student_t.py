@@ -11,6 +11,7 @@ from scipy.optimize import minimize_scalar
 from scipy.special import betaln, digamma, gammaln, polygamma
 
 from ..errors import ConvergenceError, ForensicLRError
+from ..records import Serialisable
 from ..resampling import CHUNK_DRAWS, bootstrap_index_chunks, replicate_weights
 from .base import BaseCalibrator, number_option, weighted_moments, weighted_percentiles
 from .batched_newton import BATCH_FROM, projected_newton
@@ -27,7 +28,7 @@ _TOL = 1e-11
 
 
 @dataclass(frozen=True)
-class TFit:
+class TFit(Serialisable):
     """ML Student-t fit of one class: location, scale, degrees of freedom."""
 
     loc: float
@@ -35,15 +36,6 @@ class TFit:
     df: float
     loglik: float
     n_iter: int
-
-    def to_dict(self) -> dict:
-        return {
-            "loc": self.loc,
-            "scale": self.scale,
-            "df": self.df,
-            "loglik": self.loglik,
-            "n_iter": self.n_iter,
-        }
 
 
 def _best_df(d2: np.ndarray, counts: np.ndarray | None = None) -> float:

@@ -43,7 +43,7 @@ from .._numbers import signed_log10 as signed_log10
 from ..errors import InputError, excerpt
 from ..io.paths import input_file
 from ..io.settings_files import read_settings_file
-from ..records import VerbalEquivalent
+from ..records import Serialisable, VerbalEquivalent
 
 DEFAULT_SCALE = "enfsi"
 #: Wording of an LR below the first band of a scale that leaves that range undefined.
@@ -66,7 +66,7 @@ class Band:
 
 
 @dataclass(frozen=True)
-class VerbalScale:
+class VerbalScale(Serialisable):
     """A verbal scale: its key, name, full citation, wording and bands (ascending)."""
 
     key: str
@@ -83,20 +83,6 @@ class VerbalScale:
     #: "neutral": the scale defines the range below its first band as neutral;
     #: "undefined": it does not (the laboratory chooses the wording)
     below_first_band: Literal["neutral", "undefined"] = "neutral"
-
-    def to_dict(self) -> dict:
-        return {
-            "key": self.key,
-            "name": self.name,
-            "citation": self.citation,
-            "verification": self.verification,
-            "confirmed": self.confirmed,
-            "below_first_band": self.below_first_band,
-            "neutral": self.neutral,
-            "statement_hp": self.statement_hp,
-            "statement_hd": self.statement_hd,
-            "bands": [{"lower": b.lower, "level": b.level, "code": b.code} for b in self.bands],
-        }
 
 
 def _parse_scale(key: str, raw: object, source: str) -> VerbalScale:

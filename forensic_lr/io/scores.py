@@ -44,6 +44,7 @@ import numpy as np
 
 from .._numbers import LN2, LN10
 from ..errors import InputError, excerpt
+from ..records import jsonable
 from .memory import is_path, is_table, score_values, table_scores
 from .paths import input_file
 from .tables import (
@@ -90,7 +91,7 @@ class ScoreSet:
             out["n_sources"] = int(np.unique(ids).size)
         if self.inputs:
             out["inputs"] = [p.to_dict() for p in self.inputs]
-        return out
+        return jsonable(out)
 
 
 def _ss_ds_mapping(data) -> tuple | None:

@@ -62,6 +62,7 @@ import numpy as np
 
 from ..errors import InputError, excerpt
 from ..limits import LIMITS
+from ..records import Serialisable
 from .spreadsheet import REFUSED_SUFFIXES, WORKBOOK_SUFFIXES, column_letter, workbook_rows
 from .text_decoding import FALLBACK_ENCODINGS, bom_encoding, refuse_binary
 
@@ -91,7 +92,7 @@ _DELIMITER_NAMES = {",": ",", ";": ";", "\t": "tab", "|": "|", None: "whitespace
 
 
 @dataclass(frozen=True)
-class InputProvenance:
+class InputProvenance(Serialisable):
     """What was read from one input file, for the record of a result.
 
     ``sha256`` and ``size`` are those of the file's original bytes (exactly the bytes that
@@ -134,21 +135,6 @@ class InputProvenance:
     header: bool | None = None
     columns: dict[str, str] = field(default_factory=dict)
     rows: int = 0
-
-    def to_dict(self) -> dict:
-        return {
-            "name": self.name,
-            "size": self.size,
-            "sha256": self.sha256,
-            "format": self.format,
-            "encoding": self.encoding,
-            "delimiter": self.delimiter,
-            "decimal": self.decimal,
-            "sheet": self.sheet,
-            "header": self.header,
-            "columns": dict(self.columns),
-            "rows": self.rows,
-        }
 
 
 def read_bytes(path) -> tuple[bytes, str, int]:

@@ -6,11 +6,12 @@ kept as an alias).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
 from .._checks import check_pair
+from ..records import Serialisable
 from .cllr import _block_cllr, _cllr, cllr, cllr_cal, min_cllr
 from .dcf import APECurve, ape_curve, bayes_threshold, dcf, min_dcf, normalized_bayes_error
 from .ece import ECECurve, ece_curve
@@ -65,7 +66,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class Evaluation:
+class Evaluation(Serialisable):
     """The performance of a set of LLRs (Cllr family in bits, rates as proportions).
 
     Attributes
@@ -95,10 +96,6 @@ class Evaluation:
     rmep: float
     rmed: float
     devpav: float
-
-    def to_dict(self) -> dict:
-        """Plain Python ints and floats (non-finite values stay floats: inf, nan)."""
-        return asdict(self)
 
 
 def evaluate_llrs(ss_llr, ds_llr, *, check: bool = True) -> Evaluation:

@@ -13,6 +13,7 @@ import numpy as np
 from scipy.special import expit, logit
 
 from .._checks import as_score_array, check_pair
+from ..records import Serialisable
 from .pav import PAVFit, _pav_blocks
 from .roc import _hull
 
@@ -146,7 +147,7 @@ def min_dcf(ss_llr, ds_llr, p_target, c_miss=1.0, c_fa=1.0, normalize=False) -> 
 
 
 @dataclass(frozen=True)
-class APECurve:
+class APECurve(Serialisable):
     """Bayes error rate against prior log odds ``plo`` (natural log), c_miss = c_fa = 1.
 
     ``actual``: the LLRs as given; ``minimum``: after PAV (the best monotone calibration);
@@ -157,9 +158,6 @@ class APECurve:
     actual: np.ndarray
     minimum: np.ndarray
     reference: np.ndarray
-
-    def to_dict(self) -> dict:
-        return {k: getattr(self, k).tolist() for k in ("plo", "actual", "minimum", "reference")}
 
 
 def _bayes_error(ss_sorted, ds_sorted, plo) -> np.ndarray:

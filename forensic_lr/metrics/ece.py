@@ -9,12 +9,13 @@ from scipy.special import expit
 
 from .._checks import as_score_array, check_pair
 from .._numbers import LN2, LN10
+from ..records import Serialisable
 from .cllr import _softplus_sum
 from .pav import PAVFit, _pav_blocks
 
 
 @dataclass(frozen=True)
-class ECECurve:
+class ECECurve(Serialisable):
     """Empirical cross-entropy (bits) against prior log odds ``plo`` (natural log).
 
     ``actual``: the LLRs as given; ``calibrated``: after PAV; ``reference``: LR = 1 always
@@ -25,10 +26,6 @@ class ECECurve:
     actual: np.ndarray
     calibrated: np.ndarray
     reference: np.ndarray
-
-    def to_dict(self) -> dict:
-        keys = ("plo", "actual", "calibrated", "reference")
-        return {k: getattr(self, k).tolist() for k in keys}
 
 
 def _ece(cost_ss: np.ndarray, cost_ds: np.ndarray, grid: np.ndarray) -> np.ndarray:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._checks import check_pair
+from ..records import Serialisable
 from .pav import PAVFit, pav_fit
 
 _LOG10_E = np.log10(np.e)
@@ -67,7 +68,7 @@ def rmed(ss_llr, ds_llr) -> float:
 
 
 @dataclass(frozen=True)
-class TippettData:
+class TippettData(Serialisable):
     """Step functions at the observed log10 LRs only (no extrapolation).
 
     ``ss_prop_ge[i]`` / ``ds_prop_ge[i]``: share of SS / DS trials with
@@ -77,9 +78,6 @@ class TippettData:
     log10_lr: np.ndarray
     ss_prop_ge: np.ndarray
     ds_prop_ge: np.ndarray
-
-    def to_dict(self) -> dict:
-        return {k: getattr(self, k).tolist() for k in ("log10_lr", "ss_prop_ge", "ds_prop_ge")}
 
 
 def tippett(ss_llr, ds_llr) -> TippettData:

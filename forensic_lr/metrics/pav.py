@@ -14,6 +14,7 @@ import numpy as np
 from scipy.optimize import isotonic_regression
 
 from .._checks import check_pair
+from ..records import Serialisable
 
 
 @dataclass(frozen=True)
@@ -130,7 +131,7 @@ def _runs(groups: _TieGroups) -> _TieGroups:
 
 
 @dataclass(frozen=True)
-class PAVFit:
+class PAVFit(Serialisable):
     """Isotonic fit of P(ss | score) with ties pooled, as blocks in ascending score order.
 
     Attributes
@@ -149,11 +150,6 @@ class PAVFit:
     n_ss: np.ndarray
     n_ds: np.ndarray
     llr: np.ndarray
-
-    def to_dict(self) -> dict:
-        """Plain lists (``+-inf`` kept as floats; JSON writers must map them)."""
-        keys = ("block_low", "block_high", "n_ss", "n_ds", "llr")
-        return {k: getattr(self, k).tolist() for k in keys}
 
 
 def _fit_runs(r: _TieGroups) -> PAVFit:

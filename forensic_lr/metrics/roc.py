@@ -20,11 +20,12 @@ import numpy as np
 from scipy.special import ndtri
 
 from .._checks import check_pair
+from ..records import Serialisable
 from .pav import PAVFit, _pav_blocks, _sorted_runs, _tie_groups, _TieGroups
 
 
 @dataclass(frozen=True)
-class ROC:
+class ROC(Serialisable):
     """Operating points in ascending threshold order.
 
     ``p_miss[i]`` is the share of SS scores <= ``thresholds[i]``, ``p_fa[i]`` the share of
@@ -34,9 +35,6 @@ class ROC:
     thresholds: np.ndarray
     p_miss: np.ndarray
     p_fa: np.ndarray
-
-    def to_dict(self) -> dict:
-        return {k: getattr(self, k).tolist() for k in ("thresholds", "p_miss", "p_fa")}
 
 
 def _roc_from_counts(upper: np.ndarray, n_ss: np.ndarray, n_ds: np.ndarray) -> ROC:

@@ -32,13 +32,14 @@ References
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 from scipy.special import logsumexp
 
 from ..errors import ConvergenceError, InputError, NotFittedError
+from ..records import Serialisable
 
 Binning = Literal["width", "mass"]
 
@@ -147,7 +148,7 @@ def _bin_index(values: np.ndarray, bins: int, binning: Binning) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class ReliabilityDiagram:
+class ReliabilityDiagram(Serialisable):
     """Top-label reliability data: per bin, items, mean confidence and accuracy.
 
     Empty bins have ``count == 0`` and NaN confidence and accuracy.
@@ -171,15 +172,6 @@ class ReliabilityDiagram:
         """Maximum calibration error: ``max_m |acc(B_m) - conf(B_m)|`` over non-empty bins."""
         used = self.count > 0
         return float(np.max(np.abs(self.accuracy[used] - self.confidence[used])))
-
-    def to_dict(self) -> dict:
-        return {
-            "binning": self.binning,
-            "bin_edges": [float(v) for v in self.bin_edges],
-            "count": [int(v) for v in self.count],
-            "confidence": [None if np.isnan(v) else float(v) for v in self.confidence],
-            "accuracy": [None if np.isnan(v) else float(v) for v in self.accuracy],
-        }
 
 
 def reliability_diagram(proba, labels, *, bins: int = 15, binning: Binning = "width"):
@@ -231,7 +223,7 @@ def brier_score(proba, labels) -> float:
 
 
 @dataclass(frozen=True)
-class BrierDecomposition:
+class BrierDecomposition(Serialisable):
     """Murphy's partition of the Brier score, with the two within-bin terms that make it exact.
 
     ``brier = reliability - resolution + uncertainty + within_bin_variance
@@ -246,9 +238,6 @@ class BrierDecomposition:
     within_bin_covariance: float
     bins: int
     binning: str
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def brier_decomposition(proba, labels, *, bins: int = 15, binning: Binning = "width"):
@@ -302,7 +291,7 @@ def brier_decomposition(proba, labels, *, bins: int = 15, binning: Binning = "wi
 
 
 @dataclass(frozen=True)
-class CalibrationMetrics:
+class CalibrationMetrics(Serialisable):
     """Calibration and accuracy of a set of posterior probabilities (see
     :func:`calibration_metrics`)."""
 
@@ -317,9 +306,6 @@ class CalibrationMetrics:
     uncertainty: float
     bins: int
     binning: str
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def calibration_metrics(

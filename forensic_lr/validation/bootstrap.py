@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import partial
 from typing import TypeVar
 
@@ -40,6 +40,7 @@ from ..metrics.cllr import _block_cllr
 from ..metrics.pav import PAVFit, _fit_runs, _TieGroups
 from ..metrics.roc import _crossing, _hull
 from ..parallel import default_workers, run_jobs
+from ..records import jsonable
 from ..resampling import (
     DEFAULT_SEED,
     Progress,
@@ -109,8 +110,8 @@ class MetricInterval:
 
     def to_dict(self) -> dict:
         """The fields as JSON values; bounds that are not known are left out."""
-        return {k: (v if isinstance(v, str) else float(v)) for k, v in self.__dict__.items()
-                if not (k.startswith("bound_") and math.isnan(v))}
+        return jsonable({k: v for k, v in self.__dict__.items()
+                         if not (k.startswith("bound_") and math.isnan(v))})
 
 
 @dataclass(frozen=True)
@@ -160,7 +161,7 @@ class MetricIntervals:
         raise KeyError(metric)
 
     def to_dict(self) -> dict:
-        return {
+        return jsonable({
             "by": self.by,
             "n": int(self.n),
             "n_valid": int(self.n_valid),
@@ -172,7 +173,7 @@ class MetricIntervals:
             "warnings": list(self.warnings),
             "interval": self.interval,
             "percentile": list(self.percentile),
-        }
+        })
 
 
 # --------------------------------------------------------------------------- input checks
@@ -873,7 +874,7 @@ def bootstrap_metrics(
     reps = np.empty((n, len(METRICS)))
     estimate = _run_replicates(
         draws_from, partial(_metrics_of_draw, system, weights), reps, progress, workers,
-        beside=lambda: evaluate_llrs(ss, ds, check=False).to_dict(),
+        beside=lambda: asdict(evaluate_llrs(ss, ds, check=False)),
     )
     n_valid = int(np.sum(~np.isnan(reps[:, 0])))
     warned = _invalid_warning(n_valid, n)

@@ -10,7 +10,7 @@ are sorted once per system and a replicate is a vector of trial weights.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import partial
 
 import numpy as np
@@ -23,6 +23,7 @@ from ..limits import check_bootstrap
 from ..metrics import evaluate_llrs
 from ..metrics.catalogue import fixed
 from ..metrics.cllr import _block_cllr
+from ..records import Serialisable, jsonable
 from ..resampling import DEFAULT_SEED, Progress
 from .bootstrap import (
     _NOTES,
@@ -57,7 +58,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class DeLongTest:
+class DeLongTest(Serialisable):
     """DeLong's test of the difference between two correlated AUCs (``a - b``)."""
 
     auc_a: float
@@ -69,9 +70,6 @@ class DeLongTest:
     level: float
     low: float
     high: float
-
-    def to_dict(self) -> dict:
-        return {k: float(v) for k, v in self.__dict__.items()}
 
 
 @dataclass(frozen=True, eq=False)
@@ -100,7 +98,7 @@ class PairedComparison:
     interval: str = "bc"
 
     def to_dict(self) -> dict:
-        return {
+        return jsonable({
             "names": list(self.names),
             "interval": self.interval,
             "by": self.by,
@@ -118,7 +116,7 @@ class PairedComparison:
             "verdict": self.verdict,
             "note": self.note,
             "warnings": list(self.warnings),
-        }
+        })
 
 
 def placement_values(ss, ds) -> tuple[np.ndarray, np.ndarray]:
@@ -392,8 +390,8 @@ def compare_systems(
               for (ss, ds), s in zip(((a_ss, a_ds), (b_ss, b_ds)), systems, strict=True)),
             level,
         )
-        return (evaluate_llrs(a_ss, a_ds, check=False).to_dict(),
-                evaluate_llrs(b_ss, b_ds, check=False).to_dict(), test)
+        return (asdict(evaluate_llrs(a_ss, a_ds, check=False)),
+                asdict(evaluate_llrs(b_ss, b_ds, check=False)), test)
 
     difference = partial(_difference_of_draw, systems[0], systems[1], cost_gap, weights)
     ev_a, ev_b, test = _run_replicates(draws_from, difference, diffs, progress, workers,

@@ -75,7 +75,7 @@ def check_criteria(
         Criterion key (``cllr_max``, ``auc_min``, ... from
         :data:`forensic_lr.metrics.catalogue.CRITERIA`) -> threshold, None when not set.
     metrics : mapping
-        Metric key -> value (``Evaluation.to_dict()``).
+        Metric key -> value (``dataclasses.asdict`` of an ``Evaluation``).
     intervals : mapping, optional
         ``bootstrap_metrics(...).to_dict()`` of the same LLRs (its ``bound_low`` and
         ``bound_high`` per metric); without it, only rates have a bound.

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from typing import Any
 
 import numpy as np
@@ -120,5 +121,5 @@ def validate_llr_set(
         found.append((raw_score_warning(signs), RawScoreWarning))
     for text, category in found:
         warnings.warn(text, category, stacklevel=2)
-    return LLRMetrics(metrics=evaluate_llrs(ss, ds, check=False).to_dict(), dcf=rows, ci=ci,
+    return LLRMetrics(metrics=asdict(evaluate_llrs(ss, ds, check=False)), dcf=rows, ci=ci,
                       warnings=tuple(text for text, _ in found))

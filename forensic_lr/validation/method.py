@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -258,12 +258,12 @@ def validate_llrs(
     texts: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ForensicLRWarning)
-        metrics = evaluate_llrs(ss_llr, ds_llr, check=False).to_dict()
+        metrics = asdict(evaluate_llrs(ss_llr, ds_llr, check=False))
         limited = None
         if limit is not None:
             b = (limit[0] * LN10, limit[1] * LN10)
-            limited = evaluate_llrs(np.clip(ss_llr, *b), np.clip(ds_llr, *b),
-                                  check=False).to_dict()
+            limited = asdict(evaluate_llrs(np.clip(ss_llr, *b), np.clip(ds_llr, *b),
+                                  check=False))
         try:
             checks = calibration_checks(ss_llr, ds_llr, level=level).to_dict()
         except ForensicLRError as exc:

@@ -114,7 +114,7 @@ def misleading_rates(ss_llr, ds_llr, level: float = 0.95,
         kind = EXACT
         if boot is not None and 0 < count < total:
             b = boot[name]
-            if b["low"] == b["low"] and b["high"] == b["high"]:  # not NaN
+            if b["low"] is not None and b["high"] is not None:  # null: not estimable
                 low, high, kind = float(b["low"]), float(b["high"]), BY_SOURCE
         out.append(RateCount(name=name, count=count, total=int(total), rate=count / total,
                              level=float(level), low=low, high=high, interval=kind))

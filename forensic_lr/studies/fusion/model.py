@@ -35,6 +35,7 @@ import numpy as np
 
 from ...errors import InputError, excerpt
 from ...io.tables import names as shown
+from ...records import Serialisable, jsonable
 
 __all__ = [
     "FUSERS",
@@ -62,7 +63,7 @@ FUSERS = ("and", "or", "majority")
 
 # --------------------------------------------------------------------------- confusion counts
 @dataclass(frozen=True)
-class Confusion:
+class Confusion(Serialisable):
     """Binary confusion counts ``m_ij`` of the method: i = true class, j = predicted class.
 
     Counts are ints when counted, floats after rescaling (:func:`transfer_confusion`).
@@ -82,16 +83,6 @@ class Confusion:
     def n_neg(self) -> float:
         """Number of negative instances, ``N = fp + tn``."""
         return self.fp + self.tn
-
-    def to_dict(self) -> dict:
-        return {k: _plain(getattr(self, k)) for k in ("tp", "fn", "fp", "tn")}
-
-
-def _plain(x):
-    """A JSON-able Python number (int when integral and counted, else float)."""
-    if isinstance(x, (int, np.integer)):
-        return int(x)
-    return float(x)
 
 
 #: The largest count held exactly in float64 (2^53).
@@ -155,7 +146,7 @@ def confusion_counts(predicted, labels) -> Confusion:
 
 # --------------------------------------------------------------------------- fusers
 @dataclass(frozen=True)
-class TruthTable:
+class TruthTable(Serialisable):
     """A fuser as data: the fused decision for every combination of component decisions.
 
     ``outputs[r]`` is the fused decision for row ``r``; the decision of component ``j``
@@ -197,9 +188,6 @@ class TruthTable:
             return None
         r = int(bad[0])
         return tuple((r >> (k - 1 - i)) & 1 for i in range(k))
-
-    def to_dict(self) -> dict:
-        return {"components": list(self.components), "outputs": [int(o) for o in self.outputs]}
 
 
 def make_fuser(kind: str, components) -> TruthTable:
@@ -245,20 +233,20 @@ class InstanceTypes:
     neg_type4: float
 
     def to_dict(self) -> dict:
-        return {
+        return jsonable({
             "positive": {
-                "type1": _plain(self.pos_type1),
+                "type1": self.pos_type1,
                 "type2": 0,
-                "type3": _plain(self.pos_type3),
-                "type4": _plain(self.pos_type4),
+                "type3": self.pos_type3,
+                "type4": self.pos_type4,
             },
             "negative": {
-                "type1": _plain(self.neg_type1),
+                "type1": self.neg_type1,
                 "type2": 0,
-                "type3": _plain(self.neg_type3),
-                "type4": _plain(self.neg_type4),
+                "type3": self.neg_type3,
+                "type4": self.neg_type4,
             },
-        }
+        })
 
 
 def instance_types(system_pos: Confusion, system_neg: Confusion) -> InstanceTypes:
@@ -312,7 +300,7 @@ def instance_types(system_pos: Confusion, system_neg: Confusion) -> InstanceType
 
 
 @dataclass(frozen=True)
-class IntervenedCounts:
+class IntervenedCounts(Serialisable):
     """The counts the method works from: both intervened systems and the model alone.
 
     ``actual`` is the confusion of the system run with the model (known only when the
@@ -323,14 +311,6 @@ class IntervenedCounts:
     system_neg: Confusion
     model: Confusion
     actual: Confusion | None = None
-
-    def to_dict(self) -> dict:
-        return {
-            "system_pos": self.system_pos.to_dict(),
-            "system_neg": self.system_neg.to_dict(),
-            "model": self.model.to_dict(),
-            "actual": None if self.actual is None else self.actual.to_dict(),
-        }
 
 
 def intervene(decisions, labels, components, component: str, fuser) -> IntervenedCounts:
@@ -476,19 +456,19 @@ class WorstCase:
             "system_pos": self.system_pos.to_dict(),
             "system_neg": self.system_neg.to_dict(),
             "instance_types": self.types.to_dict(),
-            "n_pos": _plain(self.n_pos),
-            "n_neg": _plain(self.n_neg),
-            "worst_fn": _plain(self.worst_fn),
-            "worst_fp": _plain(self.worst_fp),
-            "worst_errors": _plain(self.worst_errors),
+            "n_pos": self.n_pos,
+            "n_neg": self.n_neg,
+            "worst_fn": self.worst_fn,
+            "worst_fp": self.worst_fp,
+            "worst_errors": self.worst_errors,
             "worst_fnr": float(self.worst_fnr),
             "worst_fpr": float(self.worst_fpr),
             "worst_error_rate": float(self.worst_error_rate),
         }
         actual = self.counts.actual
         if actual is not None:
-            out["actual_errors"] = _plain(actual.fn + actual.fp)
-        return out
+            out["actual_errors"] = actual.fn + actual.fp
+        return jsonable(out)
 
 
 def worst_case(system_pos, system_neg, model, *, actual=None) -> WorstCase:
@@ -641,7 +621,7 @@ class SimulationResult:
         ratio = self.ratio
         finite = ratio[np.isfinite(ratio)]
         q = np.quantile(finite, [0.5, 0.95, 0.99]) if finite.size else [np.nan] * 3
-        return {
+        return jsonable({
             "n_system": self.n_system,
             "n_model": self.n_model,
             "n_rep": self.n_rep,
@@ -655,7 +635,7 @@ class SimulationResult:
             "ratio_q99": float(q[2]),
             "ratio_max": float(finite.max()) if finite.size else float("nan"),
             "share_ratio_above_1": float(np.mean(finite > 1)) if finite.size else float("nan"),
-        }
+        })
 
 
 def _fuser_outputs(fuser, n_rep: int) -> np.ndarray:

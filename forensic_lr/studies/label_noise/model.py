@@ -59,6 +59,7 @@ from scipy.special import expit, xlog1py, xlogy
 from scipy.stats import norm
 
 from ...errors import ForensicLRWarning, InputError, excerpt
+from ...records import jsonable
 
 __all__ = [
     "CorrectedMetrics",
@@ -73,12 +74,6 @@ __all__ = [
     "reachable_precision",
     "reachable_recall",
 ]
-
-
-def _num(x: float) -> float | None:
-    """A JSON-able float: non-finite values become ``None``."""
-    x = float(x)
-    return x if math.isfinite(x) else None
 
 
 def _warn(texts: list[str]) -> tuple[str, ...]:
@@ -305,12 +300,12 @@ class InflationFactors:
     variance_ratio_recall: float
 
     def to_dict(self) -> dict:
-        return {
-            "l_precision": _num(self.l_precision),
-            "l_recall": _num(self.l_recall),
-            "variance_ratio_precision": _num(self.variance_ratio_precision),
-            "variance_ratio_recall": _num(self.variance_ratio_recall),
-        }
+        return jsonable({
+            "l_precision": self.l_precision,
+            "l_recall": self.l_recall,
+            "variance_ratio_precision": self.variance_ratio_precision,
+            "variance_ratio_recall": self.variance_ratio_recall,
+        })
 
 
 def inflation_factors(
@@ -449,7 +444,7 @@ class CorrectedMetrics:
         def pair(p):
             return None if p is None else [float(p[0]), float(p[1])]
 
-        return {
+        return jsonable({
             "model": self.model,
             "eps": self.eps,
             "alpha": self.alpha,
@@ -471,7 +466,7 @@ class CorrectedMetrics:
             "precision_ci": pair(self.precision_ci),
             "recall_ci": pair(self.recall_ci),
             "warnings": list(self.warnings),
-        }
+        })
 
 
 def _delta_se(
@@ -690,11 +685,11 @@ class Judgements:
     path: str | None = None
 
     def to_dict(self) -> dict:
-        return {
+        return jsonable({
             "path": self.path,
             "n_items": int(self.values.shape[0]),
             "assessors": list(self.assessors),
-        }
+        })
 
 
 # --------------------------------------------------------------------------- EM
@@ -751,7 +746,7 @@ class ErrorRateEstimate:
         return self.alpha if self.equal_rates else None
 
     def to_dict(self) -> dict:
-        return {
+        return jsonable({
             "alpha": self.alpha,
             "beta": self.beta,
             "eps": self.eps,
@@ -763,13 +758,13 @@ class ErrorRateEstimate:
             "n_items": self.n_items,
             "n_judgements": self.n_judgements,
             "patterns": [
-                {"m": m, "k": k, "count": c, "posterior": _num(g)} for m, k, c, g in self.patterns
+                {"m": m, "k": k, "count": c, "posterior": g} for m, k, c, g in self.patterns
             ],
-            "alpha_se": _num(self.alpha_se),
-            "beta_se": _num(self.beta_se),
-            "prevalence_se": _num(self.prevalence_se),
+            "alpha_se": self.alpha_se,
+            "beta_se": self.beta_se,
+            "prevalence_se": self.prevalence_se,
             "warnings": list(self.warnings),
-        }
+        })
 
 
 def _pattern_counts(judgements) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
