@@ -382,12 +382,57 @@ def create_app(config: ServerConfig) -> Any:
 
     async def api_teaching_fit(request: Request) -> JSONResponse:
         await user_of(request, api=True, unsafe=True)
-        body = await json_body(request)
         allowed = {"example", "ss", "ds", "method", "elub", "subsample", "seed"}
+        if request.headers.get("content-type", "").startswith("multipart/"):
+            body = await teaching_upload(request)
+        else:
+            body = await json_body(request)
         unknown = sorted(set(body) - allowed)
         if unknown:
             raise HTTPException(422, f"unknown key(s) {unknown}; use {sorted(allowed)}")
         return JSONResponse(await run_in_threadpool(lambda: teaching.fit(**body)))
+
+    async def teaching_upload(request: Request) -> dict[str, Any]:
+        """A teaching fit's form: score files ``ss`` and ``ds`` read by the command line's
+        reader (:func:`forensic_lr.io.scores.load_scores`), the options as text."""
+        import tempfile
+
+        from ..io.scores import load_scores
+        from .cases import safe_file_name
+
+        await limited_body(request)
+        form = await request.form(max_files=2, max_fields=10)
+        body: dict[str, Any] = {}
+        for key in ("method", "example"):
+            if key in form:
+                body[key] = str(form[key])
+        for key in ("subsample", "seed"):
+            if form.get(key):
+                try:
+                    body[key] = int(str(form[key]))
+                except ValueError:
+                    raise HTTPException(422, f"{key}: a whole number") from None
+        if "elub" in form:
+            body["elub"] = str(form["elub"]).lower() in ("1", "true", "on")
+        parts = {key: form.get(key) for key in ("ss", "ds")}
+        if not all(isinstance(p, UploadFile) for p in parts.values()):
+            raise UploadError("send two score files, in parts named 'ss' and 'ds'",
+                              [{"field": "files", "message": "ss and ds needed"}])
+        with tempfile.TemporaryDirectory(dir=store.root) as folder:
+            paths = {}
+            for key, part in parts.items():
+                path = Path(folder) / key / safe_file_name(part.filename)
+                path.parent.mkdir()
+                path.write_bytes(await part.read())
+                paths[key] = path
+            try:
+                data = await run_in_threadpool(lambda: load_scores(ss=paths["ss"],
+                                                                   ds=paths["ds"]))
+            except InputError as exc:  # named by the uploaded file's name, not the server's path
+                raise InputError(str(exc).replace(f"{folder}/ss/", "").replace(
+                    f"{folder}/ds/", "")) from None
+        body["ss"], body["ds"] = data.ss, data.ds
+        return body
 
     async def api_teaching_lr(request: Request) -> JSONResponse:
         await user_of(request, api=True, unsafe=False)

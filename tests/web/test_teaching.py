@@ -82,3 +82,21 @@ def test_worked_examples_fit(client, bearer):
                                                  "subsample": 30, "seed": 1},
                       headers=bearer).json()
     assert fit["n_ss"] == 30 and fit["n_ds"] == 30 and fit["evidence"] == 5.96
+
+
+def test_uploaded_score_files_are_read_by_the_command_lines_reader(client, bearer):
+    from .conftest import EXAMPLES
+
+    folder = EXAMPLES / "voice"
+    parts = [("ss", ("ss.csv", (folder / "ss.csv").read_bytes(), "text/csv")),
+             ("ds", ("ds.csv", (folder / "ds.csv").read_bytes(), "text/csv"))]
+    r = client.post("/api/teaching/fit", files=parts, data={"method": "gaussian", "elub": "1"},
+                    headers=bearer)
+    assert r.status_code == 200, r.text
+    assert (r.json()["n_ss"], r.json()["n_ds"]) == (300, 3000)
+    bad = [("ss", ("../ss.csv", b"1\n2\n", "text/csv")), parts[1]]
+    assert client.post("/api/teaching/fit", files=bad, headers=bearer).status_code == 422
+    broken = [("ss", ("ss.csv", b"1\nx\n", "text/csv")), parts[1]]
+    r = client.post("/api/teaching/fit", files=broken, headers=bearer)
+    assert r.status_code == 422 and "line 2" in r.json()["error"]
+    assert r.json()["error"].startswith("ss.csv")  # no server path

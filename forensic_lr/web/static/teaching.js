@@ -6,30 +6,25 @@
   var $ = function (id) { return document.getElementById(id); };
   var fit = null, pending = null, busy = false;
 
-  function readScores(input) {
-    return new Promise(function (resolve, reject) {
-      var f = input.files[0];
-      if (!f) { reject(new Error("choose a file")); return; }
-      f.text().then(function (t) {
-        resolve(t.split(/[\s,;]+/).filter(function (x) { return x !== "" && !isNaN(Number(x)); }).map(Number));
-      });
-    });
-  }
-
   function refit() {
     var example = $("example").value;
     var body = {method: $("method").value, elub: $("elub").checked, seed: Number($("seed").value) || 0};
     var sub = Number($("subsample").value);
     if (sub > 0) { body.subsample = sub; }
-    var ready = Promise.resolve();
-    if (example === "upload") {
-      ready = Promise.all([readScores($("ss-file")), readScores($("ds-file"))]).then(function (v) { body.ss = v[0]; body.ds = v[1]; });
-    } else { body.example = example; }
-    ready.then(function () {
-      $("fit-info").textContent = "fitting...";
-      return fetch("/api/teaching/fit", {method: "POST", credentials: "same-origin",
-        headers: {"content-type": "application/json", "x-csrf-token": csrf}, body: JSON.stringify(body)});
-    }).then(function (r) { return r.json().then(function (j) { if (!r.ok) { throw new Error(j.error); } return j; }); })
+    var request;
+    if (example === "upload") {  // the files are read on the server, by the command line's reader
+      var form = new FormData();
+      form.append("ss", $("ss-file").files[0]); form.append("ds", $("ds-file").files[0]);
+      Object.keys(body).forEach(function (k) { form.append(k, body[k]); });
+      request = {method: "POST", credentials: "same-origin", headers: {"x-csrf-token": csrf}, body: form};
+    } else {
+      body.example = example;
+      request = {method: "POST", credentials: "same-origin",
+        headers: {"content-type": "application/json", "x-csrf-token": csrf}, body: JSON.stringify(body)};
+    }
+    $("fit-info").textContent = "fitting...";
+    fetch("/api/teaching/fit", request)
+      .then(function (r) { return r.json().then(function (j) { if (!r.ok) { throw new Error(j.error); } return j; }); })
       .then(function (j) {
         fit = j;
         var s = $("score"), g = j.grid;
