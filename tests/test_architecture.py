@@ -193,8 +193,6 @@ def test_patch_finder_on_hand_made_code(tmp_path):
     assert _patches(tmp_path / "m.py") == ["m.py:4", "m.py:5", "m.py:6"]
 
 
-@pytest.mark.xfail(strict=False, reason="report/svg_text.py adds an entry to weasyprint.svg.TAGS "
-                   "until its rewrite on weasyprint's public API lands")
 def test_nothing_assigns_into_a_dependency():
     found = [hit for p in SOURCES for hit in _patches(p)]
     assert not found, f"assignments into a dependency's module: {found}"

@@ -14,7 +14,6 @@ from urllib.parse import unquote, urlparse
 
 from ..errors import ForensicLRError, InputError, excerpt
 from ..parallel import collector_paused
-from . import svg_text
 from .archive import ARCHIVE_VARIANT, Archive
 from .render import reaches_outside
 
@@ -90,18 +89,15 @@ def figures_as_images(html: str, figures: dict[str, str]) -> str:
 
     weasyprint lays out an inline ``<svg>`` as part of the HTML document: every SVG
     element goes through the HTML cascade and styling. The same SVG in an
-    ``<img src="data:image/svg+xml;base64,...">`` is parsed and drawn by the SVG renderer
-    on its own, and is still drawn as vectors and text. The HTML file keeps the inline
-    SVG (text selectable in a browser); only the HTML handed to the PDF renderer changes.
-    In the images, the figures' plain labels are marked to be laid out once each
-    (:mod:`forensic_lr.report.svg_text`), not letter by letter.
-    ``figures`` maps names to the SVG texts that were inlined (``safe_svg`` of each).
+    ``<img src="data:image/svg+xml;base64,...">`` (an image format weasyprint documents)
+    is parsed and drawn by its SVG renderer on its own, still as vectors and as text
+    that can be selected and searched. The HTML file keeps the inline SVG; only the HTML
+    handed to the PDF renderer changes. ``figures`` maps names to the SVG texts that
+    were inlined (``safe_svg`` of each).
     """
-    plain = svg_text.register()
     for name, svg in figures.items():
         inline = svg[svg.find("<svg"):]
-        drawn = svg_text.mark_plain_text(svg) if plain else svg
-        data = base64.b64encode(drawn.encode("utf-8")).decode("ascii")
+        data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
         image = f'<img class="figure" alt="{name}" src="data:image/svg+xml;base64,{data}">'
         html = html.replace(inline, image)
     return html
