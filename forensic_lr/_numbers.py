@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["HUGE_LOG10", "LN2", "LN10", "fixed", "format_log10", "scientific", "signed_log10"]
+__all__ = ["HUGE_LOG10", "LN2", "LN10", "fixed", "format_log10", "interval_misses", "scientific",
+           "signed_log10"]
 
 #: ln 10: ``log10(x) = ln(x) / LN10``
 LN10 = math.log(10.0)
@@ -63,3 +64,25 @@ def signed_log10(value: float) -> str:
     ``"+1.23"``, ``"-0.40"``, ``"+0.00"`` (never ``"-0.00"``), ``"+2.3 × 10^300"``.
     """
     return format_log10(value, 2, sign=True)
+
+
+def interval_misses(estimate: float | None, low: float | None, high: float | None,
+                    digits: int | None = None) -> bool:
+    """Whether the interval ``[low, high]`` misses its ``estimate``, all as printed.
+
+    The one rule of every face (reports, command line) for marking an estimate that lies
+    outside its own interval (bias-corrected bootstrap intervals, and posterior intervals
+    around a posterior-predictive estimate, can do that). The three values are compared
+    rounded to the ``digits`` decimals they are printed with (None: as they are): the mark
+    explains what the reader sees. Rounding keeps order, so a miss in print is a miss in
+    the values; an estimate of 0.12344 below a low end of 0.12346, both printed 0.123, is
+    not marked. An undefined value (None, NaN) marks nothing; an infinite end is an end
+    (0.05 misses ``[0.1, inf]``).
+    """
+    values = (estimate, low, high)
+    if any(v is None or v != v for v in values):
+        return False
+    if digits is not None:
+        values = tuple(round(float(v), digits) for v in values)
+    value, lo, hi = values
+    return not lo <= value <= hi

@@ -170,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
             print(
                 f"  {100 * iv.level:g} % {args.interval} interval of log10 LR: "
                 f"[{format_log10(iv.log10_lr_low)}, {format_log10(iv.log10_lr_high)}]"
-                + outside_interval(r.log10_lr, iv.log10_lr_low, iv.log10_lr_high)
+                + outside_interval(r.log10_lr, iv.log10_lr_low, iv.log10_lr_high, 3)
             )
     m = record.method
     if m.elub_applied:

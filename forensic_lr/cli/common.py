@@ -105,19 +105,18 @@ class Stages:
 OUTSIDE_MARK = "  <- estimate outside its interval"
 
 
-def outside_interval(estimate, low, high) -> str:
-    """:data:`OUTSIDE_MARK` when ``estimate`` lies outside ``[low, high]``, else ``""``.
+def outside_interval(estimate, low, high, digits: int = 4) -> str:
+    """:data:`OUTSIDE_MARK` when ``estimate`` lies outside ``[low, high]`` as printed with
+    ``digits`` decimals (:func:`forensic_lr._numbers.interval_misses`, the reports' rule),
+    else ``""``.
 
     Bias-corrected bootstrap intervals, and posterior intervals around a posterior
     predictive estimate, may exclude the estimate; the terminal says so wherever it shows
-    one. Missing or non-finite values are not flagged.
+    one. Undefined values are not flagged.
     """
-    import math
+    from .._numbers import interval_misses
 
-    values = (estimate, low, high)
-    if any(v is None or not math.isfinite(v) for v in values):
-        return ""
-    return OUTSIDE_MARK if not low <= estimate <= high else ""
+    return OUTSIDE_MARK if interval_misses(estimate, low, high, digits) else ""
 
 
 def add_verbosity(p: argparse.ArgumentParser, default: Any = False) -> None:

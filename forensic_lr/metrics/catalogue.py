@@ -17,7 +17,7 @@ from ..errors import InputError
 
 __all__ = [
     "CRITERIA", "METRICS", "Metric", "criterion_hint", "criterion_metric", "fixed", "metric",
-    "resampled",
+    "printed_metrics", "resampled",
 ]
 
 
@@ -68,6 +68,17 @@ class Metric:
         if self.fmt == "percent":
             return f"{fixed(100 * value, 1)} %"
         return fixed(value, self.fmt)
+
+    @property
+    def decimals(self) -> int:
+        """Decimals of the value as printed (a percentage with one decimal: 3 of the rate)."""
+        return 3 if self.fmt == "percent" else self.fmt
+
+    def printed(self, value: float | None) -> float | None:
+        """``value`` rounded as the reports print it (None when undefined)."""
+        if value is None or value != value:
+            return None
+        return round(value, self.decimals)
 
     def limit(self, threshold: float) -> str:
         """A criterion's threshold in the unit the metric is printed in: ``"5 %"``, ``"0.5"``."""
@@ -132,6 +143,20 @@ def criterion_hint(name: object) -> str:
     close = difflib.get_close_matches(str(name), list(CRITERIA), n=1)
     guess = f"; did you mean {close[0]!r}? The" if close else "; the"
     return f"{guess} criteria are: {', '.join(CRITERIA)}"
+
+
+def printed_metrics(values: dict[str, float | None]) -> dict[str, float | None]:
+    """The metrics of ``values`` rounded as the reports print them (:meth:`Metric.printed`).
+
+    Cllr_cal is the printed Cllr minus the printed minimum Cllr, so that the three printed
+    numbers agree (the rounded Cllr_cal itself can differ by one unit in the last digit:
+    0.3124 - 0.2006 = 0.1118 prints 0.112, but 0.312 - 0.201 = 0.111).
+    """
+    out = {m.key: m.printed(values.get(m.key)) for m in METRICS if m.key in values}
+    cal = metric("cllr_cal")
+    if out.get("cllr") is not None and out.get("min_cllr") is not None and "cllr_cal" in out:
+        out["cllr_cal"] = round(out["cllr"] - out["min_cllr"], cal.decimals)
+    return out
 
 
 def resampled() -> tuple[str, ...]:

@@ -8,12 +8,13 @@ from typing import Any
 
 from markupsafe import Markup
 
+from .._numbers import interval_misses
 from ..errors import InputError
-from ..metrics.catalogue import METRICS
+from ..metrics.catalogue import METRICS, printed_metrics
 
 __all__ = [
     "check_rows", "config_rows", "logo_data_uri", "metric_rows", "metric_table", "param_rows",
-    "printed_outside", "safe_svg",
+    "safe_svg",
 ]
 
 
@@ -74,39 +75,30 @@ def logo_data_uri(path: str) -> str:
     return f"data:{kind};base64,{base64.b64encode(Path(path).read_bytes()).decode('ascii')}"
 
 
-def _printed(value: float | None, digits) -> float | None:
-    """``value`` rounded as the report prints it (``digits`` decimals, or a percentage)."""
-    if value is None or value != value:
-        return None
-    return round(value, 3) if digits == "percent" else round(value, digits)
-
-
 def metric_rows(validation) -> list[dict]:
     """Rows of the case report's metric table: value, interval and, for rates, the count.
 
     Intervals: the bootstrap interval of ``validation.metric_intervals`` (bias-corrected,
     source-aware where the background names sources); for RMEP and RMED the interval of
     ``validation.rates`` instead (``exact``: the exact binomial interval, never a bootstrap
-    ``[0, 0]``; else the bootstrap by source). Cllr_cal is printed as the printed Cllr
-    minus the printed minimum Cllr, so that the three printed numbers agree (its unrounded
-    value differs by at most one unit in the last printed digit). ``percentile``: the bias
-    correction could not be read and the plain percentile interval is given; ``outside``:
-    the printed interval misses the printed value (:func:`printed_outside`).
+    ``[0, 0]``; else the bootstrap by source). Cllr_cal is the printed Cllr minus the
+    printed minimum Cllr (:func:`~forensic_lr.metrics.catalogue.printed_metrics`).
+    ``percentile``: the bias correction could not be read and the plain percentile interval
+    is given; ``outside``: the printed interval misses the printed value
+    (:func:`~forensic_lr._numbers.interval_misses`; an exact binomial interval always holds
+    its count's rate).
     """
     values = validation.metrics
+    shown = printed_metrics(values)
     boots = (validation.metric_intervals or {}).get("intervals", {})
     percentile = (validation.metric_intervals or {}).get("percentile", ())
     rates = {r.name: r for r in validation.rates}
     rows = []
     for m in METRICS:
-        value = values.get(m.key)
+        value = shown.get(m.key) if m.key == "cllr_cal" else values.get(m.key)
         row = {"key": m.key, "label": m.label, "meaning": m.meaning, "value": value,
                "digits": m.fmt, "interval": None, "count": None, "exact": False,
                "percentile": False}
-        if m.key == "cllr_cal":
-            cllr, low = _printed(values.get("cllr"), m.fmt), _printed(values.get("min_cllr"), m.fmt)
-            if cllr is not None and low is not None:
-                row["value"] = round(cllr - low, m.fmt)
         if m.key in rates:
             r = rates[m.key]
             row.update(interval=(r.low, r.high), count=(r.count, r.total),
@@ -114,22 +106,10 @@ def metric_rows(validation) -> list[dict]:
         elif m.key in boots:
             b = boots[m.key]
             row.update(interval=(b["low"], b["high"]), percentile=m.key in percentile)
-        # an exact binomial interval always holds its count's rate
         row["outside"] = (row["interval"] is not None and not row["exact"]
-                          and printed_outside(row["value"], *row["interval"], m.fmt))
+                          and interval_misses(row["value"], *row["interval"], m.decimals))
         rows.append(row)
     return rows
-
-
-def printed_outside(value, low: float, high: float, digits) -> bool:
-    """Whether the interval ``[low, high]`` misses ``value``, all as the reports print them
-    (``digits``: decimals, or ``"percent"``).
-
-    It happens to the bootstrap intervals of the metrics built on the PAV fit
-    (``_interval_outside.html`` says why, in the case and the validation reports).
-    """
-    value, low, high = (_printed(x, digits) for x in (value, low, high))
-    return None not in (value, low, high) and not low <= value <= high
 
 
 def config_rows(configuration: dict, prefix: str = "",

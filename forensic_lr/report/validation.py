@@ -10,8 +10,10 @@ from __future__ import annotations
 from markupsafe import Markup
 
 from .. import plots
+from .._numbers import interval_misses
+from ..metrics.catalogue import metric
 from ..records import ValidationStudy
-from .context import check_rows, metric_table, printed_outside, safe_svg
+from .context import check_rows, metric_table, safe_svg
 from .render import render, stylesheet, template_roots
 
 __all__ = ["build_validation_report"]
@@ -53,7 +55,7 @@ def build_validation_report(
     intervals = (study.intervals or {}).get("intervals", {})
     exact = {r.name for r in study.rates if r.interval == "exact binomial"}  # hold their rate
     outside = [table["short"][name] for name, i in intervals.items() if name not in exact
-               and printed_outside(i["estimate"], i["low"], i["high"], table["digits"][name])]
+               and interval_misses(i["estimate"], i["low"], i["high"], metric(name).decimals)]
     context = {
         "study": study.to_dict(),
         "rows": study.methods,

@@ -239,15 +239,39 @@ def test_background_table_prints_three_significant_figures(small):
     assert f"{significant(s.minimum)} to {significant(s.maximum)}" in text
 
 
-def test_printed_outside_compares_the_numbers_as_printed():
-    # By hand: the voice case's Cllr_cal, a miss that rounding hides, a percentage, NaN.
-    from forensic_lr.report.context import printed_outside
+def test_interval_misses_compares_the_numbers_as_printed():
+    """The one rule of the reports and the command line, by hand: the voice case's
+    Cllr_cal, a miss that rounding hides (the command line's old rule, on raw values,
+    marked it under numbers that print inside), a percentage (0.1 % = 3 decimals of the
+    rate), undefined values, and an infinite end (the old command-line rule ignored it)."""
+    from forensic_lr._numbers import interval_misses
+    from forensic_lr.cli.common import OUTSIDE_MARK, outside_interval
+    from forensic_lr.metrics.catalogue import metric
 
-    assert printed_outside(0.015, 0.018, 0.031, 3)
-    assert not printed_outside(0.0181, 0.0182, 0.03, 3)  # 0.018 [0.018, 0.030]
-    assert printed_outside(0.0394, 0.0396, 0.05, "percent")  # 3.9 % [4.0, 5.0] %
-    assert not printed_outside(0.039, 0.031, 0.050, "percent")
-    assert not printed_outside(float("nan"), 0.1, 0.2, 3)
+    assert interval_misses(0.015, 0.018, 0.031, 3)
+    assert not interval_misses(0.0181, 0.0182, 0.03, 3)  # 0.018 [0.018, 0.030]
+    assert interval_misses(0.0181, 0.0182, 0.03)  # as values, it misses
+    pct = metric("eer").decimals
+    assert interval_misses(0.0394, 0.0396, 0.05, pct)  # 3.9 % [4.0, 5.0] %
+    assert not interval_misses(0.039, 0.031, 0.050, pct)
+    assert not interval_misses(float("nan"), 0.1, 0.2, 3)
+    assert not interval_misses(None, 0.1, 0.2, 3)
+    assert interval_misses(0.05, 0.1, float("inf"), 3)
+    assert not interval_misses(float("inf"), 0.1, float("inf"), 3)
+    # the command line prints 4 decimals: 0.12344 [0.12346, 0.2] prints 0.1234 [0.1235, ...]
+    assert outside_interval(0.12344, 0.12346, 0.2) == OUTSIDE_MARK
+    assert outside_interval(0.123444, 0.123446, 0.2) == ""  # 0.1234 [0.1234, 0.2000]
+
+
+def test_printed_metrics_by_hand():
+    """Cllr 0.3124 and minimum Cllr 0.2006 print 0.312 and 0.201; Cllr_cal is printed as
+    their difference, 0.111 (0.1118 itself would print 0.112); EER 0.03951 prints 4.0 %."""
+    from forensic_lr.metrics.catalogue import printed_metrics
+
+    shown = printed_metrics({"cllr": 0.3124, "min_cllr": 0.2006, "cllr_cal": 0.1118,
+                             "eer": 0.03951, "devpav": float("nan")})
+    assert shown == {"cllr": 0.312, "min_cllr": 0.201, "cllr_cal": 0.111, "eer": 0.04,
+                     "devpav": None}
 
 
 def test_rates_by_source_in_the_case_report(tmp_path, make_background, loop_rate_intervals):
