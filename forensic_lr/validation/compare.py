@@ -25,24 +25,24 @@ from ..metrics.catalogue import fixed
 from ..metrics.cllr import _block_cllr
 from ..records import Serialisable, jsonable
 from ..resampling import DEFAULT_SEED, Progress
-from .bootstrap import (
-    _NOTES,
+from .bootstrap import MetricInterval
+from .replicates import (
     METRICS,
-    MetricInterval,
-    _bounds,
-    _carries,
-    _check_options,
-    _dot,
-    _draws,
-    _hull_fit,
-    _invalid_warning,
-    _percentile_kept,
-    _replicate_cllrs,
-    _resolve_by,
-    _run_replicates,
-    _Sorted,
-    _sorted,
-    _workers,
+    NOTES,
+    SortedSystem,
+    carry_orders,
+    check_options,
+    draws,
+    hull_fit,
+    interval_bounds,
+    invalid_warning,
+    percentile_kept,
+    replicate_cllrs,
+    replicate_workers,
+    resolve_by,
+    run_replicates,
+    sort_system,
+    weighted_dot,
 )
 
 __all__ = [
@@ -202,7 +202,7 @@ def delong_test(a_ss, a_ds, b_ss, b_ds, *, level: float = 0.95) -> DeLongTest:
     a_ss, a_ds = check_pair(a_ss, a_ds, names=("a_ss", "a_ds"), min_size=2)
     b_ss, b_ds = check_pair(b_ss, b_ds, names=("b_ss", "b_ds"), min_size=2)
     _same_trials(a_ss, a_ds, b_ss, b_ds)
-    level = _check_options(1, level)[1]
+    level = check_options(1, level)[1]
     return _delong(placement_values(a_ss, a_ds), placement_values(b_ss, b_ds), level)
 
 
@@ -274,7 +274,7 @@ def _verdict(names, d_cllr: MetricInterval, d_min: MetricInterval, test: DeLongT
     )
 
 
-def _cost_gap(a: _Sorted, b: _Sorted, carry) -> tuple[np.ndarray, np.ndarray] | None:
+def _cost_gap(a: SortedSystem, b: SortedSystem, carry) -> tuple[np.ndarray, np.ndarray] | None:
     """Per trial, in system ``a``'s sorted order, ``a``'s cost minus ``b``'s (SS, DS).
 
     ``carry``: the SS and DS indices from ``a``'s sorted order to ``b``'s
@@ -294,29 +294,30 @@ def _cost_gap(a: _Sorted, b: _Sorted, carry) -> tuple[np.ndarray, np.ndarray] | 
     return gaps[0], gaps[1]
 
 
-def _replicate_differences(a: _Sorted, b: _Sorted, cost_gap, wa, wb) -> np.ndarray:
+def _replicate_differences(a: SortedSystem, b: SortedSystem, cost_gap, wa, wb) -> np.ndarray:
     """``[Cllr_a - Cllr_b, minCllr_a - minCllr_b]`` of one replicate (NaN without a class).
 
     ``wa`` / ``wb``: the replicate's weights in each system's sorted order. With
     ``cost_gap`` (:func:`_cost_gap`) the Cllr difference is
     ``(sum_ss w g_ss / W_ss + sum_ds w g_ds / W_ds) / (2 ln 2)`` with the per-trial cost
     gaps ``g``: one pass over the weights instead of one per system. Without it (infinite
-    LLRs), the two systems' :func:`_replicate_cllrs`.
+    LLRs), the two systems' :func:`replicate_cllrs`.
     """
     if cost_gap is None:
-        return _replicate_cllrs(a, *wa) - _replicate_cllrs(b, *wb)
+        return replicate_cllrs(a, *wa) - replicate_cllrs(b, *wb)
     k_a, k_b = a.corner_ss.size, b.corner_ss.size
     read_ss, read_ds = a.read_ss(wa[0]), a.read_ds(wa[1])
     tot_ss, tot_ds = int(read_ss[k_a - 1]), int(read_ds[k_a - 1])
     if tot_ss == 0 or tot_ds == 0:
         return np.full(2, np.nan)
-    gap = (_dot(wa[0], cost_gap[0]) / tot_ss + _dot(wa[1], cost_gap[1]) / tot_ds) / (2 * LN2)
-    min_a = _block_cllr(_hull_fit(a, read_ss[:k_a], read_ds[:k_a]))
-    min_b = _block_cllr(_hull_fit(b, b.read_ss(wb[0])[:k_b], b.read_ds(wb[1])[:k_b]))
+    gap = (weighted_dot(wa[0], cost_gap[0]) / tot_ss
+           + weighted_dot(wa[1], cost_gap[1]) / tot_ds) / (2 * LN2)
+    min_a = _block_cllr(hull_fit(a, read_ss[:k_a], read_ds[:k_a]))
+    min_b = _block_cllr(hull_fit(b, b.read_ss(wb[0])[:k_b], b.read_ds(wb[1])[:k_b]))
     return np.array([gap, min_a - min_b])
 
 
-def _difference_of_draw(a: _Sorted, b: _Sorted, cost_gap, weights, draw) -> np.ndarray:
+def _difference_of_draw(a: SortedSystem, b: SortedSystem, cost_gap, weights, draw) -> np.ndarray:
     """The metric differences of one paired replicate from its draw."""
     wa, wb = weights(draw)
     return _replicate_differences(a, b, cost_gap, wa, wb)
@@ -371,15 +372,15 @@ def compare_systems(
     a_ss, a_ds = check_pair(a_ss, a_ds, names=("a_ss", "a_ds"), min_size=2)
     b_ss, b_ds = check_pair(b_ss, b_ds, names=("b_ss", "b_ds"), min_size=2)
     _same_trials(a_ss, a_ds, b_ss, b_ds)
-    n, level = _check_options(n, level, interval)
+    n, level = check_options(n, level, interval)
     check_bootstrap(n, a_ss.size + a_ds.size)
-    by = _resolve_by(by, ss_sources, ds_sources)
-    workers = _workers(workers, a_ss.size + a_ds.size)
+    by = resolve_by(by, ss_sources, ds_sources)
+    workers = replicate_workers(workers, a_ss.size + a_ds.size)
     with ThreadPoolExecutor(min(2, workers)) as pool:  # numpy sorts without the GIL
-        systems = list(pool.map(lambda pair: _sorted(*pair), ((a_ss, a_ds), (b_ss, b_ds))))
+        systems = list(pool.map(lambda pair: sort_system(*pair), ((a_ss, a_ds), (b_ss, b_ds))))
     rng = np.random.default_rng(seed)
-    carries = _carries(systems)
-    draws_from, weights, _ = _draws(by, rng, n, systems, ss_sources, ds_sources, carries)
+    carries = carry_orders(systems)
+    draws_from, weights, _ = draws(by, rng, n, systems, ss_sources, ds_sources, carries)
     diffs = np.empty((n, 2))
     cost_gap = _cost_gap(*systems, carries[0])
 
@@ -394,13 +395,13 @@ def compare_systems(
                 asdict(evaluate_llrs(b_ss, b_ds, check=False)), test)
 
     difference = partial(_difference_of_draw, systems[0], systems[1], cost_gap, weights)
-    ev_a, ev_b, test = _run_replicates(draws_from, difference, diffs, progress, workers,
+    ev_a, ev_b, test = run_replicates(draws_from, difference, diffs, progress, workers,
                                        beside=point_estimates)
     n_valid = int(np.sum(~np.isnan(diffs[:, 0])))
-    warned = _invalid_warning(n_valid, n)
+    warned = invalid_warning(n_valid, n)
     estimates = [ev_a[m] - ev_b[m] for m in ("cllr", "min_cllr")]
-    low, high, kept = _bounds(diffs, estimates, level, interval)
-    warned += _percentile_kept(("Cllr difference", "minCllr difference"), kept)
+    low, high, kept = interval_bounds(diffs, estimates, level, interval)
+    warned += percentile_kept(("Cllr difference", "minCllr difference"), kept)
     d_cllr = MetricInterval("cllr", estimates[0], float(low[0]), float(high[0]))
     d_min = MetricInterval("min_cllr", estimates[1], float(low[1]), float(high[1]))
     return PairedComparison(
@@ -416,7 +417,7 @@ def compare_systems(
         min_cllr_diff=d_min,
         delong=test,
         verdict=_verdict(names, d_cllr, d_min, test, level),
-        note=_NOTES[by] + " DeLong's test assumes independent trials.",
+        note=NOTES[by] + " DeLong's test assumes independent trials.",
         replicates={"cllr": diffs[:, 0], "min_cllr": diffs[:, 1]},
         warnings=warned,
         interval=interval,

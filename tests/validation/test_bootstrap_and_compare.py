@@ -29,12 +29,12 @@ from forensic_lr.validation import (
     delong_test,
     placement_values,
 )
-from forensic_lr.validation.bootstrap import (
+from forensic_lr.validation.replicates import (
     _bc_levels,
-    _bounds,
-    _replicate_metrics,
-    _replicate_weights,
-    _sorted,
+    interval_bounds,
+    replicate_metrics,
+    replicate_weights,
+    sort_system,
 )
 
 llr_values = st.sampled_from([-np.inf, -3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, np.inf])
@@ -59,8 +59,8 @@ def test_weighted_metrics_equal_metrics_of_expanded_data(ss, ds, data):
     w_ds = np.array(data.draw(st.lists(st.integers(0, 3), min_size=ds.size, max_size=ds.size)))
     w_ss[data.draw(st.integers(0, ss.size - 1))] += 1  # both classes keep a trial
     w_ds[data.draw(st.integers(0, ds.size - 1))] += 1
-    s = _sorted(ss, ds)
-    got = _replicate_metrics(s, w_ss[s.order_ss], w_ds[s.order_ds])
+    s = sort_system(ss, ds)
+    got = replicate_metrics(s, w_ss[s.order_ss], w_ds[s.order_ds])
     np.testing.assert_allclose(got, _expanded(ss, ds, w_ss, w_ds), rtol=1e-9, atol=1e-12)
 
 
@@ -73,7 +73,7 @@ def test_sorting_values_only_gives_the_same_units(ss, ds):
     # A trial bootstrap of one system sorts the values only (no argsort): every field
     # but the input order must equal the stable sort's, ties and infinities included.
     ss, ds = np.array(ss), np.array(ds)
-    full, values = _sorted(ss, ds), _sorted(ss, ds, orders=False)
+    full, values = sort_system(ss, ds), sort_system(ss, ds, orders=False)
     assert values.order_ss is None and values.order_ds is None
     for name, value in vars(full).items():
         if name.startswith("order_"):
@@ -87,10 +87,10 @@ def test_sorting_values_only_gives_the_same_units(ss, ds):
 def test_weighted_metrics_continuous_scores():
     rng = np.random.default_rng(3)
     ss, ds = rng.normal(1, 1.5, 400), rng.normal(-1, 1.5, 700)
-    s = _sorted(ss, ds)
+    s = sort_system(ss, ds)
     for _ in range(3):
         w_ss, w_ds = rng.integers(0, 4, ss.size), rng.integers(0, 4, ds.size)
-        got = _replicate_metrics(s, w_ss[s.order_ss], w_ds[s.order_ds])
+        got = replicate_metrics(s, w_ss[s.order_ss], w_ds[s.order_ds])
         np.testing.assert_allclose(got, _expanded(ss, ds, w_ss, w_ds), rtol=1e-9)
 
 
@@ -99,11 +99,11 @@ def test_weighted_metrics_with_large_uneven_weights():
     # so the PAV shortcut over the chain of the unweighted blocks is put to work.
     rng = np.random.default_rng(11)
     ss, ds = np.round(rng.normal(1, 2, 1500), 1), np.round(rng.normal(-1, 2, 2500), 1)
-    s = _sorted(ss, ds)
+    s = sort_system(ss, ds)
     for _ in range(3):
         w_ss = rng.poisson(1, ss.size) * rng.poisson(1, ss.size)
         w_ds = rng.poisson(1, ds.size) * rng.poisson(2, ds.size)
-        got = _replicate_metrics(s, w_ss[s.order_ss], w_ds[s.order_ds])
+        got = replicate_metrics(s, w_ss[s.order_ss], w_ds[s.order_ds])
         np.testing.assert_allclose(got, _expanded(ss, ds, w_ss, w_ds), rtol=1e-9)
 
 
@@ -112,10 +112,10 @@ def test_weighted_metrics_beyond_int32_totals_take_the_full_pav():
     # totals pass 2**31, where the hull shortcut is skipped.
     rng = np.random.default_rng(12)
     ss, ds = rng.normal(1, 2, 800), rng.normal(-1, 2, 1200)
-    s = _sorted(ss, ds)
+    s = sort_system(ss, ds)
     w_ss, w_ds = rng.integers(0, 3, ss.size), rng.integers(0, 3, ds.size)
-    small = _replicate_metrics(s, w_ss[s.order_ss], w_ds[s.order_ds])
-    big = _replicate_metrics(s, w_ss[s.order_ss] << 22, w_ds[s.order_ds] << 22)
+    small = replicate_metrics(s, w_ss[s.order_ss], w_ds[s.order_ds])
+    big = replicate_metrics(s, w_ss[s.order_ss] << 22, w_ds[s.order_ds] << 22)
     np.testing.assert_allclose(big, small, rtol=1e-12)
 
 
@@ -133,8 +133,8 @@ def test_trial_counts_keep_the_class_size_and_follow_the_binomial(size):
 
 
 def test_empty_class_gives_nan():
-    s = _sorted(np.array([1.0, 2.0]), np.array([-1.0, 0.5]))
-    assert np.isnan(_replicate_metrics(s, np.array([0, 0]), np.array([1, 1]))).all()
+    s = sort_system(np.array([1.0, 2.0]), np.array([-1.0, 0.5]))
+    assert np.isnan(replicate_metrics(s, np.array([0, 0]), np.array([1, 1]))).all()
 
 
 # --------------------------------------------------------------------------- bootstrap API
@@ -209,10 +209,10 @@ def test_bc_falls_back_to_percentile_when_the_estimate_is_beyond_the_replicates(
     # below 1/B, so the percentile interval is kept (type-7 quantiles by hand:
     # 1 + 0.025 * 99 = 3.475 and 1 + 0.975 * 99 = 97.525).
     samples = np.arange(1.0, 101.0)[:, None]
-    low, high, kept = _bounds(samples, [0.0], 0.95, "bc")
+    low, high, kept = interval_bounds(samples, [0.0], 0.95, "bc")
     assert kept == [0]
     assert (low[0], high[0]) == pytest.approx((3.475, 97.525))
-    low, high, kept = _bounds(samples, [50.5], 0.95, "bc")  # z0 = 0: the same interval
+    low, high, kept = interval_bounds(samples, [50.5], 0.95, "bc")  # z0 = 0: the same interval
     assert kept == [] and (low[0], high[0]) == pytest.approx((3.475, 97.525))
 
 
@@ -270,8 +270,8 @@ def _clustered(rng, n_sources=12, per=6):
 def test_source_bootstrap_never_splits_a_source(n_sources, seed):
     rng = np.random.default_rng(seed)
     ss, ds, ss_src, ds_src = _clustered(rng, n_sources, per=3)
-    s = _sorted(ss, ds)
-    draws, k = _replicate_weights("source", rng, 5, [s], ss_src, ds_src)
+    s = sort_system(ss, ds)
+    draws, k = replicate_weights("source", rng, 5, [s], ss_src, ds_src)
     assert k == n_sources
     src_ss, src_ds = ss_src[s.order_ss], ds_src[s.order_ds]
     for [(w_ss, w_ds)] in draws:

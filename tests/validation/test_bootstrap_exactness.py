@@ -8,6 +8,7 @@ replicate: expand the data with ``np.repeat`` by the drawn counts and call
 """
 
 import warnings
+from dataclasses import asdict
 
 import numpy as np
 import pytest
@@ -18,13 +19,13 @@ from forensic_lr.errors import ForensicLRWarning, InputError
 from forensic_lr.metrics import evaluate
 from forensic_lr.resampling import RunningTotals
 from forensic_lr.validation import METRICS, bootstrap_metrics, compare_systems
-from forensic_lr.validation.bootstrap import (
-    _bounds,
-    _replicate_weights,
-    _sorted,
+from forensic_lr.validation.replicates import (
     _stable_order,
     _units,
     _units_without_ties,
+    interval_bounds,
+    replicate_weights,
+    sort_system,
 )
 
 
@@ -35,7 +36,7 @@ def _cumsum_at(counts, positions):
 def _expanded(ss, ds, w_ss, w_ds):
     with warnings.catch_warnings():  # the inputs' warnings (an infinite LLR) are not tested here
         warnings.simplefilter("ignore", ForensicLRWarning)
-        e = evaluate(np.repeat(ss, w_ss), np.repeat(ds, w_ds)).to_dict()
+        e = asdict(evaluate(np.repeat(ss, w_ss), np.repeat(ds, w_ds)))
     return np.array([e[m] for m in METRICS])
 
 
@@ -103,15 +104,15 @@ def test_replicate_r_draws_from_the_seed_stream_jumped_r_times():
     # times: a multinomial draw for each class, and source multiplicities by source.
     rng = np.random.default_rng(2)
     ss, ds = rng.normal(1, 1, 40), rng.normal(-1, 1, 65)
-    s = _sorted(ss, ds)
-    draws, _ = _replicate_weights("trial", np.random.default_rng(7), 4, [s], None, None)
+    s = sort_system(ss, ds)
+    draws, _ = replicate_weights("trial", np.random.default_rng(7), 4, [s], None, None)
     for r, [(c_ss, c_ds)] in enumerate(draws):
         own = np.random.Generator(np.random.default_rng(7).bit_generator.jumped(r))
         np.testing.assert_array_equal(c_ss, np.bincount(own.integers(0, 40, 40), minlength=40))
         np.testing.assert_array_equal(c_ds, np.bincount(own.integers(0, 65, 65), minlength=65))
     src_ss, src_ds = np.arange(40) % 5, np.column_stack([np.arange(ds.size) % 5,
                                                          (np.arange(ds.size) + 1) % 5])
-    draws, k = _replicate_weights("source", np.random.default_rng(7), 3, [s], src_ss, src_ds)
+    draws, k = replicate_weights("source", np.random.default_rng(7), 3, [s], src_ss, src_ds)
     for r, [(c_ss, _)] in enumerate(draws):
         own = np.random.Generator(np.random.default_rng(7).bit_generator.jumped(r))
         m = np.bincount(own.integers(0, k, k), minlength=k)
@@ -121,8 +122,8 @@ def test_replicate_r_draws_from_the_seed_stream_jumped_r_times():
 # --------------------------------------------------------------------------- whole runs
 def _looped_intervals(ss, ds, by, n, seed, level, sources=(None, None)):
     """The slow definition: the same draws, each replicate expanded and evaluated."""
-    s = _sorted(ss, ds)
-    draws, _ = _replicate_weights(by, np.random.default_rng(seed), n, [s], *sources)
+    s = sort_system(ss, ds)
+    draws, _ = replicate_weights(by, np.random.default_rng(seed), n, [s], *sources)
     reps = []
     for [(c_ss, c_ds)] in draws:
         w_ss, w_ds = np.empty_like(c_ss), np.empty_like(c_ds)
@@ -132,8 +133,8 @@ def _looped_intervals(ss, ds, by, n, seed, level, sources=(None, None)):
         else:
             reps.append(_expanded(ss, ds, w_ss, w_ds))
     reps = np.array(reps)
-    estimate = evaluate(ss, ds).to_dict()
-    return reps, _bounds(reps, [estimate[m] for m in METRICS], level, "bc")
+    estimate = asdict(evaluate(ss, ds))  # values (inf kept), not the JSON form
+    return reps, interval_bounds(reps, [estimate[m] for m in METRICS], level, "bc")
 
 
 @pytest.mark.parametrize("workers", [1, 2])
@@ -169,8 +170,8 @@ def test_paired_comparison_equals_two_looped_evaluations():
     b_ss = np.round(a_ss + rng.normal(0, 1, a_ss.size), 1)  # a different sort order
     b_ds = np.round(a_ds + rng.normal(0, 1, a_ds.size), 1)
     res = compare_systems(a_ss, a_ds, b_ss, b_ds, n=8, seed=2, workers=2)
-    systems = [_sorted(a_ss, a_ds), _sorted(b_ss, b_ds)]
-    draws, _ = _replicate_weights("trial", np.random.default_rng(2), 8, systems, None, None)
+    systems = [sort_system(a_ss, a_ds), sort_system(b_ss, b_ds)]
+    draws, _ = replicate_weights("trial", np.random.default_rng(2), 8, systems, None, None)
     for r, pair in enumerate(draws):
         metrics = []
         for s, (c_ss, c_ds), (ss, ds) in zip(systems, pair, ((a_ss, a_ds), (b_ss, b_ds)),
@@ -189,7 +190,7 @@ def test_paired_comparison_equals_two_looped_evaluations():
 @pytest.fixture
 def pooled(monkeypatch):
     """Replicates shared with a process pool at any size (not only from 300,000 trials)."""
-    from forensic_lr.validation import bootstrap as module
+    from forensic_lr.validation import replicates as module
 
     monkeypatch.setattr(module, "REPLICATES_IN_PROCESSES_FROM", 0)
 
@@ -231,7 +232,7 @@ def test_progress_is_reported_in_order(workers, pooled):
 
 
 def test_replicates_stay_in_this_process_below_the_size_that_pays(monkeypatch):
-    from forensic_lr.validation import bootstrap as module
+    from forensic_lr.validation import replicates as module
 
     calls = []
     monkeypatch.setattr(module, "run_jobs", lambda *a, **k: calls.append(a))
@@ -251,7 +252,7 @@ def test_bad_workers_is_an_input_error(workers):
 def test_replicates_in_a_process_pool_equal_the_serial_rows(monkeypatch, processes, pooled,
                                                             no_children_left):
     """Each process draws its own replicates' streams: the same rows, in order."""
-    from forensic_lr.validation import bootstrap as module
+    from forensic_lr.validation import replicates as module
 
     rng = np.random.default_rng(11)
     ss, ds = rng.normal(1, 1, 300), rng.normal(-1, 1, 2_500)
@@ -276,7 +277,7 @@ def test_replicates_in_a_process_pool_equal_the_serial_rows(monkeypatch, process
 @settings(max_examples=60, deadline=None)
 @given(n=st.integers(1, 20_000), processes=st.integers(2, 16))
 def test_chunks_cover_every_replicate_once(n, processes):
-    from forensic_lr.validation.bootstrap import _chunks
+    from forensic_lr.validation.replicates import _chunks
 
     b = _chunks(n, processes)
     assert b[0] == 0 and b[-1] == n and np.all(np.diff(b) >= 1)  # none empty, in order

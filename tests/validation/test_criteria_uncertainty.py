@@ -22,8 +22,8 @@ from forensic_lr.errors import ForensicLRWarning
 from forensic_lr.metrics import evaluate
 from forensic_lr.report import build_report
 from forensic_lr.validation import bootstrap_metrics, check_criteria
-from forensic_lr.validation.bootstrap import METRICS, _replicate_weights, _sorted
 from forensic_lr.validation.rates import misleading_rates
+from forensic_lr.validation.replicates import METRICS, replicate_weights, sort_system
 
 
 def _rates(n_ss, k_ss, n_ds, k_ds):
@@ -58,8 +58,8 @@ def test_15_same_source_comparisons_cannot_show_rmep_below_10_percent():
 
 def _slow_replicates(ss, ds, n, seed):
     """The replicates by definition: the same draws, each sample expanded and evaluated."""
-    s = _sorted(ss, ds)
-    draws, _ = _replicate_weights("trial", np.random.default_rng(seed), n, [s], None, None)
+    s = sort_system(ss, ds)
+    draws, _ = replicate_weights("trial", np.random.default_rng(seed), n, [s], None, None)
     reps = []
     for [(c_ss, c_ds)] in draws:
         w_ss, w_ds = np.empty_like(c_ss), np.empty_like(c_ds)

@@ -9,18 +9,18 @@ from hypothesis import strategies as st
 
 from forensic_lr.metrics import cllr, min_cllr
 from forensic_lr.validation import compare_systems
-from forensic_lr.validation.bootstrap import (
-    _carries,
-    _replicate_cllrs,
-    _replicate_weights,
-    _sorted,
-)
 from forensic_lr.validation.compare import _cost_gap, _replicate_differences
+from forensic_lr.validation.replicates import (
+    carry_orders,
+    replicate_cllrs,
+    replicate_weights,
+    sort_system,
+)
 
 
 def _gap(a, b):
     """The cost gaps of A and B, with the carry from A's sorted order to B's."""
-    return _cost_gap(a, b, _carries([a, b])[0])
+    return _cost_gap(a, b, carry_orders([a, b])[0])
 
 
 def _expanded_difference(systems, pair, arrays) -> np.ndarray:
@@ -49,14 +49,14 @@ def test_cost_gap_difference_equals_two_systems(n_ss, n_ds, seed, step):
     b_ss, b_ds = a_ss + rng.normal(0, 1, n_ss), a_ds + rng.normal(0, 1, n_ds)
     if step:
         b_ss, b_ds = np.round(b_ss / step) * step, np.round(b_ds / step) * step
-    systems = [_sorted(a_ss, a_ds), _sorted(b_ss, b_ds)]
+    systems = [sort_system(a_ss, a_ds), sort_system(b_ss, b_ds)]
     gap = _gap(*systems)
     assert gap is not None
-    draws, _ = _replicate_weights("trial", rng, 1, systems, None, None)
+    draws, _ = replicate_weights("trial", rng, 1, systems, None, None)
     for wa, wb in draws:
         wa = [rng.integers(0, 4, c.size) for c in wa]  # any integer weights, carried to B
         wb = [w.take(_order(systems, j)) for j, w in enumerate(wa)]
-        want = _replicate_cllrs(systems[0], *wa) - _replicate_cllrs(systems[1], *wb)
+        want = replicate_cllrs(systems[0], *wa) - replicate_cllrs(systems[1], *wb)
         got = _replicate_differences(systems[0], systems[1], gap, wa, wb)
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
 
@@ -72,16 +72,16 @@ def _order(systems, j: int) -> np.ndarray:
 def test_cost_gap_is_none_only_with_an_infinite_cost():
     """An SS LLR of -inf or a DS LLR of +inf costs infinitely; the other infinities cost 0."""
     a_ss, a_ds = np.array([1.0, 2.0]), np.array([-1.0, 0.5])
-    finite = _sorted(a_ss, a_ds)
-    assert _gap(finite, _sorted(a_ss, np.array([np.inf, 0.5]))) is None
-    assert _gap(_sorted(np.array([-np.inf, 2.0]), a_ds), finite) is None
-    gap = _gap(_sorted(np.array([np.inf, 2.0]), np.array([-np.inf, 0.5])), finite)
+    finite = sort_system(a_ss, a_ds)
+    assert _gap(finite, sort_system(a_ss, np.array([np.inf, 0.5]))) is None
+    assert _gap(sort_system(np.array([-np.inf, 2.0]), a_ds), finite) is None
+    gap = _gap(sort_system(np.array([np.inf, 2.0]), np.array([-np.inf, 0.5])), finite)
     assert gap is not None and np.isfinite(np.concatenate(gap)).all()
 
 
 def test_empty_class_gives_nan_differences():
-    a = _sorted(np.array([1.0, 2.0]), np.array([-1.0, 0.5]))
-    b = _sorted(np.array([2.0, 1.5]), np.array([0.0, -0.5]))
+    a = sort_system(np.array([1.0, 2.0]), np.array([-1.0, 0.5]))
+    b = sort_system(np.array([2.0, 1.5]), np.array([0.0, -0.5]))
     zero, one = np.zeros(2, dtype=np.int64), np.ones(2, dtype=np.int64)
     got = _replicate_differences(a, b, _gap(a, b), (zero, one), (zero, one))
     assert np.isnan(got).all()
@@ -97,11 +97,11 @@ def test_paired_bootstrap_by_trial_and_by_source_equals_slow_definition():
     ss_src = rng.integers(0, 30, n_ss)
     ds_src = np.column_stack([rng.integers(0, 30, n_ds), rng.integers(0, 30, n_ds)])
     arrays = ((a_ss, a_ds), (b_ss, b_ds))
-    systems = [_sorted(a_ss, a_ds), _sorted(b_ss, b_ds)]
+    systems = [sort_system(a_ss, a_ds), sort_system(b_ss, b_ds)]
     for by, sources in (("trial", (None, None)), ("source", (ss_src, ds_src))):
         res = compare_systems(a_ss, a_ds, b_ss, b_ds, by=by, ss_sources=sources[0],
                               ds_sources=sources[1], n=3, seed=4, workers=2)
-        draws, _ = _replicate_weights(by, np.random.default_rng(4), 3, systems, *sources)
+        draws, _ = replicate_weights(by, np.random.default_rng(4), 3, systems, *sources)
         for r, pair in enumerate(draws):
             diff = _expanded_difference(systems, pair, arrays)
             assert res.replicates["cllr"][r] == pytest.approx(diff[0], abs=1e-10)

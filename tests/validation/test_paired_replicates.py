@@ -14,13 +14,13 @@ from hypothesis import strategies as st
 from forensic_lr.metrics import cllr, min_cllr
 from forensic_lr.resampling import trial_counts
 from forensic_lr.validation import compare_systems
-from forensic_lr.validation.bootstrap import (
-    _replicate_cllrs,
-    _replicate_metrics,
-    _replicate_weights,
-    _sorted,
-)
 from forensic_lr.validation.compare import _placements, placement_values
+from forensic_lr.validation.replicates import (
+    replicate_cllrs,
+    replicate_metrics,
+    replicate_weights,
+    sort_system,
+)
 
 # --------------------------------------------------------------------------- Cllr-only replicate
 llr_values = st.sampled_from([-np.inf, -3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, np.inf])
@@ -43,18 +43,18 @@ def test_replicate_cllrs_equal_cllr_and_min_cllr_of_resampled_arrays(ss, ds, see
     w_ss, w_ds = trial_counts(rng, ss.size), trial_counts(rng, ds.size)
     w_ss[rng.integers(ss.size)] += 1
     w_ds[rng.integers(ds.size)] += 1
-    s = _sorted(ss, ds)
-    got = _replicate_cllrs(s, w_ss[s.order_ss], w_ds[s.order_ds])
+    s = sort_system(ss, ds)
+    got = replicate_cllrs(s, w_ss[s.order_ss], w_ds[s.order_ds])
     want = _expanded_cllrs(ss, ds, w_ss, w_ds)
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
-    np.testing.assert_array_equal(got, _replicate_metrics(s, w_ss[s.order_ss],
+    np.testing.assert_array_equal(got, replicate_metrics(s, w_ss[s.order_ss],
                                                           w_ds[s.order_ds])[:2])
 
 
 def test_replicate_cllrs_are_nan_without_a_class():
-    s = _sorted(np.array([1.0, 2.0]), np.array([0.0, -1.0]))
-    assert np.isnan(_replicate_cllrs(s, np.array([0, 0]), np.array([1, 1]))).all()
-    assert np.isnan(_replicate_cllrs(s, np.array([1, 0]), np.array([0, 0]))).all()
+    s = sort_system(np.array([1.0, 2.0]), np.array([0.0, -1.0]))
+    assert np.isnan(replicate_cllrs(s, np.array([0, 0]), np.array([1, 1]))).all()
+    assert np.isnan(replicate_cllrs(s, np.array([1, 0]), np.array([0, 0]))).all()
 
 
 @pytest.mark.parametrize("workers", [1, 2])
@@ -66,8 +66,8 @@ def test_paired_replicates_equal_resampled_cllrs(workers):
     b_ss = np.round(a_ss + rng.normal(0, 1, a_ss.size), 1)
     b_ds = np.round(a_ds + rng.normal(0, 1, a_ds.size), 1)
     res = compare_systems(a_ss, a_ds, b_ss, b_ds, n=4, seed=8, workers=workers)
-    systems = [_sorted(a_ss, a_ds), _sorted(b_ss, b_ds)]
-    draws, _ = _replicate_weights("trial", np.random.default_rng(8), 4, systems, None, None)
+    systems = [sort_system(a_ss, a_ds), sort_system(b_ss, b_ds)]
+    draws, _ = replicate_weights("trial", np.random.default_rng(8), 4, systems, None, None)
     for r, pair in enumerate(draws):
         values = []
         for s, (c_ss, c_ds), (ss, ds) in zip(systems, pair, ((a_ss, a_ds), (b_ss, b_ds)),
@@ -93,7 +93,7 @@ def test_placements_equal_pairwise_counts(ss, ds):
     want_ds = [(np.sum(ss > x) + 0.5 * np.sum(ss == x)) / ss.size for x in ds]
     np.testing.assert_allclose(v_ss, want_ss, rtol=0, atol=1e-15)
     np.testing.assert_allclose(v_ds, want_ds, rtol=0, atol=1e-15)
-    s = _sorted(ss, ds)  # the stable orders the comparison passes give the same values
+    s = sort_system(ss, ds)  # the stable orders the comparison passes give the same values
     got = _placements(ss, ds, s.order_ss, s.order_ds)
     np.testing.assert_array_equal(got[0], v_ss)
     np.testing.assert_array_equal(got[1], v_ds)
