@@ -11,7 +11,7 @@ import json
 import math
 import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,7 @@ from .security import (
     HostCheck,
     Sessions,
     allowed_hosts,
+    new_token,
     token_matches,
 )
 from .teaching import TEXTBOOK, Teaching, example_backgrounds
@@ -67,8 +68,7 @@ class ServerConfig:
     lab: Path | None = None
     allow_hosts: tuple[str, ...] = ()
     max_upload: int = 50 * 2**20
-    secure_cookie: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
+    secure_cookie: bool = False  # behind a TLS proxy: cookies only over https
 
 
 def _templates():
@@ -498,7 +498,7 @@ def create_app(config: ServerConfig) -> Any:
         if request.method == "GET":
             if "token" in request.query_params:
                 raise HTTPException(303, headers=token_login(request))
-            nonce = request.cookies.get(LOGIN_COOKIE) or __import__("secrets").token_urlsafe(16)
+            nonce = request.cookies.get(LOGIN_COOKIE) or new_token()
             response = page("login.html", request, nonce=nonce, error="")
             response.set_cookie(LOGIN_COOKIE, nonce, httponly=True, samesite="strict")
             return response
@@ -564,7 +564,8 @@ def create_app(config: ServerConfig) -> Any:
             path = store.root / key / "runs" / str(done[-1]["run_id"]) / "result.json"
             if path.is_file():
                 result = json.loads(path.read_bytes())
-        reviewed = [e for e in store.register.audit(key) if e["action"] == "review: approved"]
+        # the diff a reviewer sees: to the run of the last review (approved or returned)
+        reviewed = [e for e in store.register.audit(key) if e["action"].startswith("review:")]
         base = reviewed[-1]["details"].get("run") if reviewed else None
         diff = None
         if result is not None and base is not None and base != done[-1]["run_id"]:
@@ -683,9 +684,6 @@ def create_app(config: ServerConfig) -> Any:
     app = Starlette(routes=routes, exception_handlers={
         HTTPException: http_error, UploadError: http_error, Conflict: http_error,
         ForensicLRError: http_error, KeyError: http_error})
-    app.state.store = store
-    app.state.sessions = sessions
-    app.state.teaching = teaching
     return HostCheck(app, allowed_hosts(config.host, config.allow_hosts))
 
 

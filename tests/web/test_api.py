@@ -464,3 +464,35 @@ def test_lab_profile_given_at_start_is_not_replaced(make_client, bearer, tmp_pat
     r = client.put("/api/lab", files=[("profile", ("lab.toml", LAB, "text/plain"))],
                    headers=bearer)
     assert r.status_code == 409
+
+
+def test_reviewer_sees_what_changed_since_the_last_review(make_client, cases_dir, created,
+                                                          voice_run):
+    import copy
+
+    from forensic_lr.web.app import json_diff
+
+    reg = Register(cases_dir)
+    for run, lr in ((1, 280.0), (2, 95.5)):  # two finished runs: the voice result, LR changed
+        assert reg.start_run(created, by="service (token)", draft=False) == run
+        folder = cases_dir / created / "runs" / str(run)
+        folder.mkdir(parents=True)
+        result = copy.deepcopy(voice_run[4]["result"])
+        result["results"][0]["lr"] = lr
+        (folder / "result.json").write_text(json.dumps(result))
+        reg.finish_run(created, run, by="service (token)", case_sha256="x", inputs={},
+                       outputs={})
+        if run == 1:
+            reg.log("rob", "review: returned", created, run=1, comment="check the background")
+    reg.set_status(created, "submitted", by="test", action="submitted", allowed_from=("draft",))
+    reg.add_user("rob", "reviewer", "a password for tests", by="test")
+    client = make_client()
+    nonce = client.get("/login").text.split('name="nonce" value="')[1].split('"')[0]
+    client.post("/login", data={"name": "rob", "password": "a password for tests",
+                                "nonce": nonce})
+    page = client.get(f"/cases/{created}").text
+    assert "since the last reviewed run (run 1)" in page
+    assert "results[0].lr" in page and "-184.5" in page  # 95.5 - 280
+    assert json_diff({"a": [1, 2], "b": "x"}, {"a": [1, 3], "b": "y"}) == [
+        {"path": "a[1]", "a": 2, "b": 3, "change": 1},
+        {"path": "b", "a": "x", "b": "y", "change": None}]
