@@ -11,7 +11,7 @@ from markupsafe import Markup
 
 from .. import plots
 from .._numbers import interval_misses
-from ..metrics.catalogue import metric
+from ..metrics.catalogue import metric, printed_metrics
 from ..records import ValidationStudy
 from .context import check_rows, metric_table, safe_svg
 from .render import render, stylesheet, template_roots
@@ -59,6 +59,10 @@ def build_validation_report(
     context = {
         "study": study.to_dict(),
         "rows": study.methods,
+        # each method's metrics, Cllr_cal as printed (printed Cllr - printed minimum Cllr)
+        "printed": {row.method: {**row.metrics,
+                                 "cllr_cal": printed_metrics(row.metrics).get("cllr_cal")}
+                    for row in study.methods},
         "best": study.best_method,
         "metric_labels": table["rows"],
         "short": table["short"],

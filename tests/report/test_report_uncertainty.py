@@ -300,3 +300,30 @@ def test_rates_by_source_in_the_case_report(tmp_path, make_background, loop_rate
         assert f"[{100 * rate.low:.1f}, {100 * rate.high:.1f}] %" in text
     assert "for RMEP and RMED as for the other metrics" in text
     assert "(exact binomial)" not in text
+
+
+def test_validation_report_prints_cllr_cal_as_the_case_report_does():
+    """Both reports print Cllr_cal as the printed Cllr minus the printed minimum Cllr: in
+    the validation study's method table every method's three numbers agree by hand
+    subtraction. Here the rounded Cllr_cal itself would print otherwise for two methods:
+    logistic 0.3824 - 0.2996 = 0.0828 (0.083; printed 0.382 - 0.300 = 0.082) and pav
+    0.4259 - 0.3794 = 0.0465 (0.046; printed 0.426 - 0.379 = 0.047)."""
+    import re
+
+    import numpy as np
+
+    from forensic_lr.report.validation import build_validation_report
+    from forensic_lr.validation import run_validation_study
+
+    rng = np.random.default_rng(5)
+    ss, ds = rng.normal(1.5, 1.0, 60), rng.normal(-1.0, 1.0, 120)
+    study = run_validation_study(ss, ds, methods=("logistic", "gaussian", "pav"), folds=3,
+                                 seed=1)
+    html = build_validation_report(study, formats=("html",))["validation_report.html"].decode()
+    for row in study.methods:
+        m = row.metrics
+        shown = round(round(m["cllr"], 3) - round(m["min_cllr"], 3), 3)
+        cells = re.search(rf"<td>(?:<strong>)?{row.method}(?:</strong> \(best\))?</td>(.*?)</tr>",
+                          html, re.S).group(1)
+        numbers = re.findall(r'<td class="num">([^<]*)</td>', cells)
+        assert numbers[:3] == [f"{m['cllr']:.3f}", f"{m['min_cllr']:.3f}", f"{shown:.3f}"]
