@@ -123,10 +123,12 @@ def weighted_moments(values: np.ndarray, weight: np.ndarray | None) -> tuple[flo
         mean = values.mean(axis=-1)
         centred = values - mean
         return float(mean), float(np.einsum("...i,...i->...", centred, centred) / values.size)
+    # einsum, not a BLAS product: BLAS threads wait on each other on a busy machine
+    # (measured 30 ms instead of 0.1 ms for 10^5 scores at a load of 10 on 2 cores)
     total = weight.sum()
-    mean = weight @ values / total
+    mean = np.einsum("i,i->", weight, values) / total
     centred = values - mean
-    return float(mean), float(weight @ (centred * centred) / total)
+    return float(mean), float(np.einsum("i,i,i->", weight, centred, centred) / total)
 
 
 def weighted_percentiles(values: np.ndarray, weight: np.ndarray | None,

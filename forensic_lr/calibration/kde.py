@@ -421,6 +421,8 @@ def _sorted_with(values: np.ndarray, weight: np.ndarray | None):
     """``values`` sorted, with their weights in the same order (None stays None)."""
     if weight is None:
         return np.sort(values), None
+    if np.all(values[1:] >= values[:-1]):
+        return values, weight
     order = np.argsort(values, kind="stable")
     return values[order], weight[order]
 
