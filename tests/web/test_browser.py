@@ -29,6 +29,7 @@ if not (CHROMIUM and DRIVER):
     pytest.skip("chromium and chromium-driver are not installed", allow_module_level=True)
 
 from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support import expected_conditions as ec  # noqa: E402
@@ -171,7 +172,7 @@ def test_examiner_reviewer_and_lecturer(server, browser, shots, tmp_path, capsys
 
     # ---- run it; the page shows progress and reloads with the result
     driver.find_element(By.ID, "run-final").click()
-    WebDriverWait(driver, 240).until(
+    WebDriverWait(driver, 240, ignored_exceptions=(StaleElementReferenceException,)).until(
         lambda d: d.find_elements(By.CSS_SELECTOR, "td.lr"))
     assert driver.find_element(By.CSS_SELECTOR, "td.lr").text == "280"
     _shot(driver, shots, "05-result")
@@ -187,7 +188,7 @@ def test_examiner_reviewer_and_lecturer(server, browser, shots, tmp_path, capsys
     assert "FVC-2026-017" in text and "280" in text
 
     driver.find_element(By.ID, "submit").click()
-    WebDriverWait(driver, 60).until(
+    WebDriverWait(driver, 60, ignored_exceptions=(StaleElementReferenceException,)).until(
         lambda d: "submitted" in d.find_element(By.CSS_SELECTOR, "h1 .status").text)
     driver.get(f"{base}/")
     _shot(driver, shots, "06-cases")
@@ -198,7 +199,7 @@ def test_examiner_reviewer_and_lecturer(server, browser, shots, tmp_path, capsys
     driver.find_element(By.ID, "review-comment").send_keys("Checked against the lab's SOP.")
     _shot(driver, shots, "07-review")
     driver.find_element(By.ID, "approve").click()
-    WebDriverWait(driver, 60).until(
+    WebDriverWait(driver, 60, ignored_exceptions=(StaleElementReferenceException,)).until(
         lambda d: "reviewed" in d.find_element(By.CSS_SELECTOR, "h1 .status").text)
     entries = Register(cases).audit("FVC-2026-017")
     approved = [e for e in entries if e["action"] == "review: approved"]
