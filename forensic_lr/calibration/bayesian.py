@@ -10,8 +10,7 @@ from ..errors import InputError, excerpt
 from ..resampling import bootstrap_index_chunks
 from .base import BaseCalibrator, number_option, weighted_moments
 from .bootstrap_fits import BootstrapFits, RefitsOnce
-from .densities import normal_logpdf, student_t_logpdf
-from .gaussian import _row_moments
+from .densities import normal_logpdf, row_moments, student_t_logpdf
 
 
 @dataclass(frozen=True)
@@ -244,8 +243,8 @@ class BayesianCalibrator(RefitsOnce, BaseCalibrator):
         ss, ds = self._validate(ss, ds)
         parts = []
         for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
-            m_ss, v_ss = _row_moments(ss[idx_ss])
-            m_ds, v_ds = _row_moments(ds[idx_ds])
+            m_ss, v_ss = row_moments(ss[idx_ss])
+            m_ds, v_ds = row_moments(ds[idx_ds])
             prior = self._prior(m_ss, v_ss, m_ds, v_ds)
             post_ss = nig_update(*prior, ss.size, m_ss, v_ss * ss.size)
             post_ds = nig_update(*prior, ds.size, m_ds, v_ds * ds.size)

@@ -17,7 +17,7 @@ from .._checks import as_score_array, check_pair
 from ..errors import ConvergenceError, ForensicLRWarning, InputError
 from ..metrics.roc import eer
 from ..records import Serialisable
-from .logistic import _newton
+from .logistic import logistic_newton
 
 
 class CalibrationCheckWarning(ForensicLRWarning):
@@ -88,7 +88,7 @@ def recalibration(ss_llr, ds_llr, *, level: float = 0.95) -> Recalibration:
     y = np.concatenate([np.ones(ss.size), np.zeros(ds.size)])
     w = np.concatenate([np.full(ss.size, 0.5 / ss.size), np.full(ds.size, 0.5 / ds.size)])
     try:
-        theta, _ = _newton(x, y, w, 0.0, np.array([0.0, 1.0]))
+        theta, _ = logistic_newton(x, y, w, 0.0, np.array([0.0, 1.0]))
         p = expit(x @ theta)
         hess = (x * (w * p * (1 - p))[:, None]).T @ x
         psi = (w * (y - p))[:, None] * x

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import poch
 
-__all__ = ["normal_logpdf", "student_t_logpdf"]
+__all__ = ["normal_logpdf", "row_moments", "student_t_logpdf"]
 
 _HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
 
@@ -39,3 +39,12 @@ def normal_logpdf(s, loc, scale) -> np.ndarray:
     """
     z = (s - loc) / scale
     return -0.5 * z * z - np.log(scale) - _HALF_LOG_2PI
+
+
+def row_moments(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and ML variance (divisor n) of each row (or of a 1-D array): the fits of the
+    normal-density calibrators (gaussian, bayes, suspect_map, unsupervised) on many
+    bootstrap resamples at once."""
+    mean = values.mean(axis=-1)
+    centred = values - mean[..., None]
+    return mean, np.einsum("...i,...i->...", centred, centred) / values.shape[-1]

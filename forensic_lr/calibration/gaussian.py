@@ -7,14 +7,7 @@ import numpy as np
 from ..resampling import bootstrap_index_chunks
 from .base import BaseCalibrator, bool_option, weighted_moments
 from .bootstrap_fits import BootstrapFits, RefitsOnce, normal_pair_fits
-from .densities import normal_logpdf
-
-
-def _row_moments(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Mean and ML variance (divisor n) of each row (or of a 1-D array)."""
-    mean = values.mean(axis=-1)
-    centred = values - mean[..., None]
-    return mean, np.einsum("...i,...i->...", centred, centred) / values.shape[-1]
+from .densities import normal_logpdf, row_moments
 
 
 class TwoNormalsCalibrator(BaseCalibrator):
@@ -120,8 +113,8 @@ class GaussianCalibrator(RefitsOnce, TwoNormalsCalibrator):
         ss, ds = self._validate(ss, ds)
         params = []
         for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
-            m_ss, v_ss = _row_moments(ss[idx_ss])
-            m_ds, v_ds = _row_moments(ds[idx_ds])
+            m_ss, v_ss = row_moments(ss[idx_ss])
+            m_ds, v_ds = row_moments(ds[idx_ds])
             params.append((*self._set(m_ss, v_ss, m_ds, v_ds), (v_ss == 0) | (v_ds == 0)))
             if progress is not None:
                 progress(sum(p[0].size for p in params), n)

@@ -40,7 +40,7 @@ def _gradient_hessian(theta, x, y, w, penalty):
     return grad, hess
 
 
-def _newton(x, y, w, l2, theta0):
+def logistic_newton(x, y, w, l2, theta0):
     """Minimise the weighted cross-entropy (+ ridge on ``theta[1:]``) from ``theta0``.
 
     Newton's method with Armijo backtracking; stops when every gradient component is
@@ -119,12 +119,12 @@ def _separated(ss_min, ss_max, ds_min, ds_max):
     return (ds_max <= ss_min) | (ss_max <= ds_min)
 
 
-def _class_weight(size: int, weight: np.ndarray | None) -> np.ndarray:
+def class_weight(size: int, weight: np.ndarray | None) -> np.ndarray:
     """The prior-neutral weight of each score of one class: its share of half the total."""
     return np.full(size, 0.5 / size) if weight is None else 0.5 * weight / weight.sum()
 
 
-def _standardisation(m_ss, v_ss, m_ds, v_ds):
+def standardisation(m_ss, v_ss, m_ds, v_ds):
     """Centre and scale of the pooled background with the two classes weighted equally."""
     return 0.5 * (m_ss + m_ds), np.sqrt(0.5 * (v_ss + v_ds) + 0.25 * (m_ss - m_ds) ** 2)
 
@@ -225,13 +225,13 @@ class LogisticCalibrator(RefitsOnce, BaseCalibrator):
         l2 = self._l2()
         if l2 == 0 and _separated(ss.min(), ss.max(), ds.min(), ds.max()):
             raise ConvergenceError(_SEPARATED_TEXT)
-        centre, scale = _standardisation(*weighted_moments(ss, w_ss),
+        centre, scale = standardisation(*weighted_moments(ss, w_ss),
                                          *weighted_moments(ds, w_ds))
         self.centre_, self.scale_ = float(centre), float(scale)
         x = self._features(np.concatenate([ss, ds]))
         y = np.concatenate([np.ones(ss.size), np.zeros(ds.size)])
-        w = np.concatenate([_class_weight(ss.size, w_ss), _class_weight(ds.size, w_ds)])
-        self.theta_, self.n_iter_ = _newton(x, y, w, l2, np.zeros(x.shape[1]))
+        w = np.concatenate([class_weight(ss.size, w_ss), class_weight(ds.size, w_ds)])
+        self.theta_, self.n_iter_ = logistic_newton(x, y, w, l2, np.zeros(x.shape[1]))
         self.fitted_ = True
         return self
 
@@ -326,7 +326,7 @@ class LogisticCalibrator(RefitsOnce, BaseCalibrator):
         solved = []
         n_all = ss.size + ds.size
         per_chunk = max(1, CHUNK_DRAWS // max(ss.size, ds.size))  # rows of one draw chunk
-        capacity = per_chunk * -(-min(n, _MOMENT_ROWS) // per_chunk)
+        capacity = per_chunk * -(-min(n, MOMENT_ROWS) // per_chunk)
         block = np.empty((min(capacity, n), n_all))
         filled = 0
 
@@ -335,7 +335,7 @@ class LogisticCalibrator(RefitsOnce, BaseCalibrator):
             m1, m2, m3, m4, low_ss, low_ds = (2.0 * c for c in mom[:, taylor.extra_start :].T)
             d_ss, d_ds = m1, m3  # class means minus the full centre
             v_ss, v_ds = np.maximum(m2 - d_ss**2, 0.0), np.maximum(m4 - d_ds**2, 0.0)
-            centre, scale = _standardisation(d_ss, v_ss, d_ds, v_ds)
+            centre, scale = standardisation(d_ss, v_ss, d_ds, v_ds)
             centre = centre + full.centre_
             # draws on both sides of the centre in both classes: neither class is constant
             # and each class has a score beyond some score of the other (not separated)
@@ -387,7 +387,7 @@ class LogisticCalibrator(RefitsOnce, BaseCalibrator):
 #: Replicates whose moments are computed in one matrix product: OpenBLAS shares a product
 #: with few rows badly between threads on a busy machine (measured 10-40x slower per row
 #: below about 150 rows on 2 cores), so the draw counts of several chunks are collected.
-_MOMENT_ROWS = 192
+MOMENT_ROWS = 192
 #: Order K of the Taylor expansion of the logistic function in ``_TaylorModel``.
 _TAYLOR_ORDER = 12
 #: Radius of the Cauchy circle: sigma is analytic in the strip |Im z| < pi, and on the
@@ -649,7 +649,7 @@ def _batched_newton(x, y, w, l2, t_mat, theta, skip):
         failed |= ~np.isfinite(step).all(axis=1) | (np.max(np.abs(theta), axis=1) > 1e8)
         small = np.max(np.abs(step), axis=1) < _STEP_TOL * (1.0 + np.max(np.abs(theta), axis=1))
         newly = ~(converged | failed) & ((np.max(np.abs(grad), axis=1) < _GRAD_TOL) | small)
-        theta = theta - np.where(newly[:, None], step, 0.0)  # the polishing step of `_newton`
+        theta = theta - np.where(newly[:, None], step, 0.0)  # logistic_newton's polishing step
         converged |= newly
         active = ~(converged | failed)
         if not active.any():

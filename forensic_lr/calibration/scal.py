@@ -18,8 +18,7 @@ from .batched_newton import BATCH_FROM, MAX_ITER, in_row_blocks, projected_newto
 from .bootstrap_fits import BootstrapFits, RefitsOnce
 from .chebyshev_pieces import ChebyshevPieces, chebyshev_pieces
 from .grouping import GROUPED_FROM, distinct_weights, group_starts, pool
-from .logistic import LogisticCalibrator, _class_weight, _standardisation
-from .logistic import _newton as _logistic_newton
+from .logistic import LogisticCalibrator, class_weight, logistic_newton, standardisation
 
 
 class SaturationWarning(ForensicLRWarning):
@@ -282,7 +281,7 @@ def _grouped_fit(ss, ds, centre, scale, limit, w_ss=None, w_ds=None):
     w_g = np.concatenate([parts[0][1], parts[1][1]])
     sign_g = np.r_[np.full(parts[0][0].size, -1.0), np.full(parts[1][0].size, 1.0)]
     try:
-        line, _ = _logistic_newton(np.column_stack([np.ones(u_g.size), u_g]),
+        line, _ = logistic_newton(np.column_stack([np.ones(u_g.size), u_g]),
                                    (sign_g < 0).astype(np.float64), w_g, 1e-6, np.zeros(2))
     except ConvergenceError:
         return None
@@ -382,12 +381,12 @@ class SCalCalibrator(RefitsOnce, BaseCalibrator):
         ss, ds, w_ss, w_ds = self._validate_weighted(ss, ds, ss_weight, ds_weight)
         limit = float(self.max_abs_llr)
         # the standardisation of the logistic method (the start of the direct path)
-        centre, scale = _standardisation(*weighted_moments(ss, w_ss),
+        centre, scale = standardisation(*weighted_moments(ss, w_ss),
                                          *weighted_moments(ds, w_ds))
         self.centre_, self.scale_ = float(centre), float(scale)
         raw_u = (np.concatenate([ss, ds]) - self.centre_) / self.scale_
         raw_ss = np.r_[np.ones(ss.size, bool), np.zeros(ds.size, bool)]
-        raw_w = np.concatenate([_class_weight(ss.size, w_ss), _class_weight(ds.size, w_ds)])
+        raw_w = np.concatenate([class_weight(ss.size, w_ss), class_weight(ds.size, w_ds)])
         theta = None
         # separated classes have no strict minimum (the best fit is a step): the direct path
         separated = ss.min() > ds.max() or ss.max() < ds.min()

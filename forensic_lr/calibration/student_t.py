@@ -19,7 +19,7 @@ from .bootstrap_fits import BootstrapFits, RefitsOnce
 from .densities import student_t_logpdf
 from .exact_products import exact_sum_split
 from .grouping import GROUPED_FROM, distinct_weights, group_starts, pool
-from .logistic import _MOMENT_ROWS
+from .logistic import MOMENT_ROWS
 
 #: Range of the estimated degrees of freedom (the upper end is practically Gaussian).
 DF_MIN, DF_MAX = 0.5, 1000.0
@@ -628,10 +628,10 @@ class _Resamples:
         self.table = exact_sum_split(np.vander(v, 2 * SERIES_TERMS + 2, increasing=True),
                                      self.size)
         self.moments = np.empty((n, 2 * SERIES_TERMS + 2))
-        # the counts of _MOMENT_ROWS replicates per product (OpenBLAS shares a product of
+        # the counts of MOMENT_ROWS replicates per product (OpenBLAS shares a product of
         # few rows badly between threads: 2.6x slower per row at 40 rows than at 200 on 2
         # cores), but at most 8 draw chunks' worth (256 MB) however many scores
-        rows = min(_MOMENT_ROWS, max(per_chunk, 8 * CHUNK_DRAWS // self.points.size))
+        rows = min(MOMENT_ROWS, max(per_chunk, 8 * CHUNK_DRAWS // self.points.size))
         self.buffer = np.empty((min(n, per_chunk * -(-rows // per_chunk)), self.points.size))
         self.pending: list[np.ndarray] = []
 

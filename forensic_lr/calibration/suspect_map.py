@@ -12,8 +12,8 @@ from ..records import ParamRow
 from ..resampling import SourceSplit, bootstrap_index_chunks
 from .base import ExtraInput, number_option, param_row, weighted_moments
 from .bootstrap_fits import BootstrapFits, RefitsOnce, normal_pair_fits
-from .densities import normal_logpdf
-from .gaussian import TwoNormalsCalibrator, _row_moments
+from .densities import normal_logpdf, row_moments
+from .gaussian import TwoNormalsCalibrator
 
 
 def map_adapt(
@@ -316,8 +316,8 @@ class SuspectMAPCalibrator(RefitsOnce, TwoNormalsCalibrator):
         """
         train_ss, train_ds = self._validate(ss[split.train_ss], ds[split.train_ds])
         r = number_option(self.relevance, "relevance", strict=False)
-        m_pop, v_pop = (float(v) for v in _row_moments(train_ss))
-        m_ds, v_ds = (float(v) for v in _row_moments(train_ds))
+        m_pop, v_pop = (float(v) for v in row_moments(train_ss))
+        m_ds, v_ds = (float(v) for v in row_moments(train_ds))
         if sources is None:
             warnings.warn(_NO_SOURCES, ForensicLRWarning, stacklevel=2)
             models = ((m_pop, v_pop), (m_pop, v_pop))
@@ -341,8 +341,8 @@ class SuspectMAPCalibrator(RefitsOnce, TwoNormalsCalibrator):
         suspect, r = self._checked()
         params = []
         for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
-            m_pop, v_pop = _row_moments(ss[idx_ss])
-            m_ds, v_ds = _row_moments(ds[idx_ds])
+            m_pop, v_pop = row_moments(ss[idx_ss])
+            m_ds, v_ds = row_moments(ds[idx_ds])
             mean, var, _ = _adapt(m_pop, v_pop, suspect, r)
             params.append((mean, np.sqrt(var), m_ds, np.sqrt(v_ds), (v_pop == 0) | (v_ds == 0)))
             if progress is not None:

@@ -22,8 +22,8 @@ from ..records import ParamRow
 from ..resampling import bootstrap_index_chunks
 from .base import ExtraInput, number_option, param_row, weighted_moments
 from .bootstrap_fits import BootstrapFits, RefitsOnce, normal_pair_fits
-from .densities import normal_logpdf
-from .gaussian import TwoNormalsCalibrator, _row_moments
+from .densities import normal_logpdf, row_moments
+from .gaussian import TwoNormalsCalibrator
 
 #: Fewer unlabelled scores than this is an error: two Gaussians need more data.
 MIN_UNLABELLED = 10
@@ -383,8 +383,8 @@ class UnsupervisedCalibrator(RefitsOnce, TwoNormalsCalibrator):
         states, failed = [], []
         for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
             r_ss, r_ds = ss[idx_ss], ds[idx_ds]
-            m_ss, v_ss = _row_moments(r_ss)
-            m_ds, v_ds = _row_moments(r_ds)
+            m_ss, v_ss = row_moments(r_ss)
+            m_ds, v_ds = row_moments(r_ds)
             prior = np.vstack([m_ss, m_ds, v_ss, v_ds])
             bad = (v_ss == 0) | (v_ds == 0)
             state, done = _chord_solve(x, theta_hat, prior, tau, chord, skip=bad)
