@@ -112,12 +112,21 @@ class LRCalibrator(_Base):
         self.options = options
         self.prior = prior
 
-    def fit(self, X: Any, y: Any) -> Self:
-        """Fit the calibrator to the SS (``y`` same source) and DS scores of ``X``."""
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
+        """Fit the calibrator to the SS (``y`` same source) and DS scores of ``X``;
+        ``sample_weight`` (optional) is how often each score counts, passed on as the
+        calibrator's ``ss_weight`` and ``ds_weight`` (training stays prior-neutral)."""
         x = _scores(X)
         same = _is_same_source(y, x.size)
         self.calibrator_ = make_calibrator(self.method, **(self.options or {}))
-        self.calibrator_.fit(x[same], x[~same])
+        if sample_weight is None:
+            self.calibrator_.fit(x[same], x[~same])
+        else:
+            w = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
+            if w.size != x.size:
+                raise InputError(f"sample_weight has {w.size} values for {x.size} scores; "
+                                 "give one weight per score")
+            self.calibrator_.fit(x[same], x[~same], w[same], w[~same])
         self.classes_ = np.array([0, 1])
         self.n_features_in_ = 1
         return self

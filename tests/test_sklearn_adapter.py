@@ -106,3 +106,18 @@ def test_the_module_imports_and_keeps_parameters_without_scikit_learn():
             "print(e.fit(np.r_[1.0, 2, 3, 4], [0, 0, 1, 1]).predict_llr([0.5, 3.5]))\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_sample_weight_counts_as_repeated_scores():
+    """fit(X, y, sample_weight=counts) is the fit on the repeated rows (the calibrator
+    contract's weights, passed through)."""
+    from forensic_lr.sklearn import LRCalibrator
+
+    rng = np.random.default_rng(2)
+    x = np.r_[rng.normal(1.5, 1.0, 60), rng.normal(-1.0, 1.2, 140)]
+    y = np.r_[np.ones(60, int), np.zeros(140, int)]
+    counts = rng.integers(0, 4, x.size)
+    weighted = LRCalibrator("logistic").fit(x[:, None], y, sample_weight=counts)
+    repeated = LRCalibrator("logistic").fit(np.repeat(x, counts)[:, None], np.repeat(y, counts))
+    s = np.array([[-2.0], [0.0], [3.0]])
+    np.testing.assert_allclose(weighted.predict_llr(s), repeated.predict_llr(s), rtol=1e-9)
