@@ -283,17 +283,17 @@ def test_single_file_refuses_inputs_and_folders(tmp_path):
 _SLOW_RUN = textwrap.dedent("""
     import sys
     sys.path.insert(0, {root!r})
-    import forensic_lr.casework.pipeline as pipeline
+    import forensic_lr.casework.job as job
     from forensic_lr.cli import main
     {wait}
-    real = pipeline.run_case_full
+    real = job.run_case_full
 
     def slow(spec, **kwargs):  # the lock is held while the case is computed
         print("computing", flush=True)
         wait_for(sys.argv[1])
         return real(spec, **kwargs)
 
-    pipeline.run_case_full = slow
+    job.run_case_full = slow  # where run calls it (casework.job.CaseJob)
     sys.exit(main(["-q", "run", {case!r}, "--out", {out!r}, "--format", "json"]))
 """)
 
