@@ -27,13 +27,13 @@ import numpy as np
 from ..errors import InputError
 from .scores import (
     ColumnChoice,
-    _check_class,
-    _existing,
-    _json_rows,
-    _no_table_options,
-    _read_json,
-    _Rows,
-    _table_rows,
+    LabelledRows,
+    check_class_size,
+    existing_file,
+    json_rows,
+    no_table_options,
+    read_json,
+    table_rows,
     to_natural_llr,
 )
 from .tables import InputProvenance
@@ -76,19 +76,19 @@ class PairedScores:
 
 
 def _read_trials(path, score_columns: dict[str, ColumnChoice], id_column: str | None,
-                 options: dict) -> _Rows:
+                 options: dict) -> LabelledRows:
     """Rows of a labelled table or JSON list of objects (see the module docstring).
 
     ``options``: ``label_column``, ``source_column``, ``decimal``, ``sheet``.
     """
-    p = _existing(path)
+    p = existing_file(path)
     if p.suffix.lower() == ".npy":
         raise InputError(
             "a .npy file holds one class without labels; give a labelled CSV or JSON file",
             path=str(p),
         )
     if p.suffix.lower() == ".json":
-        data, provenance = _read_json(p)
+        data, provenance = read_json(p)
         if not (isinstance(data, list) and data and all(isinstance(d, dict) for d in data)):
             raise InputError(
                 "must be a list of objects with a 'label' and "
@@ -96,13 +96,13 @@ def _read_trials(path, score_columns: dict[str, ColumnChoice], id_column: str | 
                 + " key (one object per trial)",
                 path=str(p),
             )
-        _no_table_options(p, {k: options[k] for k in ("source_column", "decimal", "sheet")})
-        return _json_rows(data, p, provenance, score_columns, id_column,
+        no_table_options(p, {k: options[k] for k in ("source_column", "decimal", "sheet")})
+        return json_rows(data, p, provenance, score_columns, id_column,
                           options["label_column"])
-    return _table_rows(p, score_columns, id_column, **options)
+    return table_rows(p, score_columns, id_column, **options)
 
 
-def _match_ids(a: _Rows, b: _Rows, id_column: str) -> np.ndarray:
+def _match_ids(a: LabelledRows, b: LabelledRows, id_column: str) -> np.ndarray:
     """Row of B holding each row's trial of A (both hold exactly the same ids)."""
     order = np.argsort(b.ids)
     sorted_b = b.ids[order]
@@ -120,7 +120,7 @@ def _match_ids(a: _Rows, b: _Rows, id_column: str) -> np.ndarray:
     return order[pos]
 
 
-def _check_pairing(a: _Rows, b: _Rows, rows_b: np.ndarray, how: str) -> None:
+def _check_pairing(a: LabelledRows, b: LabelledRows, rows_b: np.ndarray, how: str) -> None:
     """Same label, and the same sources when both files have them, for every pair."""
     fix = "both files must hold the same trials"
     if how == "row order":
@@ -248,8 +248,8 @@ def load_paired_scores(
     is_ss = first.is_ss
     llr_a = to_natural_llr(first.scores[columns_ab[0]], log_base)
     llr_b = to_natural_llr(second.scores[columns_ab[1]][rows_b], log_base)
-    _check_class(llr_a[is_ss], "same-source (ss)", first.path)
-    _check_class(llr_a[~is_ss], "different-source (ds)", first.path)
+    check_class_size(llr_a[is_ss], "same-source (ss)", first.path)
+    check_class_size(llr_a[~is_ss], "different-source (ds)", first.path)
     sources = first.sources if first.sources is not None else (
         None if second.sources is None else second.sources[rows_b]
     )

@@ -344,7 +344,8 @@ def _json_text(value) -> str:
     return str(value)
 
 
-def _read_json(path: Path) -> tuple[object, InputProvenance]:
+def read_json(path: Path) -> tuple[object, InputProvenance]:
+    """The parsed JSON of a file and its provenance (also read by :mod:`.paired`)."""
     data, sha256, size = read_bytes(path)
     return load_json_bytes(data, str(path)), InputProvenance(
         name=str(path), size=size, sha256=sha256, format="json"
@@ -495,7 +496,7 @@ def _read_npy(path: Path, what: str) -> tuple[np.ndarray, InputProvenance]:
     return out, provenance
 
 
-def _no_table_options(path: Path, options: dict) -> None:
+def no_table_options(path: Path, options: dict) -> None:
     """Column, decimal and sheet options apply to tables only: refuse them elsewhere."""
     given = [k for k, v in options.items() if v is not None]
     if given:
@@ -508,7 +509,7 @@ def _no_table_options(path: Path, options: dict) -> None:
 
 # --------------------------------------------------------------------------- labelled rows
 @dataclass(frozen=True, eq=False)
-class _Rows:
+class LabelledRows:
     """The rows of one labelled file in file order: labels, score columns, sources, ids."""
 
     path: str
@@ -524,7 +525,7 @@ class _Rows:
         return f"{self.path}, {self.unit} {int(self.where[row])}"
 
 
-def _table_rows(
+def table_rows(
     path: Path,
     score_columns: dict[str, ColumnChoice],
     id_column: str | None = None,
@@ -533,7 +534,7 @@ def _table_rows(
     source_column: ColumnChoice = None,
     decimal: str | None = None,
     sheet: str | None = None,
-) -> _Rows:
+) -> LabelledRows:
     """Labels, score columns (role -> chosen column), sources and ids of a table."""
     table = read_table(
         path, _labelled_layout(score_columns, label_column, source_column, id_column),
@@ -546,15 +547,15 @@ def _table_rows(
         _check_ids(ids, table.where, table.location, table.provenance.columns["id"],
                    table.unit)
     sources = _table_sources(table, is_ss)
-    return _Rows(table.location, is_ss, scores, sources, ids, table.where, table.unit,
+    return LabelledRows(table.location, is_ss, scores, sources, ids, table.where, table.unit,
                  table.provenance)
 
 
-def _json_rows(
+def json_rows(
     data: list[dict], path: Path, provenance: InputProvenance,
     score_columns: dict[str, ColumnChoice], id_column: str | None = None,
     label_column: ColumnChoice = None,
-) -> _Rows:
+) -> LabelledRows:
     """Labels, score columns (role -> key, None: ``score``), sources and ids of a JSON list
     of objects (one per trial)."""
     for choice in (*score_columns.values(), label_column):
@@ -586,7 +587,7 @@ def _json_rows(
         **{**provenance.to_dict(), "rows": len(data),
            "columns": {"label": label_key, **score_keys}}
     )
-    return _Rows(str(path), is_ss, scores, _json_sources(data, is_ss, path), ids, items,
+    return LabelledRows(str(path), is_ss, scores, _json_sources(data, is_ss, path), ids, items,
                  "item", provenance)
 
 
@@ -612,7 +613,7 @@ def _check_ids(ids: np.ndarray, where: np.ndarray, path: str, column: str, unit:
 
 
 # --------------------------------------------------------------------------- readers
-def _existing(path) -> Path:
+def existing_file(path) -> Path:
     """``Path(path)`` of an existing regular file (:func:`~forensic_lr.io.paths.input_file`)."""
     return input_file(path, hint="check the path (relative paths start from the current "
                       "directory or the case file)")
@@ -673,17 +674,17 @@ def read_class_file(
     Parameters are those of :func:`read_score_file`, plus ``source_column`` (a column
     holding the source of each trial, by name or 1-based position).
     """
-    p = _existing(path)
+    p = existing_file(path)
     what = f"{label} " if label else ""
     suffix = p.suffix.lower()
     if suffix in (".npy", ".json"):
-        _no_table_options(p, {"score_column": score_column, "source_column": source_column,
+        no_table_options(p, {"score_column": score_column, "source_column": source_column,
                               "decimal": decimal, "sheet": sheet})
     if suffix == ".npy":
         values, provenance = _read_npy(p, what)
         return ClassScores(values, None, provenance)
     if suffix == ".json":
-        data, provenance = _read_json(p)
+        data, provenance = read_json(p)
         if not isinstance(data, list):
             raise InputError(f"must hold a JSON list of {what}scores", path=str(p))
         values = _json_numbers(data, p, "score")
@@ -724,7 +725,7 @@ def _json_sources(data: list[dict], is_ss: np.ndarray, path: Path) -> np.ndarray
     return pairs
 
 
-def _split(rows: _Rows):
+def _split(rows: LabelledRows):
     """``(ss, ds, ss_sources, ds_sources)`` from labelled rows (the ``score`` column)."""
     scores, labels, pairs = rows.scores["score"], rows.is_ss, rows.sources
     if pairs is None:
@@ -735,7 +736,7 @@ def _split(rows: _Rows):
 def _read_labelled(path, *, score_column=None, label_column=None, source_column=None,
                    decimal=None, sheet=None):
     """``(ss, ds, ss_sources, ds_sources, provenance)`` of one labelled file."""
-    p = _existing(path)
+    p = existing_file(path)
     suffix = p.suffix.lower()
     if suffix == ".npy":
         raise InputError(
@@ -744,11 +745,11 @@ def _read_labelled(path, *, score_column=None, label_column=None, source_column=
             path=str(p),
         )
     if suffix == ".json":
-        _no_table_options(p, {"source_column": source_column, "decimal": decimal,
+        no_table_options(p, {"source_column": source_column, "decimal": decimal,
                               "sheet": sheet})
-        data, provenance = _read_json(p)
+        data, provenance = read_json(p)
         if isinstance(data, dict) and set(data) == {"ss", "ds"}:
-            _no_table_options(p, {"score_column": score_column, "label_column": label_column})
+            no_table_options(p, {"score_column": score_column, "label_column": label_column})
             for key in ("ss", "ds"):
                 if not isinstance(data[key], list):
                     raise InputError(
@@ -761,18 +762,19 @@ def _read_labelled(path, *, score_column=None, label_column=None, source_column=
             )
             return ss, ds, None, None, provenance
         if isinstance(data, list) and data and all(isinstance(d, dict) for d in data):
-            rows = _json_rows(data, p, provenance, {"score": score_column}, None, label_column)
+            rows = json_rows(data, p, provenance, {"score": score_column}, None, label_column)
             return (*_split(rows), rows.provenance)
         raise InputError(
             'must be {"ss": [...], "ds": [...]} or a list of {"label": .., "score": ..}',
             path=str(p),
         )
-    rows = _table_rows(p, {"score": score_column}, label_column=label_column,
+    rows = table_rows(p, {"score": score_column}, label_column=label_column,
                        source_column=source_column, decimal=decimal, sheet=sheet)
     return (*_split(rows), rows.provenance)
 
 
-def _check_class(values: np.ndarray, name: str, where: str) -> None:
+def check_class_size(values: np.ndarray, name: str, where: str) -> None:
+    """Refuse a class with fewer than 2 scores, naming the class and the file (``where``)."""
     if values.size == 0:
         raise InputError(f"{where}: no {name} scores; the {name} class needs at least 2")
     if values.size < 2:
@@ -936,8 +938,8 @@ def load_scores(
         where = {"ss": str(ss), "ds": str(ds)}
     else:
         raise InputError("give both an ss and a ds file, or one labelled scores file")
-    _check_class(ss_values, "same-source (ss)", where["ss"])
-    _check_class(ds_values, "different-source (ds)", where["ds"])
+    check_class_size(ss_values, "same-source (ss)", where["ss"])
+    check_class_size(ds_values, "different-source (ds)", where["ds"])
     if log_base is not None:
         ss_values, ds_values = (
             to_natural_llr(ss_values, log_base),
