@@ -58,6 +58,7 @@ __all__ = [
     "LLRMetrics",
     "LabInfo",
     "MethodDescription",
+    "MethodMetrics",
     "MethodResult",
     "ParamRow",
     "PolicySetting",
@@ -539,6 +540,31 @@ class LLRMetrics(Record):
     #: bootstrap_metrics(...).to_dict(), when intervals were asked for
     ci: dict[str, Any] | None = None
     warnings: tuple[str, ...] = ()
+
+    @model_serializer(mode="wrap")
+    def _flat(self, handler) -> dict[str, Any]:
+        data = handler(self)
+        data.update(data.pop("metrics"))
+        if data["ci"] is None:
+            del data["ci"]
+        return data
+
+
+class MethodMetrics(Record):
+    """One method's cross-validated metrics in a study, as ``forensic-lr validate
+    --calibrate/--compare --json`` prints them
+    (:func:`forensic_lr.validation.study_method_metrics`).
+
+    In JSON the metrics stand at the top level beside ``method``, ``folds`` (None: leave
+    one source out, or LLRs validated as given) and ``folds_by``; ``ci`` only with
+    intervals.
+    """
+
+    method: str
+    folds: int | None
+    folds_by: Literal["trial", "source"] | None
+    metrics: dict[str, float | int | None]
+    ci: dict[str, Any] | None = None
 
     @model_serializer(mode="wrap")
     def _flat(self, handler) -> dict[str, Any]:

@@ -4,7 +4,7 @@
 by a shared trial-id column, or one file with two LLR columns; see
 :mod:`forensic_lr.io.paired`) and prints the paired comparison of
 :func:`forensic_lr.validation.bootstrap.compare_systems`.
-:func:`add_ci_arguments` and :func:`ci_record` give ``validate`` its bootstrap intervals.
+:func:`add_ci_arguments` and :func:`ci_options` give ``validate`` its bootstrap intervals.
 
 """
 
@@ -19,7 +19,6 @@ from ..errors import InputError
 
 if TYPE_CHECKING:
     from ..io.paired import PairedScores
-    from ..io.scores import ScoreSet
 from ..resampling import DEFAULT_LEVEL, DEFAULT_SEED, check_interval_options
 from .common import add_table_options, outside_interval, print_json, seed_value
 
@@ -51,20 +50,8 @@ def ci_options(args: argparse.Namespace) -> dict | None:
             "interval": args.interval}
 
 
-def ci_record(args: argparse.Namespace, data: ScoreSet, ss_llr, ds_llr) -> dict | None:
-    """``validate --ci bootstrap``: the intervals as a JSON-able dict (None without --ci)."""
-    options = ci_options(args)
-    if options is None:
-        return None
-    from ..validation import bootstrap_metrics  # scipy-heavy: imported when used
-
-    return bootstrap_metrics(
-        ss_llr, ds_llr, ss_sources=data.ss_sources, ds_sources=data.ds_sources, **options
-    ).to_dict()
-
-
 def print_ci(record: dict) -> None:
-    """Text table of :func:`ci_record`."""
+    """Text table of bootstrap intervals (``MetricIntervals.to_dict()``)."""
     pct = f"{100 * record['level']:g}%"
     from ..metrics.catalogue import metric
     from ..validation import INTERVALS

@@ -32,7 +32,7 @@ from .common import (
     seed_value,
     table_options,
 )
-from .compare import add_ci_arguments, ci_options, ci_record, print_ci
+from .compare import add_ci_arguments, ci_options, print_ci
 
 if TYPE_CHECKING:
     from ..output import OutputFolder
@@ -360,27 +360,23 @@ def _study(args: argparse.Namespace, *, criteria=None, intervals=None, about=Non
 def _raw_scores(args: argparse.Namespace, folder: OutputFolder | None) -> int:
     """``validate --calibrate M`` or ``--compare M1,M2``: cross-validated metrics per method.
 
-    JSON: one object (``--calibrate``) or a list (``--compare``), each
-    ``{"method", "folds", "folds_by", <Evaluation fields>[, "ci"]}``.
+    JSON: one object (``--calibrate``) or a list (``--compare``), each a
+    :class:`~forensic_lr.records.MethodMetrics`
+    (:func:`forensic_lr.validation.study_method_metrics`).
     """
+    from ..validation import study_method_metrics
+
     study, data = _study(args)
     if folder is not None:
         _write_plots(folder, *study.arrays.llrs[study.methods[0].method],
                      xlabel="out-of-fold log10 LR")
-    rows = []
-    for m in study.methods:
-        cross_validated = m.method != "none"  # "none": the given LLRs, validated as they are
-        row = {"method": m.method, "folds": args.folds if cross_validated else None,
-               **m.metrics, "folds_by": study.folds_by if cross_validated else None}
-        ci = ci_record(args, data, *study.arrays.llrs[m.method])
-        if ci is not None:
-            row["ci"] = ci
-        rows.append(row)
+    rows = study_method_metrics(study, metric_intervals=ci_options(args),
+                                ss_sources=data.ss_sources, ds_sources=data.ds_sources)
     if args.json:
         print_json(rows if args.compare else rows[0])
         return EXIT_OK
-    keys = [k for k in rows[0] if k not in ("method", "folds", "folds_by", "ci")]
-    if [row["method"] for row in rows] == ["none"]:
+    keys = list(rows[0].metrics)
+    if [row.method for row in rows] == ["none"]:
         print("metrics of the given LLRs (validated as they are: no calibration, no "
               "cross-validation)")
     else:
@@ -390,13 +386,14 @@ def _raw_scores(args: argparse.Namespace, folder: OutputFolder | None) -> int:
     print(f"{'method':<10}" + "".join(f"{k:>10}" for k in keys))
     for row in rows:
         cells = "".join(
-            f"{row[k]:>10.4g}" if isinstance(row[k], float) else f"{row[k]!s:>10}" for k in keys
+            f"{v:>10.4g}" if isinstance(v, float) else f"{v!s:>10}"
+            for v in (row.metrics[k] for k in keys)
         )
-        print(f"{row['method']:<10}{cells}")
+        print(f"{row.method:<10}{cells}")
     for row in rows:
-        if "ci" in row:
-            print(f"{row['method']}:")
-            print_ci(row["ci"])
+        if row.ci is not None:
+            print(f"{row.method}:")
+            print_ci(row.ci)
     if args.plots and not args.quiet:
         print(f"figures of the out-of-fold LLRs written to {args.plots}")
     return EXIT_OK

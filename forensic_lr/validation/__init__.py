@@ -25,7 +25,7 @@ from .compare import (
     placement_values,
 )
 from .criteria import check_criteria
-from .llr_metrics import validate_llr_set
+from .llr_metrics import study_method_metrics, validate_llr_set
 from .study import run_validation_study
 
 __all__ = [
@@ -45,5 +45,6 @@ __all__ = [
     "placement_values",
     "run_validation_study",
     "source_folds",
+    "study_method_metrics",
     "validate_llr_set",
 ]

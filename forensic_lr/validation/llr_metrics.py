@@ -24,10 +24,10 @@ from ..errors import InputError, RawScoreWarning, SwappedClassesWarning
 from ..metrics import evaluate_llrs
 from ..metrics.dcf import dcf, min_dcf
 from ..metrics.llr_checks import raw_score_signs, swapped_sign
-from ..records import DCFRow, LLRMetrics
+from ..records import DCFRow, LLRMetrics, MethodMetrics, ValidationStudy
 from .bootstrap import bootstrap_metrics
 
-__all__ = ["raw_score_warning", "validate_llr_set"]
+__all__ = ["raw_score_warning", "study_method_metrics", "validate_llr_set"]
 
 
 def raw_score_warning(signs: Sequence[str]) -> str:
@@ -123,3 +123,28 @@ def validate_llr_set(
         warnings.warn(text, category, stacklevel=2)
     return LLRMetrics(metrics=asdict(evaluate_llrs(ss, ds, check=False)), dcf=rows, ci=ci,
                       warnings=tuple(text for text, _ in found))
+
+
+def study_method_metrics(
+    study: ValidationStudy, *, metric_intervals: Mapping[str, Any] | None = None,
+    ss_sources=None, ds_sources=None,
+) -> tuple[MethodMetrics, ...]:
+    """Each method's cross-validated metrics of a study, with optional bootstrap intervals
+    of its out-of-fold LLRs: what ``forensic-lr validate --calibrate/--compare`` prints.
+
+    ``metric_intervals``: keyword arguments of
+    :func:`~forensic_lr.validation.bootstrap_metrics`; ``ss_sources``, ``ds_sources``: the
+    trials' source ids, for resampling by source. A method validated as given (``"none"``)
+    has no folds.
+    """
+    rows = []
+    for m in study.methods:
+        cross_validated = m.method != "none"  # "none": the given LLRs, validated as they are
+        ci = None
+        if metric_intervals is not None:
+            ci = bootstrap_metrics(*study.arrays.llrs[m.method], ss_sources=ss_sources,
+                                   ds_sources=ds_sources, **metric_intervals).to_dict()
+        rows.append(MethodMetrics(
+            method=m.method, folds=m.folds if cross_validated else None,
+            folds_by=study.folds_by if cross_validated else None, metrics=m.metrics, ci=ci))
+    return tuple(rows)

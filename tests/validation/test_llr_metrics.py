@@ -62,3 +62,28 @@ def test_raw_scores_warn_in_the_record_and_as_a_warning():
 def test_a_prior_outside_0_1_is_an_input_error():
     with pytest.raises(InputError, match=r"prior 1\.5"):
         validate_llr_set(SS, DS, priors=[1.5])
+
+
+def test_study_method_metrics_are_those_of_the_out_of_fold_llrs():
+    """Each row's metrics equal evaluate_llrs on that method's out-of-fold LLRs; leave one
+    source out has no fold count (null, as in validation.json); intervals only on request."""
+    from dataclasses import asdict
+
+    from forensic_lr.metrics import evaluate_llrs
+    from forensic_lr.validation import run_validation_study, study_method_metrics
+
+    rng = np.random.default_rng(4)
+    ss, ds = rng.normal(2.0, 1.0, 40), rng.normal(-1.0, 1.0, 80)
+    src_ss, src_ds = np.arange(40) % 8, np.arange(80) % 8
+    study = run_validation_study(ss, ds, methods=("logistic", "gaussian"), folds=None,
+                                 seed=2, ss_sources=src_ss, ds_sources=src_ds)
+    rows = study_method_metrics(study)
+    for row in rows:
+        expected = asdict(evaluate_llrs(*study.arrays.llrs[row.method], check=False))
+        assert row.metrics == pytest.approx(expected, rel=1e-12, nan_ok=True)
+        assert (row.folds, row.folds_by, row.ci) == (None, "source", None)
+    data = json.loads(rows[0].to_json())
+    assert data["method"] == "logistic" and data["folds"] is None and "cllr" in data
+    (with_ci, _) = study_method_metrics(study, metric_intervals={"n": 50, "seed": 1},
+                                        ss_sources=src_ss, ds_sources=src_ds)
+    assert with_ci.ci["by"] == "source" and with_ci.ci["n"] == 50
