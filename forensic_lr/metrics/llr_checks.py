@@ -131,7 +131,9 @@ def swapped_sign(ss, ds, *, what: str = "values",
     -------
     str or None
         A sentence when the mean of ``ss`` lies below the mean of ``ds`` (NaN values left
-        out; undefined means, such as ``inf - inf``, give None).
+        out; undefined means, such as ``inf - inf``, give None). When a mean is infinite
+        (one LR of 0 or infinity among the values), the medians are compared instead: one
+        infinite value says nothing about the direction of the rest.
 
     Notes
     -----
@@ -141,19 +143,22 @@ def swapped_sign(ss, ds, *, what: str = "values",
     by chance too, which is also worth a look.
     """
     mean_ss, mean_ds = _mean(ss), _mean(ds)
+    centre = "mean"
+    if math.isinf(mean_ss) or math.isinf(mean_ds):
+        mean_ss, mean_ds, centre = _median(ss), _median(ds), "median"
     if not mean_ss < mean_ds:  # NaN: undefined, no sign
         return None
     check = "check that the same-source and different-source values are not swapped"
     if direction == "lower_is_similar":
         return (
-            f"the mean same-source distance ({-mean_ss:.4g}) lies above the mean "
+            f"the {centre} same-source distance ({-mean_ss:.4g}) lies above the {centre} "
             f"different-source one ({-mean_ds:.4g}), but lower distances must support the "
             f"same-source proposition: {check}, and that the scores are distances"
         )
     one = what[:-1] if what.endswith("s") else what
     tail = ", and that the scores are not distances" if what == "scores" else ""
     return (
-        f"the mean same-source {one} ({mean_ss:.4g}) lies below the mean different-source "
+        f"the {centre} same-source {one} ({mean_ss:.4g}) lies below the {centre} different-source "
         f"one ({mean_ds:.4g}), but higher {what} must support the same-source "
         f"proposition: {check}{tail}"
     )
@@ -169,6 +174,12 @@ def _mean(values) -> float:
             kept = _without_nan(values)
             mean = float(kept.mean()) if kept.size else math.nan
     return mean
+
+
+def _median(values) -> float:
+    """Median without NaN values (NaN when none is left)."""
+    kept = _without_nan(np.asarray(values, dtype=np.float64).ravel())
+    return float(np.median(kept)) if kept.size else math.nan
 
 
 def warn_if_not_llrs(ss_llr, ds_llr, *, presorted: bool = False,

@@ -165,3 +165,14 @@ def test_presorted_signs_equal_the_unsorted_ones(ss, ds):
     values in any order (which tests/cli/test_guard_rails.py pins to their definitions)."""
     assert metrics.llr_checks.raw_score_signs(np.sort(ss), np.sort(ds), presorted=True) == (
         metrics.llr_checks.raw_score_signs(ss, ds))
+
+
+def test_one_infinite_llr_does_not_make_the_classes_look_swapped():
+    """A single LR of infinity among the different-source values (a misleading trial) makes
+    the DS mean infinite; the medians (2 vs -2 here, by hand) decide instead."""
+    from forensic_lr.metrics.llr_checks import swapped_sign
+
+    ss = np.array([1.0, 2.0, 3.0])
+    assert swapped_sign(ss, np.array([-3.0, -2.0, -1.0, np.inf])) is None
+    text = swapped_sign(-ss, np.array([1.0, 2.0, 3.0, -np.inf]))
+    assert text is not None and "median same-source value (-2)" in text
