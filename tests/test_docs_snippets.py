@@ -1,8 +1,9 @@
 """Every block fenced as ```python in README.md, docs/ and the examples' READMEs runs as written.
 
 Each page's blocks run in order in one fresh interpreter (as a reader pastes them into one
-session), from the repository root, as the pages say. A block that fails names its page and
-the block's first line.
+session), from the repository root as the pages say - a temporary folder holding links to
+every top-level entry of the repository, so that a file a snippet writes lands there and not
+in the checkout. A block that fails names its page and the block's first line.
 """
 
 from __future__ import annotations
@@ -42,10 +43,15 @@ def test_the_pages_with_python_blocks_are_found():
 
 @pytest.mark.parametrize("page", _pages(), ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_every_python_block_runs_as_written(page: Path, tmp_path: Path):
+    for entry in ROOT.iterdir():
+        if entry.name != ".git":
+            (tmp_path / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+    before = {p.name for p in ROOT.iterdir()}
     env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-c", _program(page)], cwd=ROOT, env=env,
+    done = subprocess.run([sys.executable, "-c", _program(page)], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=300)
     last = [line for line in done.stdout.splitlines() if line.startswith("--- ")]
     assert done.returncode == 0, (
         f"{page.relative_to(ROOT)}: the block at {last[-1][4:] if last else 'the start'} "
         f"failed:\n{done.stderr[-3000:]}")
+    assert {p.name for p in ROOT.iterdir()} == before, "a snippet wrote into the checkout"
