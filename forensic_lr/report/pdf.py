@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import logging
 import os
+import threading
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -16,6 +17,9 @@ from ..errors import ForensicLRError, InputError, excerpt
 from ..parallel import collector_paused
 from .archive import ARCHIVE_VARIANT, Archive
 from .render import reaches_outside
+
+#: Held while a PDF is rendered (the pinned clock and the log handler are process-wide).
+_RENDERING = threading.Lock()
 
 
 class FetchRefused(ForensicLRError):
@@ -140,12 +144,20 @@ def html_to_pdf(html: str, *, roots, fetcher: SafeFetcher | None = None,
         The HTML asks for a resource the fetcher refuses (``fetcher.refused`` lists
         them), or one that fails to load.
     """
-    import weasyprint
-
     fetcher = fetcher or SafeFetcher(roots)
     base = Path(next(iter(roots))).resolve().as_uri() + "/"
     # Embedded font subsets carry a "modified" timestamp (fontTools); SOURCE_DATE_EPOCH
-    # pins it so that the PDF bytes do not depend on the clock.
+    # pins it so that the PDF bytes do not depend on the clock. The variable and the log
+    # handler are process-wide: one PDF is rendered at a time (threads of the web server
+    # wait), so that one render's restore never undoes another's setting.
+    with _RENDERING:
+        return _render_pinned(html, base, archive, fetcher)
+
+
+def _render_pinned(html: str, base: str, archive: Archive | None, fetcher: SafeFetcher) -> bytes:
+    """:func:`html_to_pdf`'s render, with the clock pinned and the renderer's log read."""
+    import weasyprint
+
     saved = os.environ.get("SOURCE_DATE_EPOCH")
     os.environ["SOURCE_DATE_EPOCH"] = "0"
     logger = logging.getLogger("weasyprint")
