@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .defaults import DEFAULT_DRAWS, DEFAULT_INTERVAL, DEFAULT_LEVEL, DEFAULT_SEED
 from .errors import InputError
 from .limits import check_count
 from .records import Serialisable
@@ -39,17 +40,6 @@ __all__ = [
     "stage_progress",
     "trial_counts",
 ]
-
-#: The default random seed of cases and studies (the case file's ``[uncertainty] seed``): a case
-#: and a validation study of the same data use the same folds unless told otherwise.
-DEFAULT_SEED = 20261122
-
-#: The level of every interval unless told otherwise (case file, command line, library).
-DEFAULT_LEVEL = 0.95
-#: The interval of a reported LR unless told otherwise (case file, ``calibrate``, library).
-DEFAULT_INTERVAL = "bootstrap"
-#: Default number of draws per interval kind (bootstrap replicates, posterior samples).
-DEFAULT_DRAWS = {"bootstrap": 1000, "bayes": 4000, "none": 0}
 
 #: Fewest replicates (bootstrap draws or posterior draws) a reported interval may rest on.
 MIN_REPLICATES = 100

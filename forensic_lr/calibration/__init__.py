@@ -16,6 +16,7 @@ import inspect
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..defaults import DEFAULT_CALIBRATOR
 from ..errors import InputError
 
 if TYPE_CHECKING:
@@ -33,9 +34,6 @@ _REGISTRY: dict[str, tuple[str, str]] = {
     "scal": ("scal", "SCalCalibrator"),
     "student_t": ("student_t", "StudentTCalibrator"),
 }
-#: The method of a case file without ``[method] calibrator``, of ``forensic-lr calibrate``
-#: without ``--method`` and of every library function that takes a calibrator.
-DEFAULT_CALIBRATOR = "bayes"
 #: Other public names of this package -> their module.
 _EXPORTS = {
     "BaseCalibrator": "base",

@@ -36,8 +36,12 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as for any command whose reader stopped
 __all__ = ["main"]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser of every command (``-v/-q`` accepted before or after the command name)."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command (``-v/-q`` accepted before or after the command name).
+
+    ``command``: the command about to run, when known; ``calibrate``'s options for the
+    calibrators' extra inputs are built only for it (or when no command is known).
+    """
     parser = argparse.ArgumentParser(
         prog="forensic-lr",
         description="Calibrated likelihood ratios, method validation and expert reports.",
@@ -47,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     validate.add_parser(sub)
-    calibrate.add_parser(sub)
+    calibrate.add_parser(sub, extra_inputs_options=command in (None, "calibrate"))
     case.add_parsers(sub)
     check.add_parser(sub)
     docs.add_parser(sub)
@@ -64,7 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the process exit status."""
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = next((a for a in argv if not a.startswith("-")), "")
+    args = build_parser(command).parse_args(argv)
     try:
         with warnings.catch_warnings():
             if not args.verbose:

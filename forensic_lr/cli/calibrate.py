@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import argparse
 
-from ..calibration import DEFAULT_CALIBRATOR, extra_inputs, make_calibrator, method_names
+from ..calibration import extra_inputs, make_calibrator, method_names
+from ..defaults import DEFAULT_CALIBRATOR, DEFAULT_INTERVAL, DEFAULT_LEVEL, DEFAULT_SEED
 from ..errors import InputError
-from ..resampling import DEFAULT_INTERVAL, DEFAULT_LEVEL, DEFAULT_SEED
 from .common import (
     EXIT_OK,
     add_table_options,
@@ -26,8 +26,13 @@ from .common import (
 )
 
 
-def add_parser(sub) -> None:
-    """Add the ``calibrate`` subcommand."""
+def add_parser(sub, *, extra_inputs_options: bool = True) -> None:
+    """Add the ``calibrate`` subcommand.
+
+    ``extra_inputs_options``: add the options of the calibrators' extra score inputs (as the
+    calibrator classes declare them, which loads every calibrator module); left out when
+    another command runs, so that its start-up does not pay for them.
+    """
     p = sub.add_parser(
         "calibrate", help="calibrated LR of evidence score(s) from background SS/DS scores"
     )
@@ -37,7 +42,8 @@ def add_parser(sub) -> None:
                    choices=method_names(),
                    help=f"calibration method (default {DEFAULT_CALIBRATOR}, as a case file "
                    "without [method]; --calibrator: same)")
-    for key, (spec, method) in extra_inputs().items():  # as the calibrators declare them
+    declared = extra_inputs().items() if extra_inputs_options else ()
+    for key, (spec, method) in declared:  # as the calibrators declare them
         p.add_argument(spec.flag, dest=key, metavar="FILE", help=f"{spec.help} ("
                        f"{'required by' if spec.required else 'only with'} --method {method})")
     p.add_argument(

@@ -19,7 +19,7 @@ from ..errors import InputError
 
 if TYPE_CHECKING:
     from ..io.paired import PairedScores
-from ..resampling import DEFAULT_LEVEL, DEFAULT_SEED, check_interval_options
+from ..defaults import DEFAULT_LEVEL, DEFAULT_SEED
 from .common import add_table_options, outside_interval, print_json, seed_value
 
 
@@ -137,7 +137,9 @@ def _load(args: argparse.Namespace) -> PairedScores:
 def _cmd_compare(args: argparse.Namespace) -> int:
     """``forensic-lr compare``: paired comparison, as text or JSON."""
     from ..output import check_output_file
+    from ..resampling import check_interval_options
     from ..validation import compare_systems  # scipy-heavy: imported when used
+
 
     check_interval_options(args.n, args.level, n_name="--n", level_name="--level")
     inputs = [f for f in (args.a, args.b, args.scores) if f]

@@ -10,7 +10,6 @@ import argparse
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from ..io.matrix import read_labels, read_matrix
 from .common import add_table_options, print_json
 
 if TYPE_CHECKING:
@@ -59,6 +58,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def _load(logits_path: str, labels_path: str, what: str, args: argparse.Namespace):
+    from ..io.matrix import read_labels, read_matrix  # numpy: imported when used
     from ..studies.multiclass import check_labels
 
     z = read_matrix(logits_path, what=f"{what} logits", decimal=args.decimal, sheet=args.sheet)

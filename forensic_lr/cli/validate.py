@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..calibration import method_names
+from ..defaults import DEFAULT_SEED
 from ..errors import InputError
 from ..limits import check_count
-from ..resampling import DEFAULT_SEED, check_interval_options
 from .common import (
     EXIT_OK,
     Stages,
@@ -143,6 +143,8 @@ def run(args: argparse.Namespace) -> int:
     _refuse_ignored(args)
     check_count("folds", args.folds, "--folds")
     if args.ci == "bootstrap":
+        from ..resampling import check_interval_options
+
         check_interval_options(args.n, args.level, n_name="--n", level_name="--level")
     _from_case(args)
     _check_inputs(args)

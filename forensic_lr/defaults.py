@@ -1,0 +1,24 @@
+"""The defaults every face shares: a case file, the command line, the library and the web app.
+
+One definition each, with no imports, so that the command line can show them without
+loading the numerical stack.
+"""
+
+from __future__ import annotations
+
+__all__ = ["DEFAULT_CALIBRATOR", "DEFAULT_DRAWS", "DEFAULT_INTERVAL", "DEFAULT_LEVEL",
+           "DEFAULT_SEED"]
+
+#: The calibration method of a case file without ``[method]``, of ``calibrate`` without
+#: ``--method`` and of the library's functions without a calibrator.
+DEFAULT_CALIBRATOR = "bayes"
+#: The default random seed of cases and studies (the case file's ``[uncertainty] seed``): a case
+#: and a validation study of the same data use the same folds unless told otherwise.
+DEFAULT_SEED = 20261122
+
+#: The level of every interval unless told otherwise (case file, command line, library).
+DEFAULT_LEVEL = 0.95
+#: The interval of a reported LR unless told otherwise (case file, ``calibrate``, library).
+DEFAULT_INTERVAL = "bootstrap"
+#: Default number of draws per interval kind (bootstrap replicates, posterior samples).
+DEFAULT_DRAWS = {"bootstrap": 1000, "bayes": 4000, "none": 0}
