@@ -12,21 +12,21 @@ import numpy as np
 
 from .._checks import check_pair
 from ..records import Serialisable
-from .cllr import _block_cllr, _cllr, cllr, cllr_cal, min_cllr
+from .cllr import block_cllr, cllr, cllr_cal, cllr_of_arrays, min_cllr
 from .dcf import APECurve, ape_curve, bayes_threshold, dcf, min_dcf, normalized_bayes_error
 from .ece import ECECurve, ece_curve
-from .evidence import TippettData, _devpav, devpav, rmed, rmep, tippett, tippett_counts
+from .evidence import TippettData, devpav, devpav_of_fit, rmed, rmep, tippett, tippett_counts
 from .llr_checks import warn_if_not_llrs
 from .pav import PAVFit, _fit_runs, _sorted_runs, pav_fit, pav_llr
 from .roc import (
     ROC,
-    _auc,
-    _crossing,
-    _hull,
     auc,
+    auc_of_groups,
     det_points,
     eer,
+    eer_crossing,
     eer_interpolated,
+    hull_roc,
     roc,
     roc_convex_hull,
 )
@@ -148,18 +148,18 @@ def evaluate_llrs(ss_llr, ds_llr, *, check: bool = True) -> Evaluation:
     grouped = _sorted_runs(ss, ds, presorted=True)
     fit = _fit_runs(grouped)
     # Cllr in input order: bit-identical to cllr(ss_llr, ds_llr)
-    actual, minimum = _cllr(ss_raw, ds_raw), _block_cllr(fit)
+    actual, minimum = cllr_of_arrays(ss_raw, ds_raw), block_cllr(fit)
     return Evaluation(
         n_ss=int(ss.size),
         n_ds=int(ds.size),
         cllr=actual,
         min_cllr=minimum,
         cllr_cal=actual - minimum,
-        eer=_crossing(_hull(fit)),
-        auc=_auc(grouped),
+        eer=eer_crossing(hull_roc(fit)),
+        auc=auc_of_groups(grouped),
         rmep=float(np.searchsorted(ss, 0.0, side="left") / ss.size),  # share < 0
         rmed=float((ds.size - np.searchsorted(ds, 0.0, side="right")) / ds.size),  # share > 0
-        devpav=_devpav(fit),
+        devpav=devpav_of_fit(fit),
     )
 
 

@@ -11,7 +11,7 @@ from .pav import PAVFit, _pav_blocks
 _CHUNK = 1000  # 1000 factors in (1, 2] multiply to at most 2**1000 < 1.8e308: no overflow
 
 
-def _softplus_sum(x: np.ndarray) -> float:
+def softplus_sum(x: np.ndarray) -> float:
     """``sum(log(1 + e^x))`` in the log domain, about twice as fast as ``logaddexp``.
 
     ``log(1 + e^x) = max(x, 0) + log(1 + e^-|x|)``; the second terms are summed as the
@@ -30,9 +30,9 @@ def _softplus_sum(x: np.ndarray) -> float:
     return float(np.sum(u) + tail)
 
 
-def _cllr(ss: np.ndarray, ds: np.ndarray) -> float:
+def cllr_of_arrays(ss: np.ndarray, ds: np.ndarray) -> float:
     """Cllr in bits of validated arrays (see :func:`cllr`)."""
-    return float((_softplus_sum(-ss) / ss.size + _softplus_sum(ds) / ds.size) / (2 * LN2))
+    return float((softplus_sum(-ss) / ss.size + softplus_sum(ds) / ds.size) / (2 * LN2))
 
 
 def _softplus(x: np.ndarray) -> np.ndarray:
@@ -40,7 +40,7 @@ def _softplus(x: np.ndarray) -> np.ndarray:
     return np.logaddexp(0.0, x)
 
 
-def _block_cllr(fit: PAVFit) -> float:
+def block_cllr(fit: PAVFit) -> float:
     """Cllr of the PAV LLRs from block counts (no pass over the trials).
 
     Blocks without SS have llr -inf and carry no SS cost (and vice versa), so the
@@ -77,7 +77,7 @@ def cllr(ss_llr, ds_llr) -> float:
     .. [1] N. Brummer, J. du Preez, "Application-independent evaluation of speaker
            detection", Computer Speech and Language 20 (2006) 230-275.
     """
-    return _cllr(*check_pair(ss_llr, ds_llr))
+    return cllr_of_arrays(*check_pair(ss_llr, ds_llr))
 
 
 def min_cllr(ss_llr, ds_llr) -> float:
@@ -106,7 +106,7 @@ def min_cllr(ss_llr, ds_llr) -> float:
     .. [1] N. Brummer, J. du Preez, "Application-independent evaluation of speaker
            detection", Computer Speech and Language 20 (2006) 230-275.
     """
-    return _block_cllr(_pav_blocks(*check_pair(ss_llr, ds_llr)))
+    return block_cllr(_pav_blocks(*check_pair(ss_llr, ds_llr)))
 
 
 def cllr_cal(ss_llr, ds_llr) -> float:
@@ -133,4 +133,4 @@ def cllr_cal(ss_llr, ds_llr) -> float:
            detection", Computer Speech and Language 20 (2006) 230-275.
     """
     ss, ds = check_pair(ss_llr, ds_llr)
-    return _cllr(ss, ds) - _block_cllr(_pav_blocks(ss, ds))
+    return cllr_of_arrays(ss, ds) - block_cllr(_pav_blocks(ss, ds))

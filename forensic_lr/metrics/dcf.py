@@ -15,7 +15,7 @@ from scipy.special import expit, logit
 from .._checks import as_score_array, check_pair
 from ..records import Serialisable
 from .pav import PAVFit, _pav_blocks
-from .roc import _hull
+from .roc import hull_roc
 
 
 def bayes_threshold(p_target: float, c_miss: float = 1.0, c_fa: float = 1.0) -> float:
@@ -141,7 +141,7 @@ def min_dcf(ss_llr, ds_llr, p_target, c_miss=1.0, c_fa=1.0, normalize=False) -> 
            detection", Computer Speech and Language 20 (2006) 230-275.
     """
     _check_operating_point(p_target, c_miss, c_fa)
-    hull = _hull(_pav_blocks(*check_pair(ss_llr, ds_llr)))
+    hull = hull_roc(_pav_blocks(*check_pair(ss_llr, ds_llr)))
     costs = p_target * c_miss * hull.p_miss + (1 - p_target) * c_fa * hull.p_fa
     return float(costs.min() / _normalizer(p_target, c_miss, c_fa, normalize))
 

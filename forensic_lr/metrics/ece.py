@@ -10,7 +10,7 @@ from scipy.special import expit
 from .._checks import as_score_array, check_pair
 from .._numbers import LN2, LN10
 from ..records import Serialisable
-from .cllr import _softplus_sum
+from .cllr import softplus_sum
 from .pav import PAVFit, _pav_blocks
 
 
@@ -36,8 +36,8 @@ def _ece(cost_ss: np.ndarray, cost_ds: np.ndarray, grid: np.ndarray) -> np.ndarr
 
 def _ece_of_llrs(ss, ds, grid) -> np.ndarray:
     """ECE of LLRs: one vectorised pass over the trials per grid point (no n x grid matrix)."""
-    cost_ss = np.array([_softplus_sum(-(ss + g)) for g in grid]) / ss.size
-    cost_ds = np.array([_softplus_sum(ds + g) for g in grid]) / ds.size
+    cost_ss = np.array([softplus_sum(-(ss + g)) for g in grid]) / ss.size
+    cost_ds = np.array([softplus_sum(ds + g) for g in grid]) / ds.size
     return _ece(cost_ss, cost_ds, grid)
 
 

@@ -181,10 +181,11 @@ def devpav(ss_llr, ds_llr) -> float:
            systems: a comparison of four metrics, including a new metric devPAV",
            Forensic Science International 321 (2021) 110722.
     """
-    return _devpav(pav_fit(*check_pair(ss_llr, ds_llr)))
+    return devpav_of_fit(pav_fit(*check_pair(ss_llr, ds_llr)))
 
 
-def _devpav(fit: PAVFit) -> float:
+def devpav_of_fit(fit: PAVFit) -> float:
+    """devPAV (see :func:`devpav`) of an existing PAV fit."""
     finite = np.isfinite(fit.llr) & np.isfinite(fit.block_low) & np.isfinite(fit.block_high)
     if not finite.any():
         return float("nan")

@@ -50,7 +50,8 @@ def _roc(groups: _TieGroups) -> ROC:
     return _roc_from_counts(groups.values, groups.n_ss, groups.n_ds)
 
 
-def _hull(fit: PAVFit) -> ROC:
+def hull_roc(fit: PAVFit) -> ROC:
+    """The ROC convex hull (ROCCH) of a PAV fit: one point per block edge."""
     return _roc_from_counts(fit.block_high, fit.n_ss, fit.n_ds)
 
 
@@ -106,10 +107,10 @@ def roc_convex_hull(ss, ds) -> ROC:
     .. [1] T. Fawcett, A. Niculescu-Mizil, "PAV and the ROC convex hull", Machine
            Learning 68 (2007) 97-106.
     """
-    return _hull(_pav_blocks(*check_pair(ss, ds, names=("ss", "ds"))))
+    return hull_roc(_pav_blocks(*check_pair(ss, ds, names=("ss", "ds"))))
 
 
-def _crossing(curve: ROC) -> float:
+def eer_crossing(curve: ROC) -> float:
     """Where the piecewise-linear curve through the points crosses p_miss = p_fa."""
     d = curve.p_miss - curve.p_fa  # rises from -1 to +1
     i = int(np.searchsorted(d, 0.0, side="left"))
@@ -146,7 +147,7 @@ def eer(ss, ds) -> float:
     .. [1] D. A. van Leeuwen, ROCAnalysis.jl documentation (``eerch``).
     .. [2] N. Brummer, E. de Villiers, "The BOSARIS toolkit user guide", 2011.
     """
-    return _crossing(roc_convex_hull(ss, ds))
+    return eer_crossing(roc_convex_hull(ss, ds))
 
 
 def eer_interpolated(ss, ds) -> float:
@@ -172,10 +173,11 @@ def eer_interpolated(ss, ds) -> float:
     ----------
     .. [1] D. A. van Leeuwen, ROCAnalysis.jl documentation (``eer``).
     """
-    return _crossing(roc(ss, ds))
+    return eer_crossing(roc(ss, ds))
 
 
-def _auc(groups: _TieGroups) -> float:
+def auc_of_groups(groups: _TieGroups) -> float:
+    """AUC = P(s_ss > s_ds) + 0.5 P(s_ss = s_ds) from the tie groups, ascending."""
     ds_below = np.cumsum(groups.n_ds) - groups.n_ds
     wins = np.dot(groups.n_ss, ds_below + 0.5 * groups.n_ds)
     return float(wins / (float(groups.n_ss.sum()) * float(groups.n_ds.sum())))
@@ -205,7 +207,7 @@ def auc(ss, ds) -> float:
     .. [1] H. B. Mann, D. R. Whitney, "On a test of whether one of two random variables is
            stochastically larger than the other", Ann. Math. Statist. 18 (1947) 50-60.
     """
-    return _auc(_sorted_runs(*check_pair(ss, ds, names=("ss", "ds"))))
+    return auc_of_groups(_sorted_runs(*check_pair(ss, ds, names=("ss", "ds"))))
 
 
 def det_points(ss, ds) -> tuple[np.ndarray, np.ndarray]:

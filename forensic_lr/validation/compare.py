@@ -22,7 +22,7 @@ from ..errors import InputError
 from ..limits import check_bootstrap
 from ..metrics import evaluate_llrs
 from ..metrics.catalogue import fixed
-from ..metrics.cllr import _block_cllr
+from ..metrics.cllr import block_cllr
 from ..records import Serialisable, jsonable
 from ..resampling import DEFAULT_SEED, Progress
 from .bootstrap import MetricInterval
@@ -312,8 +312,8 @@ def _replicate_differences(a: SortedSystem, b: SortedSystem, cost_gap, wa, wb) -
         return np.full(2, np.nan)
     gap = (weighted_dot(wa[0], cost_gap[0]) / tot_ss
            + weighted_dot(wa[1], cost_gap[1]) / tot_ds) / (2 * LN2)
-    min_a = _block_cllr(hull_fit(a, read_ss[:k_a], read_ds[:k_a]))
-    min_b = _block_cllr(hull_fit(b, b.read_ss(wb[0])[:k_b], b.read_ds(wb[1])[:k_b]))
+    min_a = block_cllr(hull_fit(a, read_ss[:k_a], read_ds[:k_a]))
+    min_b = block_cllr(hull_fit(b, b.read_ss(wb[0])[:k_b], b.read_ds(wb[1])[:k_b]))
     return np.array([gap, min_a - min_b])
 
 

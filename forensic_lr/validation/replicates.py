@@ -27,9 +27,9 @@ from scipy.special import ndtr, ndtri
 from .._numbers import LN2
 from ..errors import ForensicLRWarning, InputError
 from ..metrics.catalogue import resampled
-from ..metrics.cllr import _block_cllr
+from ..metrics.cllr import block_cllr
 from ..metrics.pav import PAVFit, _fit_runs, _TieGroups
-from ..metrics.roc import _crossing, _hull
+from ..metrics.roc import eer_crossing, hull_roc
 from ..parallel import default_workers, run_jobs
 from ..resampling import (
     Progress,
@@ -308,7 +308,7 @@ def replicate_metrics(s: SortedSystem, c_ss: np.ndarray, c_ds: np.ndarray) -> np
         return np.full(len(METRICS), np.nan)
     actual = _weighted_cllr(s, c_ss, c_ds, read_ss, read_ds)
     fit = hull_fit(s, at_ss, at_ds)
-    minimum, eer = _block_cllr(fit), _crossing(_hull(fit))
+    minimum, eer = block_cllr(fit), eer_crossing(hull_roc(fit))
     tied = (read_ss[k + n_mixed:k + 2 * n_mixed] - read_ss[k:k + n_mixed],
             read_ds[k + n_mixed:k + 2 * n_mixed] - read_ds[k:k + n_mixed])
     auc = _corner_auc(at_ss, at_ds, *tied)
@@ -331,7 +331,7 @@ def replicate_cllrs(s: SortedSystem, c_ss: np.ndarray, c_ds: np.ndarray) -> np.n
     if at_ss[-1] == 0 or at_ds[-1] == 0:
         return np.full(2, np.nan)
     actual = _weighted_cllr(s, c_ss, c_ds, read_ss, read_ds)
-    return np.array([actual, _block_cllr(hull_fit(s, at_ss, at_ds))])
+    return np.array([actual, block_cllr(hull_fit(s, at_ss, at_ds))])
 
 
 def _weighted_cllr(s: SortedSystem, c_ss, c_ds, read_ss, read_ds) -> float:
