@@ -186,3 +186,21 @@ def test_tippett_takes_the_natural_log_lr_as_every_plot():
 
 
 SS_LLR, DS_LLR = np.linspace(-1.0, 4.0, 11), np.linspace(-5.0, 2.5, 16)
+
+
+def test_criteria_and_rates_take_metric_intervals_and_the_old_spelling_warns():
+    from forensic_lr.validation.criteria import check_criteria
+    from forensic_lr.validation.rates import misleading_rates
+
+    rng = np.random.default_rng(5)
+    ss, ds = rng.normal(2, 1, 40), rng.normal(-2, 1, 60)
+    new = misleading_rates(ss, ds, 0.95, metric_intervals=None)
+    with pytest.warns(DeprecationWarning, match="metric_intervals"):
+        old = misleading_rates(ss, ds, 0.95, intervals={"by": "trial", "level": 0.95})
+    assert [r.to_dict() for r in new] == [r.to_dict() for r in old]
+    assert new[0].count == int(np.sum(ss < 0))  # RMEP counted by hand
+    bounds = {"cllr": {"bound_high": 0.3, "bound_low": 0.1}}
+    a = check_criteria({"cllr_max": 0.5}, {"cllr": 0.2}, metric_intervals=bounds)
+    with pytest.warns(DeprecationWarning, match="metric_intervals"):
+        b = check_criteria({"cllr_max": 0.5}, {"cllr": 0.2}, intervals=bounds)
+    assert a == b and a[0].met

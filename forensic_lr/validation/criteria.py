@@ -26,6 +26,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
+from .._checks import renamed_keyword
 from ..metrics.catalogue import criterion_metric
 from ..records import CriterionResult
 from .bootstrap import BOUND_LEVEL
@@ -64,8 +65,8 @@ def _bound(key: str, side: str, intervals: Mapping | None,
 
 def check_criteria(
     criteria: Mapping[str, float | None] | Any, metrics: Mapping[str, Any], *,
-    intervals: Mapping | None = None, rates: Sequence[Any] = (),
-    rule: CriteriaRule = "estimate_and_bound",
+    metric_intervals: Mapping | None = None, rates: Sequence[Any] = (),
+    rule: CriteriaRule = "estimate_and_bound", intervals: Mapping | None = None,
 ) -> tuple[CriterionResult, ...]:
     """Compare each criterion the lab set with its metric and the metric's bound.
 
@@ -76,7 +77,7 @@ def check_criteria(
         :data:`forensic_lr.metrics.catalogue.CRITERIA`) -> threshold, None when not set.
     metrics : mapping
         Metric key -> value (``dataclasses.asdict`` of an ``Evaluation``).
-    intervals : mapping, optional
+    metric_intervals : mapping, optional
         ``bootstrap_metrics(...).to_dict()`` of the same LLRs (its ``bound_low`` and
         ``bound_high`` per metric); without it, only rates have a bound.
     rates : sequence of RateCount
@@ -99,6 +100,8 @@ def check_criteria(
         passes. ``met``: the value passes and, under ``"estimate_and_bound"``, so does
         the bound (a metric without a bound is judged on its value; ``bound`` is then None).
     """
+    intervals = renamed_keyword(metric_intervals, intervals, old="intervals",
+                                new="metric_intervals", function="check_criteria")
     if hasattr(criteria, "model_dump"):
         criteria = criteria.model_dump()
     for name in criteria:  # every key checked before any is compared

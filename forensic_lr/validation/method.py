@@ -286,7 +286,7 @@ def validate_llrs(
         texts += _our_texts(caught)
     rates = tuple(misleading_rates(ss_llr, ds_llr, level, computed))
     results = () if criteria is None else check_criteria(
-        criteria, metrics, intervals=computed, rates=rates, rule=criteria_rule)
+        criteria, metrics, metric_intervals=computed, rates=rates, rule=criteria_rule)
     for c in results:
         if not c.met:
             m = metric(c.metric)  # values and threshold in the metric's unit

@@ -17,7 +17,8 @@ from collections.abc import Mapping
 import numpy as np
 from scipy.special import betaincinv
 
-from .._checks import check_pair
+from .._checks import check_pair, renamed_keyword
+from ..defaults import DEFAULT_LEVEL
 from ..errors import InputError
 from ..records import RateCount
 
@@ -76,7 +77,8 @@ def clopper_pearson(count: int, total: int, level: float = 0.95) -> tuple[float,
     return low, high
 
 
-def misleading_rates(ss_llr, ds_llr, level: float = 0.95,
+def misleading_rates(ss_llr, ds_llr, level: float = DEFAULT_LEVEL,
+                     metric_intervals: Mapping | None = None, *,
                      intervals: Mapping | None = None) -> tuple[RateCount, RateCount]:
     """RMEP and RMED as counts with their intervals (:class:`~forensic_lr.records.RateCount`).
 
@@ -90,7 +92,7 @@ def misleading_rates(ss_llr, ds_llr, level: float = 0.95,
         Natural-log LRs of the same-source and different-source trials.
     level : float
         Confidence level of the intervals.
-    intervals : mapping, optional
+    metric_intervals : mapping, optional
         ``bootstrap_metrics(ss_llr, ds_llr, ...).to_dict()`` of the same LLRs at the same
         level. When it resampled sources, a rate with ``0 < count < total`` takes its
         interval from there (:data:`BY_SOURCE`): trials sharing a source are not
@@ -106,6 +108,8 @@ def misleading_rates(ss_llr, ds_llr, level: float = 0.95,
     rate of a replicate ``sum_t w_t [misleading_t] / sum_t w_t`` over its class.
     """
     ss, ds = check_pair(ss_llr, ds_llr)
+    intervals = renamed_keyword(metric_intervals, intervals, old="intervals",
+                                new="metric_intervals", function="misleading_rates")
     boot = _by_source(intervals, level)
     out = []
     for name, count, total in (("rmep", int(np.sum(ss < 0)), ss.size),

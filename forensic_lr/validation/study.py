@@ -239,7 +239,7 @@ def run_validation_study(
         selected_on_same_data=len(methods) > 1,
         rates=tuple(
             misleading_rates(
-                *llrs[best.method], level=level, intervals=extra.get("intervals"),
+                *llrs[best.method], level=level, metric_intervals=extra.get("intervals"),
             )
         ),
         **extra,

@@ -33,7 +33,7 @@ def test_rates_by_source_equal_a_plain_loop_bootstrap(interval, loop_rate_interv
     ss, ds, ss_src, ds_src, k = _data()
     boot = bootstrap_metrics(ss, ds, ss_sources=ss_src, ds_sources=ds_src, n=300, seed=5,
                              interval=interval, workers=1).to_dict()
-    p, d = misleading_rates(ss, ds, 0.95, intervals=boot)
+    p, d = misleading_rates(ss, ds, 0.95, metric_intervals=boot)
     assert 0 < p.count < p.total and 0 < d.count < d.total
     expected = loop_rate_intervals(ss, ds, ss_src, ds_src, k, 300, 5, 0.95, interval)
     for rate in (p, d):
@@ -49,7 +49,7 @@ def test_a_rate_of_none_keeps_the_exact_interval_by_source():
     ss = np.abs(ss) + 0.1  # no misleading same-source trial
     boot = bootstrap_metrics(ss, ds, ss_sources=ss_src, ds_sources=ds_src, n=50, seed=1,
                              workers=1).to_dict()
-    p, d = misleading_rates(ss, ds, 0.95, intervals=boot)
+    p, d = misleading_rates(ss, ds, 0.95, metric_intervals=boot)
     assert (p.count, p.interval, p.low) == (0, EXACT, 0.0)
     assert p.high == pytest.approx(1 - 0.025 ** (1 / ss.size), abs=1e-15)  # closed form
     assert d.interval == BY_SOURCE
@@ -60,7 +60,7 @@ def test_a_rate_of_none_keeps_the_exact_interval_by_source():
 def test_without_sources_the_intervals_stay_exact_binomial():
     ss, ds, *_ = _data()
     boot = bootstrap_metrics(ss, ds, n=50, seed=1, workers=1).to_dict()
-    for rate in misleading_rates(ss, ds, 0.95, intervals=boot):
+    for rate in misleading_rates(ss, ds, 0.95, metric_intervals=boot):
         ci = binomtest(rate.count, rate.total).proportion_ci(0.95, method="exact")
         assert rate.interval == EXACT
         assert (rate.low, rate.high) == pytest.approx((ci.low, ci.high), abs=1e-10)
