@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..casework.textbook import textbook_background
 from ..casework.verbal import format_log10_lr, format_lr, verbal_equivalent
 from ..errors import InputError
 from ..report.render import odds_markup
@@ -34,22 +35,6 @@ _GRID_WARNING = re.compile(r"score \S+ lies outside the range of the background"
 KEEP = 32
 #: The teaching view's largest background per class (one slider update stays fast).
 MAX_SCORES = 100_000
-
-
-def textbook_background() -> tuple[np.ndarray, np.ndarray, float]:
-    """``(ss, ds, evidence)`` of the slides' simulated voice case (Ramos): same-speaker
-    scores between 4 and 7, different-speaker scores lower (here 3.56 and 5.56), evidence 5.96,
-    where the Gaussian densities are 0.35 (same source) and 0.15 (different sources):
-    LR = 0.35 / 0.15 = 2.33.
-
-    Two points ``m -+ sd`` have ML mean ``m`` and ML standard deviation ``sd``; the means
-    are placed so that ``N(5.96; m_ss, 1) = 0.35`` and ``N(5.96; m_ds, 1) = 0.15``:
-    ``m = 5.96 - sqrt(-2 ln(p sqrt(2 pi)))``.
-    """
-    evidence = 5.96
-    m_ss = evidence - math.sqrt(-2 * math.log(0.35 * math.sqrt(2 * math.pi)))
-    m_ds = evidence - math.sqrt(-2 * math.log(0.15 * math.sqrt(2 * math.pi)))
-    return np.array([m_ss - 1, m_ss + 1]), np.array([m_ds - 1, m_ds + 1]), evidence
 
 
 #: The preset: name shown, and what it sets.
