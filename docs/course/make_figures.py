@@ -51,9 +51,12 @@ def main(out: Path) -> None:
     _write(figures, "2-densities.svg",
            plots.score_densities(ss, ds, GaussianCalibrator().fit(ss, ds), case_score=1.5))
     ss_llr, ds_llr = course_llrs()
-    fig = plots.tippett(ss_llr, ds_llr, label="calibrated (logistic regression)")
-    plots.tippett(3 * ss_llr, 3 * ds_llr, label="over-confident (LLRs x 3)", ax=fig.axes[0])
-    plots.tippett(ss_llr / 3, ds_llr / 3, label="under-confident (LLRs / 3)", ax=fig.axes[0])
+    fig = plots.tippett(ss_llr, ds_llr, label="calibrated (logistic regression)",
+                        color="black")
+    plots.tippett(3 * ss_llr, 3 * ds_llr, label="over-confident (LLRs x 3)", color="tab:red",
+                  ax=fig.axes[0])
+    plots.tippett(ss_llr / 3, ds_llr / 3, label="under-confident (LLRs / 3)", color="tab:blue",
+                  ax=fig.axes[0])
     _write(figures, "2-over-under.svg", fig)
     _write(figures, "3-tippett.svg", plots.tippett(ss_llr, ds_llr, case_llr=2.0))
     _write(figures, "3-ape.svg", plots.ape(ss_llr, ds_llr))
