@@ -94,3 +94,20 @@ def test_part2_small_background_and_extrapolation_numbers():
     mantissa, exponent = f"{lr(6.0, 200):.1e}".split("e+")
     assert f"{mantissa} x 10^{int(exponent)} from two Gaussians" in page
     assert f"largest same-source score {ss.max():.2f}" in page
+
+
+def test_calibrator_study_table_and_figure_are_the_scripts(tmp_path):
+    out = subprocess.run([sys.executable, str(COURSE / "calibrator_study.py"), str(tmp_path)],
+                         check=True, capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout
+    assert out.strip() in (COURSE / "guide-calibrators.md").read_text("utf-8")
+    rel = Path("figures") / "calibrator-study.svg"
+    assert (tmp_path / rel).read_bytes() == (COURSE / rel).read_bytes()
+
+
+def test_calibrator_study_true_llr_is_the_closed_form():
+    from calibrator_study import SHAPES, true_llr
+
+    x = np.linspace(-5, 5, 41)
+    # equal variances 1, means 2 and -1: LLR = (2 - (-1)) (x - 0.5)
+    assert true_llr(x, SHAPES["equal variances"]) == pytest.approx(3 * (x - 0.5), abs=1e-12)
