@@ -35,8 +35,8 @@ from pathlib import Path
 
 from ..errors import InputError
 
-__all__ = ["SignatureCheck", "Signer", "check_signatures", "load_signer", "profile_signer",
-           "sign_pdf"]
+__all__ = ["SignatureCheck", "Signer", "check_signatures", "load_signer", "load_trust_anchors",
+           "profile_signer", "sign_pdf"]
 
 
 @contextlib.contextmanager
@@ -154,17 +154,59 @@ class SignatureCheck:
     text: str
 
 
-def check_signatures(data: bytes) -> list[SignatureCheck]:
-    """Validate every signature of a PDF with pyHanko (empty list: unsigned).
+def load_trust_anchors(paths) -> list:
+    """The certificates of ``verify --trust`` files (PEM or DER, several per PEM file)."""
+    from pyhanko.keys import load_certs_from_pemder
 
-    Whether the signer's certificate is trusted is not judged: no trust list is consulted
-    and nothing is fetched (a laboratory's own certificate authority is not known here).
-    The certificate's SHA-256 fingerprint is given, to compare with the one the laboratory
-    publishes.
+    anchors = []
+    for path in paths:
+        try:
+            certs = list(load_certs_from_pemder([str(path)]))
+        except OSError as exc:
+            raise InputError(f"--trust: cannot read it: {exc.strerror or exc}",
+                             path=str(path)) from None
+        except Exception:  # not a certificate: asn1crypto/PEM parsers raise anything
+            certs = []
+        if not certs:
+            raise InputError("--trust: holds no X.509 certificate (give the trust anchor's "
+                             "certificate as PEM or DER)", path=str(path))
+        anchors += certs
+    return anchors
+
+
+def _cover_problem(status, last: bool) -> str | None:
+    """What is wrong with what a signature covers, or None.
+
+    The last signature must cover the whole file. An earlier one covers its own revision;
+    the revisions after it may only add signatures (pyHanko's difference analysis:
+    modification level no more than form filling, which includes adding a signature), and
+    the last signature then covers all of them.
+    """
+    from pyhanko.sign.diff_analysis import ModificationLevel
+    from pyhanko.sign.validation.status import SignatureCoverageLevel
+
+    if status.coverage == SignatureCoverageLevel.ENTIRE_FILE:
+        return None
+    if (not last and status.coverage == SignatureCoverageLevel.ENTIRE_REVISION
+            and status.modification_level is not None
+            and status.modification_level <= ModificationLevel.FORM_FILLING):
+        return None
+    return "the file was changed after signing (the signature does not cover all of it)"
+
+
+def check_signatures(data: bytes, trust: list | None = None) -> list[SignatureCheck]:
+    """Validate every signature of a PDF with pyHanko, in signing order (empty: unsigned).
+
+    Without ``trust`` the signer's certificate is not judged: no trust list is consulted
+    and nothing is fetched (the same answer everywhere); the check says the signature is
+    intact and that the signer was not checked against a trust anchor, and gives the
+    certificate's SHA-256 fingerprint to compare with the one the laboratory publishes.
+    With ``trust`` (certificates from :func:`load_trust_anchors`) a signature is valid
+    only when the signer's certificate chains to one of them (RFC 5280 path validation by
+    pyHanko's certificate validator, nothing fetched).
     """
     from pyhanko.pdf_utils.reader import PdfFileReader
     from pyhanko.sign.validation import validate_pdf_signature
-    from pyhanko.sign.validation.status import SignatureCoverageLevel
     from pyhanko_certvalidator import ValidationContext
 
     try:
@@ -173,11 +215,10 @@ def check_signatures(data: bytes) -> list[SignatureCheck]:
     except Exception as exc:  # a damaged file may fail anywhere in the parser
         raise InputError(f"its signatures cannot be read: the file is damaged "
                          f"({type(exc).__name__}: {str(exc)[:160]})") from None
-    # no trust list of this machine's, nothing fetched from the network: the same answer
-    # everywhere; trust in the certificate is for the reader to establish (its fingerprint)
-    context = ValidationContext(trust_roots=[], allow_fetching=False)
+    context = ValidationContext(trust_roots=list(trust or []), allow_fetching=False)
     checks = []
-    for embedded in embedded_signatures:
+    for number, embedded in enumerate(embedded_signatures, start=1):
+        last = number == len(embedded_signatures)
         try:
             with _quiet_pyhanko():
                 status = validate_pdf_signature(embedded, context)
@@ -198,13 +239,26 @@ def check_signatures(data: bytes) -> list[SignatureCheck]:
                             "after signing")
         elif not status.valid:
             problems.append("the signature value does not verify with the signer's key")
-        if status.coverage != SignatureCoverageLevel.ENTIRE_FILE:
-            problems.append("the file was changed after signing (the signature does not "
-                            "cover all of it)")
-        trust = "compare it with the one the laboratory publishes"
-        text = (f"signed by {who} at {when} ({details}; certificate SHA-256 {fingerprint}, "
-                f"{trust})")
+        cover = _cover_problem(status, last)
+        if cover:
+            problems.append(cover)
+        if trust is None:
+            verdict = "signature intact, signer not checked against a trust anchor"
+            trusted = ("compare it with the one the laboratory publishes, or give the "
+                       "laboratory's certificate with --trust")
+        elif status.trusted:
+            verdict = "signature valid and trusted"
+            trusted = "chains to a --trust certificate"
+        else:
+            verdict = "signature intact but NOT trusted"
+            problems.append("the signer's certificate does not chain to any --trust "
+                            "certificate")
+            trusted = "no chain to a --trust certificate"
+        text = (f"signature {number} of {len(embedded_signatures)}: signed by {who} at {when} "
+                f"({details}; certificate SHA-256 {fingerprint}, {trusted})")
         if problems:
             text = f"INVALID signature: {'; '.join(problems)} - {text}"
+        else:
+            text = f"{verdict}: {text}"
         checks.append(SignatureCheck(not problems, text))
     return checks

@@ -3,8 +3,10 @@
 Validates the report's signatures (:func:`forensic_lr.casework.signing.check_signatures`),
 reads the record the report embeds (:func:`forensic_lr.casework.verify.read_report`) and
 says what it is; with ``--case`` re-runs the case and compares inputs, record and PDF
-(:func:`forensic_lr.casework.verify.check_against_case`). Exit 0 when everything checked
-matches, 1 when something differs, 2 for input that cannot be checked.
+(:func:`forensic_lr.casework.verify.check_against_case`). ``--trust CERT.pem`` (repeatable)
+checks each signer's certificate against trust anchors. Exit 0 when everything checked
+matches (with --trust: every signature chains to a trust anchor), 1 when something differs
+or a signer is not trusted, 2 for input that cannot be checked.
 """
 
 from __future__ import annotations
@@ -31,6 +33,11 @@ def add_parser(sub) -> None:
                    help="the case file (or the folder holding case.toml) to re-run")
     p.add_argument("--lab", metavar="LAB.toml", default=None,
                    help="the laboratory's profile the report was made with (run --lab)")
+    p.add_argument("--trust", metavar="CERT.pem", action="append", default=None,
+                   help="a trust anchor (the laboratory's CA or signing certificate, PEM or "
+                   "DER); repeatable. A signature is then valid only when its signer's "
+                   "certificate chains to one of them; without --trust the signer is not "
+                   "checked against any trust anchor")
     p.set_defaults(func=run)
 
 
@@ -64,14 +71,15 @@ def _print_finding(finding) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``forensic-lr verify REPORT.pdf``: print the verdict; 0 matches, 1 differs."""
-    from ..casework.signing import check_signatures
+    from ..casework.signing import check_signatures, load_trust_anchors
     from ..casework.verify import Finding, check_against_case, read_report
 
+    trust = load_trust_anchors(args.trust) if args.trust else None
     report = read_report(args.report)
     print(f"{args.report}: embeds {report.record_name}")
     for line in _describe(report):
         print(f"  {line}")
-    signatures = check_signatures(report.data)
+    signatures = check_signatures(report.data, trust)
     findings = [Finding("signature", s.ok, s.text) for s in signatures]
     if not signatures:
         print("  signature: unsigned")

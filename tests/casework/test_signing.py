@@ -41,19 +41,46 @@ role = "forensic examiner"
 """
 
 
-def _p12(path, passphrase: str) -> None:
-    """A self-signed RSA certificate for "A. Examiner" with its key, in a PKCS#12 file."""
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "A. Examiner"),
+def _name(common_name: str) -> x509.Name:
+    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name),
                       x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Lab of Signatures")])
+
+
+def _certificate(subject: str, key, issuer: tuple | None = None, *, ca: bool = False):
+    """An X.509 certificate for ``subject``'s ``key``, issued by ``issuer`` = (certificate,
+    key), self-signed when None; a CA certificate when ``ca``."""
+    issuer_cert, issuer_key = issuer or (None, key)
     now = datetime.datetime.now(datetime.UTC)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
-            .public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(days=1))
-            .not_valid_after(now + datetime.timedelta(days=30))
-            .sign(key, hashes.SHA256()))
+    builder = (x509.CertificateBuilder().subject_name(_name(subject))
+               .issuer_name(issuer_cert.subject if issuer_cert else _name(subject))
+               .public_key(key.public_key()).serial_number(x509.random_serial_number())
+               .not_valid_before(now - datetime.timedelta(days=1))
+               .not_valid_after(now + datetime.timedelta(days=30))
+               .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+    usage = dict.fromkeys(("digital_signature", "content_commitment", "key_encipherment",
+                           "data_encipherment", "key_agreement", "key_cert_sign", "crl_sign",
+                           "encipher_only", "decipher_only"), False)
+    usage.update({"key_cert_sign": True, "crl_sign": True} if ca else
+                 {"digital_signature": True, "content_commitment": True})
+    builder = builder.add_extension(x509.KeyUsage(**usage), critical=True)
+    return builder.sign(issuer_key, hashes.SHA256())
+
+
+def _key():
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
+def _pem(path, cert) -> None:
+    path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+
+
+def _p12(path, passphrase: str, name: str = "A. Examiner", ca: tuple | None = None) -> None:
+    """An RSA certificate for ``name`` with its key (issued by ``ca`` = (certificate, key),
+    else self-signed), in a PKCS#12 file with the passphrase."""
+    key = _key()
+    cert = _certificate(name, key, ca)
     path.write_bytes(pkcs12.serialize_key_and_certificates(
-        b"examiner", key, cert, None,
+        b"examiner", key, cert, [ca[0]] if ca else None,
         serialization.BestAvailableEncryption(passphrase.encode())))
 
 
@@ -66,7 +93,11 @@ def signed(tmp_path_factory):
     assert main(["-q", "examples", "copy", "voice", str(case)]) == 0  # ready for a final report
     lab = root / "lab"
     lab.mkdir()
-    _p12(lab / "examiner.p12", PASSPHRASE)
+    ca_key = _key()
+    ca = _certificate("Lab Signing CA", ca_key, ca=True)
+    _pem(lab / "ca.pem", ca)
+    _pem(lab / "other-ca.pem", _certificate("Someone Else's CA", _key(), ca=True))
+    _p12(lab / "examiner.p12", PASSPHRASE, ca=(ca, ca_key))
     (lab / "lab.toml").write_text(LAB, encoding="utf-8")
     out = root / "out"
     with pytest.MonkeyPatch.context() as mp:
@@ -85,7 +116,7 @@ def test_signed_report_verifies_and_keeps_its_first_revision(signed, capsys):
     assert report.record == (out / "result.json").read_bytes()
     assert main(["verify", str(out / "report.pdf"), "--case", str(case), "--lab", str(lab)]) == 0
     text = capsys.readouterr().out
-    assert "ok      signed by " in text and "Common Name: A. Examiner" in text
+    assert "ok      signature intact, signer not checked against a trust anchor: signature 1 of 1: signed by " in text and "Common Name: A. Examiner" in text
     assert "reason: evaluative report, case FVC-2026-017" in text
     assert "location: signed as forensic examiner" in text
     assert "equals the report's first revision (before signing), byte for byte" in text
@@ -169,3 +200,39 @@ def test_a_profile_inside_the_case_folder_may_not_sign(signed, tmp_path, capsys)
     (copy / "case.toml").write_text(text)
     assert main(["check", str(copy / "case.toml")]) == 2
     assert "[signing] certificate" in capsys.readouterr().err
+
+
+def test_without_trust_the_signer_is_not_judged(signed, capsys):
+    _, _, out = signed
+    assert main(["verify", str(out / "report.pdf")]) == 0
+    text = capsys.readouterr().out
+    assert "signature intact, signer not checked against a trust anchor: signature 1 of 1" \
+        in text
+    assert "trusted:" not in text and "valid and trusted" not in text
+
+
+def test_trust_anchor_the_signer_chains_to(signed, capsys):
+    """The examiner's certificate was issued by "Lab Signing CA" (made above): it chains to
+    ca.pem and to no other; a self-signed certificate chains to nothing but itself."""
+    _, lab, out = signed
+    report = str(out / "report.pdf")
+    assert main(["verify", report, "--trust", str(lab.parent / "ca.pem")]) == 0
+    text = capsys.readouterr().out
+    assert "signature valid and trusted: signature 1 of 1" in text
+    assert "chains to a --trust certificate" in text
+    assert main(["verify", report, "--trust", str(lab.parent / "other-ca.pem")]) == 1
+    text = capsys.readouterr().out
+    assert "does not chain to any --trust certificate" in text
+    assert text.rstrip().splitlines()[-1].startswith("verdict: DIFFERS")
+    # repeatable: one right anchor among others is enough
+    assert main(["verify", report, "--trust", str(lab.parent / "other-ca.pem"),
+                 "--trust", str(lab.parent / "ca.pem")]) == 0
+    capsys.readouterr()
+
+
+def test_trust_file_that_is_no_certificate(signed, tmp_path, capsys):
+    _, lab, out = signed
+    (tmp_path / "junk.pem").write_text("not a certificate")
+    for bad in (tmp_path / "junk.pem", tmp_path / "missing.pem"):
+        assert main(["verify", str(out / "report.pdf"), "--trust", str(bad)]) == 2
+        assert "--trust" in capsys.readouterr().err
