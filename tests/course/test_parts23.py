@@ -111,3 +111,14 @@ def test_calibrator_study_true_llr_is_the_closed_form():
     x = np.linspace(-5, 5, 41)
     # equal variances 1, means 2 and -1: LLR = (2 - (-1)) (x - 0.5)
     assert true_llr(x, SHAPES["equal variances"]) == pytest.approx(3 * (x - 0.5), abs=1e-12)
+
+
+def test_elub_numbers_of_the_guides(llrs):
+    from forensic_lr.calibration import elub_bounds
+
+    ss, ds = llrs
+    lo, hi = (v / np.log(10) for v in elub_bounds(ss, ds))
+    assert -np.log10(ss.size + 1) < lo and hi < np.log10(ds.size + 1)  # the documented limits
+    text = f"the bounds are {lo:.2f} and {hi:.2f}"
+    assert text in (COURSE / "guide-background-size.md").read_text("utf-8")
+    assert f"[{lo:.2f}, {hi:.2f}] in log10" in (COURSE / "2-calibration.md").read_text("utf-8")
