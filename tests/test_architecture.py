@@ -287,3 +287,15 @@ def test_public_api_is_listed_for_tab_completion():
                  "run_validation_study", "plots", "records"):
         assert name in names
         assert getattr(forensic_lr, name) is not None
+
+
+def test_no_module_imports_another_modules_private_names():
+    """Code two modules share has a public name (a leading underscore means "this module
+    only"); ``from x import y as _y`` (a private alias) is fine."""
+    found = []
+    for path in SOURCES:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+                found += [f"{_module(path)}: {a.name}" for a in node.names
+                          if a.name.startswith("_") and not a.name.startswith("__")]
+    assert not found, found

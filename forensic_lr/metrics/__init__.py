@@ -17,7 +17,7 @@ from .dcf import APECurve, ape_curve, bayes_threshold, dcf, min_dcf, normalized_
 from .ece import ECECurve, ece_curve
 from .evidence import TippettData, devpav, devpav_of_fit, rmed, rmep, tippett, tippett_counts
 from .llr_checks import warn_if_not_llrs
-from .pav import PAVFit, _fit_runs, _sorted_runs, pav_fit, pav_llr
+from .pav import PAVFit, fit_runs, pav_fit, pav_llr, sorted_runs
 from .roc import (
     ROC,
     auc,
@@ -145,8 +145,8 @@ def evaluate_llrs(ss_llr, ds_llr, *, check: bool = True) -> Evaluation:
     ss, ds = np.sort(ss_raw), np.sort(ds_raw)  # the only sort
     if check:
         warn_if_not_llrs(ss, ds, presorted=True)
-    grouped = _sorted_runs(ss, ds, presorted=True)
-    fit = _fit_runs(grouped)
+    grouped = sorted_runs(ss, ds, presorted=True)
+    fit = fit_runs(grouped)
     # Cllr in input order: bit-identical to cllr(ss_llr, ds_llr)
     actual, minimum = cllr_of_arrays(ss_raw, ds_raw), block_cllr(fit)
     return Evaluation(

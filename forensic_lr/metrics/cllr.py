@@ -6,7 +6,7 @@ import numpy as np
 
 from .._checks import check_pair
 from .._numbers import LN2
-from .pav import PAVFit, _pav_blocks
+from .pav import PAVFit, pav_blocks
 
 _CHUNK = 1000  # 1000 factors in (1, 2] multiply to at most 2**1000 < 1.8e308: no overflow
 
@@ -106,7 +106,7 @@ def min_cllr(ss_llr, ds_llr) -> float:
     .. [1] N. Brummer, J. du Preez, "Application-independent evaluation of speaker
            detection", Computer Speech and Language 20 (2006) 230-275.
     """
-    return block_cllr(_pav_blocks(*check_pair(ss_llr, ds_llr)))
+    return block_cllr(pav_blocks(*check_pair(ss_llr, ds_llr)))
 
 
 def cllr_cal(ss_llr, ds_llr) -> float:
@@ -133,4 +133,4 @@ def cllr_cal(ss_llr, ds_llr) -> float:
            detection", Computer Speech and Language 20 (2006) 230-275.
     """
     ss, ds = check_pair(ss_llr, ds_llr)
-    return cllr_of_arrays(ss, ds) - block_cllr(_pav_blocks(ss, ds))
+    return cllr_of_arrays(ss, ds) - block_cllr(pav_blocks(ss, ds))

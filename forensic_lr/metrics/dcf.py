@@ -14,7 +14,7 @@ from scipy.special import expit, logit
 
 from .._checks import as_score_array, check_pair
 from ..records import Serialisable
-from .pav import PAVFit, _pav_blocks
+from .pav import PAVFit, pav_blocks
 from .roc import hull_roc
 
 
@@ -141,7 +141,7 @@ def min_dcf(ss_llr, ds_llr, p_target, c_miss=1.0, c_fa=1.0, normalize=False) -> 
            detection", Computer Speech and Language 20 (2006) 230-275.
     """
     _check_operating_point(p_target, c_miss, c_fa)
-    hull = hull_roc(_pav_blocks(*check_pair(ss_llr, ds_llr)))
+    hull = hull_roc(pav_blocks(*check_pair(ss_llr, ds_llr)))
     costs = p_target * c_miss * hull.p_miss + (1 - p_target) * c_fa * hull.p_fa
     return float(costs.min() / _normalizer(p_target, c_miss, c_fa, normalize))
 
@@ -210,7 +210,7 @@ def ape_curve(ss_llr, ds_llr, plo=None) -> APECurve:
     return APECurve(
         plo=grid,
         actual=_bayes_error(ss, ds, grid),
-        minimum=_pav_bayes_error(_pav_blocks(ss, ds, presorted=True), grid),
+        minimum=_pav_bayes_error(pav_blocks(ss, ds, presorted=True), grid),
         reference=np.minimum(p, 1 - p),
     )
 

@@ -11,7 +11,7 @@ from .._checks import as_score_array, check_pair
 from .._numbers import LN2, LN10
 from ..records import Serialisable
 from .cllr import softplus_sum
-from .pav import PAVFit, _pav_blocks
+from .pav import PAVFit, pav_blocks
 
 
 @dataclass(frozen=True)
@@ -88,5 +88,5 @@ def ece_curve(ss_llr, ds_llr, plo=None) -> ECECurve:
     p = expit(grid)
     reference = (np.logaddexp(0.0, -grid) * p + np.logaddexp(0.0, grid) * (1 - p)) / LN2
     return ECECurve(
-        grid, _ece_of_llrs(ss, ds, grid), _ece_of_blocks(_pav_blocks(ss, ds), grid), reference
+        grid, _ece_of_llrs(ss, ds, grid), _ece_of_blocks(pav_blocks(ss, ds), grid), reference
     )

@@ -18,7 +18,7 @@ from ..records import Serialisable
 
 
 @dataclass(frozen=True)
-class _TieGroups:
+class TieGroups:
     """Distinct pooled values in ascending order with the SS and DS counts at each."""
 
     values: np.ndarray
@@ -31,7 +31,7 @@ class _TieGroups:
         return self.values if self.last_values is None else self.last_values
 
 
-def _tie_groups(ss: np.ndarray, ds: np.ndarray) -> _TieGroups:
+def tie_groups(ss: np.ndarray, ds: np.ndarray) -> TieGroups:
     """Sort the pooled values and group equal ones.
 
     Each class is sorted on its own (numpy's fast unstable sort); a stable argsort of
@@ -53,7 +53,7 @@ def _merged(
     return merged[order], order < ss.size
 
 
-def _sorted_runs(ss: np.ndarray, ds: np.ndarray, presorted: bool = False) -> _TieGroups:
+def sorted_runs(ss: np.ndarray, ds: np.ndarray, presorted: bool = False) -> TieGroups:
     """:func:`_runs` of the pooled values, with a fast path when no value is in both classes."""
     if not presorted:
         ss, ds = np.sort(ss), np.sort(ds)
@@ -61,7 +61,7 @@ def _sorted_runs(ss: np.ndarray, ds: np.ndarray, presorted: bool = False) -> _Ti
     return fast if fast is not None else _runs(_pool(*_merged(ss, ds, presorted=True)))
 
 
-def _runs_without_ties(ss: np.ndarray, ds: np.ndarray) -> _TieGroups | None:
+def _runs_without_ties(ss: np.ndarray, ds: np.ndarray) -> TieGroups | None:
     """Runs of the merged sorted classes without building the merged array.
 
     Returns None when some value occurs in both classes (the general path groups it).
@@ -92,15 +92,15 @@ def _runs_without_ties(ss: np.ndarray, ds: np.ndarray) -> _TieGroups | None:
     keep = count > 0  # only the first and last b runs can be empty
     n_a, n_b = n_a[keep], (count - n_a)[keep]
     n_ss, n_ds = (n_b, n_a) if swap else (n_a, n_b)
-    return _TieGroups(low[keep], n_ss, n_ds, high[keep])
+    return TieGroups(low[keep], n_ss, n_ds, high[keep])
 
 
-def _pav_blocks(ss: np.ndarray, ds: np.ndarray, presorted: bool = False) -> PAVFit:
+def pav_blocks(ss: np.ndarray, ds: np.ndarray, presorted: bool = False) -> PAVFit:
     """PAV fit of validated arrays (the shared core of :func:`pav_fit` and the metrics)."""
-    return _fit_runs(_sorted_runs(ss, ds, presorted))
+    return fit_runs(sorted_runs(ss, ds, presorted))
 
 
-def _pool(values: np.ndarray, is_ss: np.ndarray) -> _TieGroups:
+def _pool(values: np.ndarray, is_ss: np.ndarray) -> TieGroups:
     """Counts per group of consecutive equal ``values`` (sorted), from cumulative sums."""
     last = np.empty(values.size, dtype=bool)
     last[-1] = True
@@ -108,10 +108,10 @@ def _pool(values: np.ndarray, is_ss: np.ndarray) -> _TieGroups:
     ends = np.flatnonzero(last)
     n_ss = np.diff(np.cumsum(is_ss)[ends], prepend=0).astype(np.float64)
     n_all = np.diff(ends, prepend=-1).astype(np.float64)
-    return _TieGroups(values[ends], n_ss, n_all - n_ss)
+    return TieGroups(values[ends], n_ss, n_all - n_ss)
 
 
-def _runs(groups: _TieGroups) -> _TieGroups:
+def _runs(groups: TieGroups) -> TieGroups:
     """Merge adjacent tie groups with the same SS proportion (``values`` = first value).
 
     PAV gives such groups equal values anyway (averaging two equal observations never
@@ -127,7 +127,7 @@ def _runs(groups: _TieGroups) -> _TieGroups:
     firsts = np.append(0, ends[:-1] + 1)
     n_ss = np.diff(np.cumsum(groups.n_ss)[ends], prepend=0.0)
     n_ds = np.diff(np.cumsum(groups.n_ds)[ends], prepend=0.0)
-    return _TieGroups(groups.values[firsts], n_ss, n_ds, groups.values[ends])
+    return TieGroups(groups.values[firsts], n_ss, n_ds, groups.values[ends])
 
 
 @dataclass(frozen=True)
@@ -152,7 +152,7 @@ class PAVFit(Serialisable):
     llr: np.ndarray
 
 
-def _fit_runs(r: _TieGroups) -> PAVFit:
+def fit_runs(r: TieGroups) -> PAVFit:
     result = isotonic_regression(r.n_ss / (r.n_ss + r.n_ds), weights=r.n_ss + r.n_ds)
     first = np.asarray(result.blocks[:-1])
     last = np.append(first[1:], r.values.size) - 1
@@ -168,8 +168,8 @@ def _block_of(fit: PAVFit, values: np.ndarray) -> np.ndarray:
     return np.searchsorted(fit.block_low, values, side="right") - 1
 
 
-def _weighted_tie_groups(ss, ds, w_ss, w_ds) -> _TieGroups:
-    """:func:`_tie_groups` with each score counted ``w`` times (scores of weight 0 left out):
+def _weighted_tie_groups(ss, ds, w_ss, w_ds) -> TieGroups:
+    """:func:`tie_groups` with each score counted ``w`` times (scores of weight 0 left out):
     the summed SS and DS weights per distinct value."""
     w_ss = np.ones(ss.size) if w_ss is None else w_ss
     w_ds = np.ones(ds.size) if w_ds is None else w_ds
@@ -182,7 +182,7 @@ def _weighted_tie_groups(ss, ds, w_ss, w_ds) -> _TieGroups:
     starts = np.flatnonzero(np.diff(values, prepend=-np.inf))
     n_ss = np.add.reduceat(np.where(is_ss, weight, 0.0), starts)
     n_ds = np.add.reduceat(np.where(is_ss, 0.0, weight), starts)
-    return _TieGroups(values[starts], n_ss, n_ds)
+    return TieGroups(values[starts], n_ss, n_ds)
 
 
 def pav_fit(ss_scores, ds_scores, ss_weight=None, ds_weight=None) -> PAVFit:
@@ -216,11 +216,11 @@ def pav_fit(ss_scores, ds_scores, ss_weight=None, ds_weight=None) -> PAVFit:
     """
     ss, ds = check_pair(ss_scores, ds_scores, names=("ss_scores", "ds_scores"))
     if ss_weight is None and ds_weight is None:
-        return _pav_blocks(ss, ds)
+        return pav_blocks(ss, ds)
     counts = [_as_counts(w, v.size) for v, w in ((ss, ss_weight), (ds, ds_weight))]
     if counts[0] is not None and counts[1] is not None:  # e.g. a bootstrap replicate
-        return _pav_blocks(np.repeat(ss, counts[0]), np.repeat(ds, counts[1]))
-    return _fit_runs(_runs(_weighted_tie_groups(ss, ds, ss_weight, ds_weight)))
+        return pav_blocks(np.repeat(ss, counts[0]), np.repeat(ds, counts[1]))
+    return fit_runs(_runs(_weighted_tie_groups(ss, ds, ss_weight, ds_weight)))
 
 
 def _as_counts(weight, size: int) -> np.ndarray | None:
@@ -259,5 +259,5 @@ def pav_llr(ss_scores, ds_scores) -> tuple[np.ndarray, np.ndarray]:
            detection", Computer Speech and Language 20 (2006) 230-275.
     """
     ss, ds = check_pair(ss_scores, ds_scores, names=("ss_scores", "ds_scores"))
-    fit = _pav_blocks(ss, ds)
+    fit = pav_blocks(ss, ds)
     return fit.llr[_block_of(fit, ss)], fit.llr[_block_of(fit, ds)]

@@ -21,7 +21,7 @@ from scipy.special import ndtri
 
 from .._checks import check_pair
 from ..records import Serialisable
-from .pav import PAVFit, _pav_blocks, _sorted_runs, _tie_groups, _TieGroups
+from .pav import PAVFit, TieGroups, pav_blocks, sorted_runs, tie_groups
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ def _roc_from_counts(upper: np.ndarray, n_ss: np.ndarray, n_ds: np.ndarray) -> R
     return ROC(np.concatenate([[-np.inf], upper]), p_miss, p_fa)
 
 
-def _roc(groups: _TieGroups) -> ROC:
+def _roc(groups: TieGroups) -> ROC:
     return _roc_from_counts(groups.values, groups.n_ss, groups.n_ds)
 
 
@@ -79,7 +79,7 @@ def roc(ss, ds) -> ROC:
     ----------
     .. [1] D. A. van Leeuwen, ROCAnalysis.jl documentation.
     """
-    return _roc(_tie_groups(*check_pair(ss, ds, names=("ss", "ds"))))
+    return _roc(tie_groups(*check_pair(ss, ds, names=("ss", "ds"))))
 
 
 def roc_convex_hull(ss, ds) -> ROC:
@@ -107,7 +107,7 @@ def roc_convex_hull(ss, ds) -> ROC:
     .. [1] T. Fawcett, A. Niculescu-Mizil, "PAV and the ROC convex hull", Machine
            Learning 68 (2007) 97-106.
     """
-    return hull_roc(_pav_blocks(*check_pair(ss, ds, names=("ss", "ds"))))
+    return hull_roc(pav_blocks(*check_pair(ss, ds, names=("ss", "ds"))))
 
 
 def eer_crossing(curve: ROC) -> float:
@@ -176,7 +176,7 @@ def eer_interpolated(ss, ds) -> float:
     return eer_crossing(roc(ss, ds))
 
 
-def auc_of_groups(groups: _TieGroups) -> float:
+def auc_of_groups(groups: TieGroups) -> float:
     """AUC = P(s_ss > s_ds) + 0.5 P(s_ss = s_ds) from the tie groups, ascending."""
     ds_below = np.cumsum(groups.n_ds) - groups.n_ds
     wins = np.dot(groups.n_ss, ds_below + 0.5 * groups.n_ds)
@@ -207,7 +207,7 @@ def auc(ss, ds) -> float:
     .. [1] H. B. Mann, D. R. Whitney, "On a test of whether one of two random variables is
            stochastically larger than the other", Ann. Math. Statist. 18 (1947) 50-60.
     """
-    return auc_of_groups(_sorted_runs(*check_pair(ss, ds, names=("ss", "ds"))))
+    return auc_of_groups(sorted_runs(*check_pair(ss, ds, names=("ss", "ds"))))
 
 
 def det_points(ss, ds) -> tuple[np.ndarray, np.ndarray]:

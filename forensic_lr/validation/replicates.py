@@ -28,7 +28,7 @@ from .._numbers import LN2
 from ..errors import ForensicLRWarning, InputError
 from ..metrics.catalogue import resampled
 from ..metrics.cllr import block_cllr
-from ..metrics.pav import PAVFit, _fit_runs, _TieGroups
+from ..metrics.pav import PAVFit, TieGroups, fit_runs
 from ..metrics.roc import eer_crossing, hull_roc
 from ..parallel import default_workers, run_jobs
 from ..resampling import (
@@ -149,8 +149,8 @@ def sort_system(ss: np.ndarray, ds: np.ndarray, *, orders: bool = True) -> Sorte
     bounds_ss, bounds_ds, unit_kind = found if found else _units(ss_sorted, ds_sorted)
     n_units = unit_kind.size
     corners = _corners(unit_kind)
-    units = _TieGroups(np.arange(n_units, dtype=np.float64), np.diff(bounds_ss), np.diff(bounds_ds))
-    ends = np.append(0, _fit_runs(units).block_high.astype(np.intp) + 1)
+    units = TieGroups(np.arange(n_units, dtype=np.float64), np.diff(bounds_ss), np.diff(bounds_ds))
+    ends = np.append(0, fit_runs(units).block_high.astype(np.intp) + 1)
     supports = np.searchsorted(corners, ends)  # block ends are corners
     mixed = np.flatnonzero(unit_kind == 2)
     corner_ss, corner_ds = bounds_ss[corners], bounds_ds[corners]
@@ -406,8 +406,8 @@ def hull_fit(s: SortedSystem, at_ss: np.ndarray, at_ds: np.ndarray) -> PAVFit:
         at_ss, at_ds = at_ss[points], at_ds[points]
     n_ss, n_ds = np.diff(at_ss), np.diff(at_ds)
     keep = np.flatnonzero(n_ss + n_ds)
-    groups = _TieGroups(np.arange(keep.size, dtype=np.float64), n_ss[keep], n_ds[keep])
-    return _fit_runs(groups)
+    groups = TieGroups(np.arange(keep.size, dtype=np.float64), n_ss[keep], n_ds[keep])
+    return fit_runs(groups)
 
 
 # --------------------------------------------------------------------------- weights
