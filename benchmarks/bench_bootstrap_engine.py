@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 
 import numpy as np
-from timing import best_of
+from timing import best_of, elapsed
 
 from forensic_lr.metrics import evaluate
 from forensic_lr.validation import bootstrap_metrics
@@ -47,15 +46,9 @@ def best_times(ss, ds, n: int, few: int, rounds: int) -> tuple[float, float, flo
     floor, engine, loop = [], [], []
     for _ in range(rounds):
         floor.append(best_of(lambda: evaluate(ss, ds), repeat=5))
-        engine.append(timed(lambda: bootstrap_metrics(ss, ds, n=n, seed=1, workers=1)))
-        loop.append(timed(lambda: plain_loop(ss, ds, few)) * n / few)
+        engine.append(elapsed(lambda: bootstrap_metrics(ss, ds, n=n, seed=1, workers=1)))
+        loop.append(elapsed(lambda: plain_loop(ss, ds, few)) * n / few)
     return min(floor), min(engine), min(loop)
-
-
-def timed(fn) -> float:
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
 
 
 def main() -> None:

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 
 import numpy as np
-from timing import best_of
+from timing import best_of, elapsed
 
 from forensic_lr.metrics import evaluate
 from forensic_lr.validation import bootstrap_metrics, compare_systems
@@ -36,12 +35,6 @@ def data(n_trials: int, n_sources: int, seed: int = 0):
     ss = rng.normal(3.0, np.sqrt(6.0), n_ss)
     ds = rng.normal(-3.0, np.sqrt(6.0), n_ds)
     return ss, ds, ss_src, np.column_stack([a, b])
-
-
-def timed(fn) -> float:
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
 
 
 def main() -> None:
@@ -61,7 +54,7 @@ def main() -> None:
         found = []
         for _ in range(runs):
             before = best_of(lambda: evaluate(ss, ds), repeat=3)
-            seconds = timed(fn)
+            seconds = elapsed(fn)
             after = best_of(lambda: evaluate(ss, ds), repeat=3)
             one = min(before, after)
             found.append((seconds * n / per / one, seconds, one))
@@ -78,8 +71,8 @@ def main() -> None:
         rounds = []
         for _ in range(3):
             one = best_of(lambda: evaluate(ss, ds), repeat=3)
-            single = timed(lambda w=workers: bootstrap_metrics(ss, ds, n=n, seed=1, workers=w))
-            paired = timed(lambda w=workers: compare_systems(
+            single = elapsed(lambda w=workers: bootstrap_metrics(ss, ds, n=n, seed=1, workers=w))
+            paired = elapsed(lambda w=workers: compare_systems(
                 ss, ds, noisy_ss, noisy_ds, n=n, seed=1, workers=w))
             one = min(one, best_of(lambda: evaluate(ss, ds), repeat=3))
             rounds.append((single / one, paired / single, single, paired, one))

@@ -14,3 +14,10 @@ def best_of(fn: Callable[[], object], repeat: int = 3) -> float:
         fn()
         times.append(time.perf_counter() - start)
     return min(times)
+
+
+def elapsed(fn: Callable[[], object]) -> float:
+    """Wall-clock time in seconds of one call of ``fn``."""
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start

@@ -527,6 +527,16 @@ class DCFRow(Record):
     min_dcf: float
 
 
+def _metrics_at_top(self, handler) -> dict[str, Any]:
+    """JSON of a record with ``metrics`` and ``ci``: the metrics stand at the top level and
+    ``ci`` is left out when None (the shape ``forensic-lr validate --json`` prints)."""
+    data = handler(self)
+    data.update(data.pop("metrics"))
+    if data["ci"] is None:
+        del data["ci"]
+    return data
+
+
 class LLRMetrics(Record):
     """The metrics of a system's own LLRs as given
     (:func:`forensic_lr.validation.validate_llr_set`; ``forensic-lr validate --json``).
@@ -541,13 +551,7 @@ class LLRMetrics(Record):
     ci: dict[str, Any] | None = None
     warnings: tuple[str, ...] = ()
 
-    @model_serializer(mode="wrap")
-    def _flat(self, handler) -> dict[str, Any]:
-        data = handler(self)
-        data.update(data.pop("metrics"))
-        if data["ci"] is None:
-            del data["ci"]
-        return data
+    _flat = model_serializer(mode="wrap")(_metrics_at_top)
 
 
 class MethodMetrics(Record):
@@ -566,13 +570,7 @@ class MethodMetrics(Record):
     metrics: dict[str, float | int | None]
     ci: dict[str, Any] | None = None
 
-    @model_serializer(mode="wrap")
-    def _flat(self, handler) -> dict[str, Any]:
-        data = handler(self)
-        data.update(data.pop("metrics"))
-        if data["ci"] is None:
-            del data["ci"]
-        return data
+    _flat = model_serializer(mode="wrap")(_metrics_at_top)
 
 
 class StudyMethod(ValidationResult):

@@ -116,7 +116,8 @@ def test_signed_report_verifies_and_keeps_its_first_revision(signed, capsys):
     assert report.record == (out / "result.json").read_bytes()
     assert main(["verify", str(out / "report.pdf"), "--case", str(case), "--lab", str(lab)]) == 0
     text = capsys.readouterr().out
-    assert "ok      signature intact, signer not checked against a trust anchor: signature 1 of 1: signed by " in text and "Common Name: A. Examiner" in text
+    assert ("ok      signature intact, signer not checked against a trust anchor: "
+            "signature 1 of 1: signed by ") in text and "Common Name: A. Examiner" in text
     assert "reason: evaluative report, case FVC-2026-017" in text
     assert "location: signed as forensic examiner" in text
     assert "equals the report's first revision (before signing), byte for byte" in text
@@ -231,7 +232,7 @@ def test_trust_anchor_the_signer_chains_to(signed, capsys):
 
 
 def test_trust_file_that_is_no_certificate(signed, tmp_path, capsys):
-    _, lab, out = signed
+    _, _lab, out = signed
     (tmp_path / "junk.pem").write_text("not a certificate")
     for bad in (tmp_path / "junk.pem", tmp_path / "missing.pem"):
         assert main(["verify", str(out / "report.pdf"), "--trust", str(bad)]) == 2
