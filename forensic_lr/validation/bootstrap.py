@@ -37,7 +37,6 @@ from ..resampling import (
 )
 from .replicates import (
     INTERVALS,
-    METRICS,
     NOTES,
     ResamplingWarning,
     check_options,
@@ -49,8 +48,8 @@ from .replicates import (
     replicate_workers,
     resolve_by,
     run_replicates,
-    sort_system,
 )
+from .weighted_metrics import METRICS, sort_system
 
 __all__ = [
     "BOUND_LEVEL",

@@ -27,20 +27,22 @@ from ..records import Serialisable, jsonable
 from ..resampling import DEFAULT_SEED, Progress
 from .bootstrap import MetricInterval
 from .replicates import (
-    METRICS,
     NOTES,
-    SortedSystem,
     carry_orders,
     check_options,
     draws,
-    hull_fit,
     interval_bounds,
     invalid_warning,
     percentile_kept,
-    replicate_cllrs,
     replicate_workers,
     resolve_by,
     run_replicates,
+)
+from .weighted_metrics import (
+    METRICS,
+    SortedSystem,
+    hull_fit,
+    replicate_cllrs,
     sort_system,
     weighted_dot,
 )

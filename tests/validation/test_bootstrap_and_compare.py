@@ -29,13 +29,8 @@ from forensic_lr.validation import (
     delong_test,
     placement_values,
 )
-from forensic_lr.validation.replicates import (
-    _bc_levels,
-    interval_bounds,
-    replicate_metrics,
-    replicate_weights,
-    sort_system,
-)
+from forensic_lr.validation.replicates import _bc_levels, interval_bounds, replicate_weights
+from forensic_lr.validation.weighted_metrics import replicate_metrics, sort_system
 
 llr_values = st.sampled_from([-np.inf, -3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, np.inf])
 

@@ -19,12 +19,11 @@ from forensic_lr.errors import ForensicLRWarning, InputError
 from forensic_lr.metrics import evaluate
 from forensic_lr.resampling import RunningTotals
 from forensic_lr.validation import METRICS, bootstrap_metrics, compare_systems
-from forensic_lr.validation.replicates import (
+from forensic_lr.validation.replicates import interval_bounds, replicate_weights
+from forensic_lr.validation.weighted_metrics import (
     _stable_order,
     _units,
     _units_without_ties,
-    interval_bounds,
-    replicate_weights,
     sort_system,
 )
 

@@ -23,7 +23,8 @@ from forensic_lr.metrics import evaluate
 from forensic_lr.report import build_report
 from forensic_lr.validation import bootstrap_metrics, check_criteria
 from forensic_lr.validation.rates import misleading_rates
-from forensic_lr.validation.replicates import METRICS, replicate_weights, sort_system
+from forensic_lr.validation.replicates import replicate_weights
+from forensic_lr.validation.weighted_metrics import METRICS, sort_system
 
 
 def _rates(n_ss, k_ss, n_ds, k_ds):

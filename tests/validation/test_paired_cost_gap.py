@@ -10,12 +10,8 @@ from hypothesis import strategies as st
 from forensic_lr.metrics import cllr, min_cllr
 from forensic_lr.validation import compare_systems
 from forensic_lr.validation.compare import _cost_gap, _replicate_differences
-from forensic_lr.validation.replicates import (
-    carry_orders,
-    replicate_cllrs,
-    replicate_weights,
-    sort_system,
-)
+from forensic_lr.validation.replicates import carry_orders, replicate_weights
+from forensic_lr.validation.weighted_metrics import replicate_cllrs, sort_system
 
 
 def _gap(a, b):

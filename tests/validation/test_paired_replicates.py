@@ -15,12 +15,8 @@ from forensic_lr.metrics import cllr, min_cllr
 from forensic_lr.resampling import trial_counts
 from forensic_lr.validation import compare_systems
 from forensic_lr.validation.compare import _placements, placement_values
-from forensic_lr.validation.replicates import (
-    replicate_cllrs,
-    replicate_metrics,
-    replicate_weights,
-    sort_system,
-)
+from forensic_lr.validation.replicates import replicate_weights
+from forensic_lr.validation.weighted_metrics import replicate_cllrs, replicate_metrics, sort_system
 
 # --------------------------------------------------------------------------- Cllr-only replicate
 llr_values = st.sampled_from([-np.inf, -3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, np.inf])
