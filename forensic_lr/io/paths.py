@@ -36,9 +36,16 @@ _LONGEST_SHOWN = 240  # characters of a path printed in a message before it is c
 
 
 def shown_path(path) -> str:
-    """A path for a message: as given when short, else a short quoted excerpt."""
+    """A path for a message: as given when short and printable, else quoted (escapes shown)
+    and, when long, cut in the middle so that both its start and its end (the file name the
+    user has to find) stay visible: ``'/home/lab/cases/2026' ... 'scores/ss.csv' (312
+    characters)``."""
     text = str(path)
-    return text if len(text) <= _LONGEST_SHOWN and text.isprintable() else excerpt(text, 80)
+    if len(text) <= _LONGEST_SHOWN and text.isprintable():
+        return text
+    if len(text) <= 80:
+        return repr(text)
+    return f"{text[:36]!r} ... {text[-40:]!r} ({len(text):,} characters)"
 
 
 def _limits(path: Path) -> tuple[int, int]:

@@ -118,7 +118,7 @@ def test_a_backslash_path_that_parses_to_a_control_character_is_explained(folder
     # "data\new.csv" is valid TOML: \n is a line break, the path then names no file
     (folder / "data").mkdir()
     message = _error(folder, VOICE.replace('ss = "ss.csv"', r'ss = "data\new.csv"'))
-    assert "new.csv': file not found" in message and "forward slashes" in message
+    assert "new.csv'" in message and "file not found" in message and "forward slashes" in message
     assert "single quotes" in message
 
 

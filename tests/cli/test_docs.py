@@ -38,8 +38,10 @@ def test_unknown_page_names_the_choices(capsys):
     assert "case-file" in err and "tutorial" in err
 
 
-def test_a_wheel_holds_every_page(tmp_path):
-    """What `pip install .` installs: build the wheel and read its file list."""
+def test_a_wheel_holds_every_page_and_every_package_file(tmp_path):
+    """What `pip install .` installs: build the wheel and read its file list. Every file of
+    the package folder is in it too, so that a new subpackage or data file (a catalogue, a
+    scale) missing from pyproject.toml's lists fails here rather than on a user's machine."""
     done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
                            "-w", str(tmp_path), str(ROOT)],
                           capture_output=True, text=True)
@@ -49,6 +51,14 @@ def test_a_wheel_holds_every_page(tmp_path):
     for page in PAGES:
         assert f"forensic_lr/docs/{page.relative_to(ROOT / 'docs').as_posix()}" in names
     assert docs_dir() == ROOT / "docs"
+    package = ROOT / "forensic_lr"
+    missing = [
+        path.relative_to(ROOT).as_posix()
+        for path in package.rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts
+        and path.relative_to(ROOT).as_posix() not in names
+    ]
+    assert not missing, f"add to pyproject.toml's packages / package-data: {missing}"
 
 
 def test_init_points_to_shipped_docs(tmp_path, capsys):

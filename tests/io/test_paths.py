@@ -174,3 +174,14 @@ def test_score_arrays_unchanged_through_a_good_link(tmp_path):
     from forensic_lr.io.scores import read_score_file
 
     np.testing.assert_array_equal(read_score_file(tmp_path / "link.csv"), [1.5, 2.5])
+
+
+def test_a_long_path_in_a_message_keeps_its_start_and_its_file_name():
+    from forensic_lr.io.paths import shown_path
+
+    long = "/lab/cases/" + "2026-" * 60 + "/scores/ss.csv"
+    shown = shown_path(long)
+    assert shown.startswith("'/lab/cases/") and "scores/ss.csv'" in shown
+    assert f"({len(long):,} characters)" in shown and len(shown) < 110
+    assert shown_path("/lab/ss.csv") == "/lab/ss.csv"  # short and printable: as given
+    assert shown_path("data\new.csv") == repr("data\new.csv")  # a control character escaped
