@@ -85,6 +85,7 @@ def open_case(
     draft: bool = False,
     formats: Sequence[str] | None = None,
     case_folders: tuple[Path, ...] = (),
+    language: str | None = None,
 ) -> CaseJob:
     """Read and check a case file; the :class:`CaseJob` that runs it.
 
@@ -103,6 +104,8 @@ def open_case(
         Default: the case's ``[report] formats``.
     case_folders : tuple of Path
         The other case folders of a batch (a lab profile inside one is a case's own).
+    language : {"en", "es", "de", "fr", "nl", "sv"}, optional
+        The report's language, overriding ``[report] language`` (as ``run --language``).
 
     Raises
     ------
@@ -112,8 +115,10 @@ def open_case(
         report format.
     """
     method = {k: v for k, v in (("calibrator", calibrator), ("elub", elub)) if v is not None}
-    spec = load_case(case_file, lab=lab, overrides={"method": method} if method else None,
-                     case_folders=case_folders)
+    overrides = {"method": method} if method else {}
+    if language is not None:
+        overrides["report"] = {"language": language}
+    spec = load_case(case_file, lab=lab, overrides=overrides or None, case_folders=case_folders)
     checklist = check_case(spec, read_inputs=False)
     if not checklist.ready and not draft:
         raise InputError(

@@ -49,7 +49,13 @@ from ..limits import LIMITS
 from ..metrics.catalogue import CRITERIA
 from ..records import LabInfo, PolicySetting, jsonable
 from .case_template import case_template
-from .schema import BEYOND_BACKGROUND, BeyondBackground, Criteria, format_validation_error
+from .schema import (
+    BEYOND_BACKGROUND,
+    BeyondBackground,
+    Criteria,
+    ReportLanguage,
+    format_validation_error,
+)
 
 __all__ = [
     "FLOOR", "POLICY_KEYS", "LabProfile", "ProfileApplied", "apply_profile", "load_profile",
@@ -106,7 +112,7 @@ class OpinionTable(_Table):
 
 
 class ReportTable(_Table):
-    language: Literal["en"] | None = None
+    language: ReportLanguage | None = None
     template_dir: str | None = None
     prior_odds_table: StrictBool | None = None
 

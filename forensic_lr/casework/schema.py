@@ -19,8 +19,8 @@ from ..errors import excerpt
 from ..metrics.catalogue import criterion_hint
 
 __all__ = [
-    "BEYOND_BACKGROUND", "BeyondBackground", "Criteria", "Section", "format_validation_error",
-    "problem_list", "value_hint",
+    "BEYOND_BACKGROUND", "BeyondBackground", "Criteria", "ReportLanguage", "Section",
+    "format_validation_error", "problem_list", "value_hint",
 ]
 
 
@@ -52,6 +52,8 @@ class Criteria(Section):
 #: reported) and ``"report"`` (reported; the report says it rests on extrapolation).
 BEYOND_BACKGROUND = ("withhold", "withhold-unbounded", "report")
 BeyondBackground = Literal["withhold", "withhold-unbounded", "report"]
+#: The languages a report can be written in (:data:`forensic_lr.i18n.SUPPORTED_LANGUAGES`).
+ReportLanguage = Literal["en", "es", "de", "fr", "nl", "sv"]
 
 
 def _key_path(loc) -> str:

@@ -51,6 +51,7 @@ from .schema import BEYOND_BACKGROUND as BEYOND_BACKGROUND  # re-exported
 from .schema import (
     BeyondBackground,
     Criteria,
+    ReportLanguage,
     format_validation_error,
     problem_list,
     value_hint,
@@ -277,7 +278,9 @@ class Validation(_Section):
 class ReportOptions(_Section):
     """``[report]``: what to render and how."""
 
-    language: Literal["en"] = "en"
+    language: ReportLanguage = Field(
+        default="en", description="language of the report's text, numbers and dates: en, es, "
+        "de, fr, nl or sv (docs/user/report-languages.md); result.json does not depend on it")
     verbal_scale: str = "enfsi"
     formats: tuple[ReportFormat, ...] = ("pdf", "html", "json")
     template_dir: str | None = Field(

@@ -76,6 +76,7 @@ def _one_case(case: str, args: argparse.Namespace, stages: Stages):
     from ..report import build_report
 
     job = open_case(case, lab=args.lab, calibrator=args.calibrator, elub=args.elub,
+                    language=args.language,
                     draft=args.draft, formats=format_option(args.format),
                     case_folders=_case_folders(args))
     run = job.run(progress=_Prefixed(stages, job.spec.case.id))

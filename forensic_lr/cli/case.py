@@ -11,7 +11,7 @@ import argparse
 from collections.abc import Sequence
 
 from ..errors import InputError
-from .common import EXIT_OK
+from .common import EXIT_OK, add_language_option
 
 
 def add_parsers(sub) -> None:
@@ -39,6 +39,7 @@ def add_parsers(sub) -> None:
     p.add_argument("--elub", action=argparse.BooleanOptionalAction, default=None,
                    help="bound the LR by ELUB (default: the case file, then the lab profile, "
                         "then on)")
+    add_language_option(p, "[report] language of the case file, then the lab profile, then en")
     p.set_defaults(func=run)
 
     p = sub.add_parser("examples", help="list the worked examples, or copy one to a folder")
@@ -94,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     formats = format_option(args.format)
     with stages.stage("reading the case"):
         job = open_case(args.case[0], lab=args.lab, calibrator=args.calibrator, elub=args.elub,
-                        draft=args.draft, formats=formats)
+                        draft=args.draft, formats=formats, language=args.language)
     signer = None
     if "pdf" in job.formats and not args.draft:  # asked before the long work; drafts never
         from ..casework.signing import profile_signer

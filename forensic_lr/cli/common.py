@@ -137,6 +137,14 @@ def add_llr_inputs(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_language_option(p: argparse.ArgumentParser, default: str) -> None:
+    """``--language``: the report's language (docs/user/report-languages.md)."""
+    from ..i18n import SUPPORTED_LANGUAGES
+
+    p.add_argument("--language", choices=SUPPORTED_LANGUAGES, default=None,
+                   help=f"language of the report's text, numbers and dates (default: {default})")
+
+
 def add_table_options(p: argparse.ArgumentParser, *, columns: bool = True) -> None:
     """How to read the score tables: columns by name or position, decimal comma, sheet."""
     g = p.add_argument_group("reading the score files (spreadsheet exports)")

@@ -25,6 +25,7 @@ from ..limits import check_count
 from .common import (
     EXIT_OK,
     Stages,
+    add_language_option,
     add_llr_inputs,
     add_table_options,
     print_json,
@@ -71,6 +72,7 @@ def add_parser(sub) -> None:
     about.add_argument("--data-description", metavar="TEXT",
                        help="the data: population, conditions, the system that produced the "
                        "scores")
+    add_language_option(about, "en")
     p.add_argument("--force", action="store_true", help="overwrite existing output files")
     add_ci_arguments(p)
     add_table_options(p)
@@ -445,7 +447,8 @@ def _report(args: argparse.Namespace, folder: OutputFolder) -> int:
                "date": args.date, "data": args.data_description}, stages=stages,
     )
     with stages.stage("rendering"):
-        files = build_validation_report(study, direction=args.direction)
+        files = build_validation_report(study, direction=args.direction,
+                                        language=args.language or "en")
     written = folder.commit(files)
     stages.finish()
     if not args.quiet:

@@ -134,7 +134,8 @@ def build_report(run, formats=("pdf", "html", "json"), template_dir=None) -> dic
     figures = case_figures(run)
     for name, svg in figures.items():
         files[f"figures/{name}.svg"] = svg.encode("utf-8")
-    html = render("case_report.html", case_context(run, figures, template_dir), template_dir)
+    html = render("case_report.html", case_context(run, figures, template_dir), template_dir,
+                  language=run.spec.report.language)
     if run.result.draft and DRAFT_MARK not in html:
         from ..errors import InputError
 

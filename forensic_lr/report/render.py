@@ -34,6 +34,8 @@ from .._numbers import format_log10, signed_log10
 from .._resources import templates_dir
 from ..casework.verbal import format_log10_lr, format_lr
 from ..errors import InputError, excerpt
+from ..i18n import SOURCE_LANGUAGE, check_language, translations
+from ..i18n.formatting import localized, long_date, percent_text
 from ..limits import LIMITS
 from ..metrics.catalogue import fixed, metric
 
@@ -256,8 +258,20 @@ class _ReportSandbox(ImmutableSandboxedEnvironment):
         return result
 
 
-def environment(template_dir: str | Path | None = None) -> jinja2.Environment:
-    """Sandboxed, autoescaping, strict environment: the lab's folder before the shipped one."""
+def N_(message: str) -> str:
+    """Mark ``message`` for the ``report`` catalogue; translated where it is printed."""
+    return message
+
+
+def environment(template_dir: str | Path | None = None,
+                language: str = SOURCE_LANGUAGE) -> jinja2.Environment:
+    """Sandboxed, autoescaping, strict environment: the lab's folder before the shipped one.
+
+    Templates are written in English; jinja's i18n extension translates their
+    ``{% trans %}`` blocks and ``_()`` texts into ``language`` from the ``report``
+    catalogue, and the filters write numbers as the locale does (Babel/CLDR marks,
+    :mod:`forensic_lr.i18n.formatting`). English renders exactly as the templates read.
+    """
     loader = jinja2.ChoiceLoader(
         [_FolderLoader(str(root)) for root in template_roots(template_dir)]
     )
@@ -267,36 +281,61 @@ def environment(template_dir: str | Path | None = None) -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        extensions=["jinja2.ext.i18n"],
     )
+    t = translations(language, "report")
+    env.install_gettext_translations(t, newstyle=True)
+    _ = t.gettext
+
+    def num(text: str) -> str:
+        return localized(text, language)
+
+    def lr_text(text: str) -> Markup:
+        return lr_markup(num(text))
+
+    def na(value) -> bool:
+        return value is None or _nan(value)
+
     env.filters.update(
-        log10=lambda v: "n/a" if v is None else signed_log10(v),
-        metric=lambda v, digits=3: "n/a" if v is None or _nan(v) else fixed(v, digits),
-        percent=lambda v: "n/a" if v is None or _nan(v) else f"{fixed(100 * v, 1)} %",
+        log10=lambda v: _(N_("n/a")) if v is None else num(signed_log10(v)),
+        metric=lambda v, digits=3: _(N_("n/a")) if na(v) else num(fixed(v, digits)),
+        percent=lambda v: _(N_("n/a")) if na(v) else percent_text(fixed(100 * v, 1), language),
         # a criterion's threshold in its metric's unit ("5 %" beside "3.9 %", not "0.05")
-        limit=lambda threshold, key: metric(key).limit(threshold),
-        lr=lr_markup,
-        times=lambda log10_lr: lr_markup(format_lr(abs(log10_lr))),
+        limit=lambda threshold, key: _limit(metric(key).limit(threshold), language),
+        lr=lambda text: lr_text(str(text)),
+        times=lambda log10_lr: lr_text(format_lr(abs(log10_lr))),
         # "about N times" from the LR as printed ("1/99.6" -> "99.6"): the words agree with it
-        times_of=lambda lr_text: lr_markup(_magnitude(lr_text)),
-        odds=odds_markup,
-        count=lambda v: f"{int(v):,}",
-        lr_of=lambda log10_lr: lr_markup(format_lr(log10_lr)),
+        times_of=lambda text: lr_text(_magnitude(str(text))),
+        odds=lambda log10_odds: odds_markup(log10_odds, language),
+        count=lambda v: num(f"{int(v):,}"),
+        lr_of=lambda log10_lr: lr_text(format_lr(log10_lr)),
         # an LR and its log10 beside a verbal level of ``scale`` with the laboratory's wording
         # below its first band: digits added near a band edge (docs/user/report.md)
-        lr_on=lambda log10_lr, scale, below="number": lr_markup(
+        lr_on=lambda log10_lr, scale, below="number": lr_text(
             format_lr(log10_lr, scale, below_first_band=below)),
-        log10_on=lambda log10_lr, scale, below="number": format_log10_lr(
-            log10_lr, scale, below_first_band=below),
-        sig=significant,
-        log10_interval=log10_interval,
+        log10_on=lambda log10_lr, scale, below="number": num(format_log10_lr(
+            log10_lr, scale, below_first_band=below)),
+        sig=lambda value, digits=3: num(significant(value, digits)) if not na(value)
+        else _(N_("n/a")),
+        log10_interval=lambda low, high, digits=2, signed=True: log10_interval(
+            low, high, digits, signed, language),
+        long_date=lambda text: long_date(text, language),
     )
     env.filters = {name: _bounded_filter(name, func) for name, func in env.filters.items()}
     return env
 
 
+def _limit(text: str, language: str) -> str:
+    """:meth:`Metric.limit`'s ``"5 %"`` or ``"0.5"`` in ``language``'s marks."""
+    if text.endswith(" %"):
+        return percent_text(text[:-2], language)
+    return localized(text, language)
+
+
 @functools.lru_cache(maxsize=16)
-def _shared_environment(template_dir: str | None, _folder_state: tuple) -> jinja2.Environment:
-    return environment(template_dir)
+def _shared_environment(template_dir: str | None, _folder_state: tuple,
+                        language: str) -> jinja2.Environment:
+    return environment(template_dir, language)
 
 
 def _folder_state(folder: Path) -> tuple:
@@ -309,17 +348,22 @@ def _folder_state(folder: Path) -> tuple:
         return ()
 
 
-def cached_environment(template_dir: str | Path | None = None) -> jinja2.Environment:
-    """:func:`environment`, made once per template folder and kept with its compiled
-    templates (compiling the case report's templates costs about 20 times rendering them).
+def cached_environment(template_dir: str | Path | None = None,
+                       language: str = SOURCE_LANGUAGE) -> jinja2.Environment:
+    """:func:`environment`, made once per template folder and language and kept with its
+    compiled templates (compiling the case report's templates costs about 20 times
+    rendering them).
 
     A lab's folder is looked at on every call: a file added, removed or changed there
-    gives a new environment; jinja itself reloads a changed shipped template.
+    gives a new environment; jinja itself reloads a changed shipped template. A
+    language whose ``report`` catalogue is incomplete is refused
+    (:func:`forensic_lr.i18n.check_language`).
     """
+    check_language(language, "report")
     if not template_dir:
-        return _shared_environment(None, ())
+        return _shared_environment(None, (), language)
     folder = Path(template_dir).resolve()
-    return _shared_environment(str(folder), _folder_state(folder))
+    return _shared_environment(str(folder), _folder_state(folder), language)
 
 
 def _nan(value) -> bool:
@@ -344,28 +388,33 @@ def significant(value: float | None, digits: int = 3) -> str:
 
 
 def log10_interval(low: float | None, high: float | None, digits: int = 2,
-                   signed: bool = True) -> str:
+                   signed: bool = True, language: str = SOURCE_LANGUAGE) -> str:
     """``"[+1.20, +2.45]"``; when both ends print the same, the value and "not estimable".
 
     A zero-width interval (every bootstrap replicate at the PAV cap, or both ends cut at
     one ELUB bound) would claim the value could not change: the report prints the bound
-    and says that no interval can be estimated there.
+    and says that no interval can be estimated there. In ``language`` (the ``report``
+    catalogue; a decimal-comma language separates the ends with ``;``).
     """
+    _ = translations(language, "report").gettext
     if low is None or high is None or _nan(low) or _nan(high):
-        return "n/a"
-    a, b = (format_log10(v, digits, sign=signed) for v in (low, high))
+        return _(N_("n/a"))
+    a, b = (localized(format_log10(v, digits, sign=signed), language) for v in (low, high))
     if a == b:
-        return f"not estimable (both ends at {a})"
-    return f"[{a}, {b}]"
+        return _(N_("not estimable (both ends at %(value)s)")) % {"value": a}
+    return _(N_("[%(low)s, %(high)s]")) % {"low": a, "high": b}
 
 
-def odds_markup(log10_odds: float) -> Markup:
+def odds_markup(log10_odds: float, language: str = SOURCE_LANGUAGE) -> Markup:
     """Odds as "N to 1" or "1 to N", rounded like the LR; even odds as "1 to 1"."""
+    t = translations(language, "report")
     if abs(log10_odds) < 1e-9:
-        return Markup("1 to 1")
+        return Markup(escape(t.gettext(N_("%(n)s to %(m)s")) % {"n": "1", "m": "1"}))
+    pattern = Markup(escape(t.gettext(N_("%(n)s to %(m)s"))))
     if log10_odds >= 0:
-        return lr_markup(format_lr(log10_odds)) + Markup(" to 1")
-    return Markup("1 to ") + lr_markup(_magnitude(format_lr(log10_odds)))
+        return pattern % {"n": lr_markup(localized(format_lr(log10_odds), language)), "m": "1"}
+    return pattern % {"n": "1", "m": lr_markup(localized(_magnitude(format_lr(log10_odds)),
+                                                         language))}
 
 
 def _magnitude(lr_text: str) -> str:
@@ -545,8 +594,9 @@ def _render_within_budget(env: jinja2.Environment, name: str, context: dict) -> 
         _BUDGET.reset(token)
 
 
-def render(name: str, context: dict, template_dir: str | Path | None = None) -> str:
-    """Render template ``name`` with ``context``.
+def render(name: str, context: dict, template_dir: str | Path | None = None,
+           language: str = SOURCE_LANGUAGE) -> str:
+    """Render template ``name`` with ``context``, its fixed texts and numbers in ``language``.
 
     Raises
     ------
@@ -557,7 +607,8 @@ def render(name: str, context: dict, template_dir: str | Path | None = None) -> 
         keeps its traceback.)
     """
     try:
-        html = _render_within_budget(cached_environment(template_dir), name, context)
+        html = _render_within_budget(cached_environment(template_dir, language), name,
+                                     context)
     except InputError:
         raise
     except jinja2.TemplateSyntaxError as exc:

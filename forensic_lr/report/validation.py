@@ -21,7 +21,7 @@ __all__ = ["build_validation_report"]
 
 def build_validation_report(
     study: ValidationStudy, formats=("pdf", "html", "json"), template_dir=None,
-    direction: str = "higher_is_similar",
+    direction: str = "higher_is_similar", language: str = "en",
 ) -> dict[str, bytes]:
     """Render a validation study: ``validation.json``, ``validation_report.html``/``.pdf``.
 
@@ -29,6 +29,8 @@ def build_validation_report(
     ``validation.json`` is ``study.to_json()``, also embedded in the PDF/A-3b PDF
     (:func:`.archive.study_archive`). ``direction``: how the raw scores were
     measured; distances (``"lower_is_similar"``, negated on input) are drawn as measured.
+    ``language``: the report's language (:data:`forensic_lr.i18n.SUPPORTED_LANGUAGES`);
+    ``validation.json`` does not depend on it.
     """
     files: dict[str, bytes] = {}
     record = study.to_json().encode("utf-8")  # also inside the PDF
@@ -73,7 +75,7 @@ def build_validation_report(
         "figures": {k: safe_svg(v) for k, v in figures.items()},
         "css": Markup(stylesheet(template_dir)),
     }
-    html = render("validation_report.html", context, template_dir)
+    html = render("validation_report.html", context, template_dir, language=language)
     if "html" in formats:
         files["validation_report.html"] = html.encode("utf-8")
     if "pdf" in formats:

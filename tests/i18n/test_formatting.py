@@ -86,3 +86,14 @@ def test_loader_english_is_identity_and_unknown_refused():
     assert t.gettext("Conclusion") == "Conclusion"
     with pytest.raises(InputError, match="unknown report language 'pt'"):
         translations("pt", "report")
+
+
+def test_report_filters_in_english():
+    """The report's filters in English print as before the languages came (hand-written)."""
+    from forensic_lr.report.render import environment
+
+    en = environment()
+    assert str(en.filters["count"](1234567)) == "1,234,567"
+    assert str(en.filters["percent"](0.0391)) == "3.9 %"
+    assert str(en.filters["log10_interval"](1.2, 2.449)) == "[+1.20, +2.45]"
+    assert str(en.filters["odds"](3.38)) == "2,400 to 1"
