@@ -40,6 +40,7 @@ from pydantic import (
     model_validator,
 )
 
+from .display import Table, Tabular, warning_notes
 from .errors import ForensicLRError
 
 __all__ = [
@@ -413,7 +414,7 @@ class EvidenceResult(EvidenceLR):
     tippett_ds: int | None = None
 
 
-class EvidenceEvaluation(Record):
+class EvidenceEvaluation(Tabular, Record):
     """A calibrator fitted on background scores and the LR of each evidence score.
 
     The one record behind ``forensic-lr calibrate`` and the evidence part of a case.
@@ -429,6 +430,29 @@ class EvidenceEvaluation(Record):
     seed: int
     warnings: tuple[str, ...] = ()
     limitations: tuple[str, ...] = ()
+
+    def _table(self) -> Table:
+        """One row per evidence score: LR, log10 LR and its interval (``repr``, notebooks,
+        ``to_frame()``)."""
+        m = self.method
+        elub = ("" if m.elub_log10_lr_low is None or m.elub_log10_lr_high is None else
+                f", ELUB log10 LR [{m.elub_log10_lr_low:+.2f}, {m.elub_log10_lr_high:+.2f}]"
+                f" {'applied' if m.elub_applied else 'not applied'}")
+        interval = ("no interval" if self.interval_method == "none" else
+                    f"{self.interval_method} {self.interval_level:.0%} interval")
+        rows = tuple(
+            (r.score, r.lr, r.log10_lr,
+             None if r.interval is None else r.interval.log10_lr_low,
+             None if r.interval is None else r.interval.log10_lr_high,
+             r.bounded, r.extrapolated)
+            for r in self.results
+        )
+        return Table(
+            title=f"Evidence evaluation: {m.calibrator}{elub}; {interval}",
+            columns=("score", "lr", "log10_lr", "log10_low", "log10_high", "bounded",
+                     "extrapolated"),
+            rows=rows, notes=warning_notes(self.warnings),
+        )
 
 
 # --------------------------------------------------------------------------- validation
@@ -580,7 +604,7 @@ class StudyMethod(ValidationResult):
     description: MethodDescription | None = None
 
 
-class ValidationStudy(Record):
+class ValidationStudy(Tabular, Record):
     """A validation study: every method cross-validated on one score set.
 
     ``intervals`` and ``comparisons`` are the bootstrap intervals of the best method's
@@ -616,6 +640,25 @@ class ValidationStudy(Record):
     def method(self, name: str) -> StudyMethod:
         """The row of method ``name``."""
         return next(m for m in self.methods if m.method == name)
+
+    def _table(self) -> Table:
+        """One row per method: its cross-validated metrics and whether the criteria are met
+        (``repr``, notebooks, ``to_frame()``)."""
+        keys = ("cllr", "min_cllr", "cllr_cal", "eer", "rmep", "rmed")
+        folds = ("leave one source out" if self.folds is None else
+                 f"{self.folds} folds by {self.folds_by}")
+        notes = () if not self.selected_on_same_data else (
+            f"{self.best_method} was chosen on the data its metrics come from "
+            "(development data)",)
+        return Table(
+            title=f"Validation study: {self.n_ss} same-source and {self.n_ds} "
+                  f"different-source trials, {folds}, seed {self.seed}; best method "
+                  f"{self.best_method}",
+            columns=("method", *keys, "criteria_met"),
+            rows=tuple((m.method, *(m.metrics.get(k) for k in keys), m.all_criteria_met)
+                       for m in self.methods),
+            notes=notes,
+        )
 
     @property
     def arrays(self) -> Any:
@@ -701,7 +744,7 @@ class LabInfo(Record):
     values: dict[str, Any] = Field(default_factory=dict)
 
 
-class CaseResult(Record):
+class CaseResult(Tabular, Record):
     """Everything a run found; serialised as ``result.json`` and rendered as the report."""
 
     schema_version: int = 1
@@ -731,6 +774,31 @@ class CaseResult(Record):
     draft: bool = False                     # written with --draft: not for court
     draft_reasons: tuple[str, ...] = ()     # what a final report still lacks
     sensitivity: Sensitivity | None = None
+
+    def _table(self) -> Table:
+        """One row per evidence score: LR, log10 LR, interval and verbal level; the
+        conclusion and the validation's Cllr below (``repr``, notebooks, ``to_frame()``)."""
+        status = "" if self.conclusion is None else f"; conclusion {self.conclusion.status}"
+        rows = tuple(
+            (r.label, r.score, r.lr, r.log10_lr,
+             None if r.interval is None else r.interval.log10_lr_low,
+             None if r.interval is None else r.interval.log10_lr_high,
+             r.verbal.level)
+            for r in self.results
+        )
+        cllr = self.validation.metrics.get("cllr")
+        notes = (f"validation: Cllr {'-' if cllr is None else f'{cllr:.4g}'} bits"
+                 + ("" if self.validation.all_criteria_met is None else
+                    f", criteria {'met' if self.validation.all_criteria_met else 'not met'}"),)
+        if self.conclusion is not None and self.conclusion.statement:
+            notes += (self.conclusion.statement,)
+        return Table(
+            title=f"Case {self.case.id}, report {self.report_id}: {self.method.calibrator}"
+                  f"{status}",
+            columns=("comparison", "score", "lr", "log10_lr", "log10_low", "log10_high",
+                     "verbal"),
+            rows=rows, notes=notes + warning_notes(self.warnings),
+        )
 
 
 # --------------------------------------------------------------------------- sensitivity

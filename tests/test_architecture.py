@@ -15,8 +15,8 @@ TEMPLATES = PACKAGE.parent / "templates"
 #: Layers from the bottom up (docs/dev/architecture.md): a module may import its own layer
 #: and the layers below it, never above.
 LAYERS = {
-    "errors": 0, "limits": 0, "defaults": 0, "_numbers": 0, "i18n": 0, "records": 1,
-    "provenance": 1, "_checks": 1,
+    "errors": 0, "limits": 0, "defaults": 0, "_numbers": 0, "i18n": 0, "display": 0,
+    "records": 1, "provenance": 1, "_checks": 1,
     "_resources": 1,
     "resampling": 2, "parallel": 2, "io": 2, "metrics": 3, "calibration": 4, "uncertainty": 5,
     "validation": 6, "casework": 7, "plots": 8, "output": 8, "studies": 8, "sklearn": 8,

@@ -43,6 +43,8 @@ from pathlib import Path
 import numpy as np
 
 from .._numbers import LN2, LN10
+from ..display import Table as ResultTable
+from ..display import Tabular
 from ..errors import InputError, excerpt
 from ..records import jsonable
 from .memory import is_path, is_table, score_values, table_scores
@@ -63,8 +65,8 @@ LOG_BASES = {"e": 1.0, "10": LN10, "2": LN2}
 DIRECTIONS = ("higher_is_similar", "lower_is_similar")
 
 
-@dataclass(frozen=True)
-class ScoreSet:
+@dataclass(frozen=True, repr=False)
+class ScoreSet(Tabular):
     """Validated background scores: 1-D float64 arrays and a record of each file read.
 
     ``ss_sources`` / ``ds_sources`` are None, or string arrays of shape ``(n, 2)``: the
@@ -83,6 +85,24 @@ class ScoreSet:
     @property
     def has_sources(self) -> bool:
         return self.ss_sources is not None and self.ds_sources is not None
+
+    def _table(self) -> ResultTable:
+        """One row per class: count, range, mean, sd and number of sources (``repr``,
+        notebooks, ``to_frame()``); never the scores themselves."""
+        def row(label, values, sources):
+            stats = ((float(values.min()), float(values.mean()), float(values.std()),
+                      float(values.max())) if values.size else (None,) * 4)
+            n_sources = None if sources is None else int(np.unique(sources).size)
+            return (label, int(values.size), *stats, n_sources)
+
+        files = tuple(f"file: {name}" for name in self.files)
+        return ResultTable(
+            title=f"ScoreSet: {self.ss.size} same-source and {self.ds.size} different-source "
+                  "scores",
+            columns=("class", "n", "min", "mean", "sd", "max", "sources"),
+            rows=(row("ss", self.ss, self.ss_sources), row("ds", self.ds, self.ds_sources)),
+            notes=files[:4] + ((f"... {len(files) - 4} more files",) if len(files) > 4 else ()),
+        )
 
     def to_dict(self) -> dict:
         out = {"n_ss": int(self.ss.size), "n_ds": int(self.ds.size), "files": dict(self.files)}

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._checks import check_pair
+from ..display import Table, Tabular
 from ..records import Serialisable
 from .cllr import block_cllr, cllr, cllr_cal, cllr_of_arrays, min_cllr
 from .dcf import APECurve, ape_curve, bayes_threshold, dcf, min_dcf, normalized_bayes_error
@@ -65,8 +66,8 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Evaluation(Serialisable):
+@dataclass(frozen=True, repr=False)
+class Evaluation(Tabular, Serialisable):
     """The performance of a set of LLRs (Cllr family in bits, rates as proportions).
 
     Attributes
@@ -96,6 +97,18 @@ class Evaluation(Serialisable):
     rmep: float
     rmed: float
     devpav: float
+
+    def _table(self) -> Table:
+        """One row per metric with its unit (``repr``, notebooks, ``to_frame()``)."""
+        units = {"cllr": "bits", "min_cllr": "bits", "cllr_cal": "bits", "eer": "proportion",
+                 "auc": "probability", "rmep": "proportion", "rmed": "proportion",
+                 "devpav": "log10"}
+        return Table(
+            title=f"Evaluation of {self.n_ss} same-source and {self.n_ds} different-source "
+                  "LLRs",
+            columns=("metric", "value", "unit"),
+            rows=tuple((name, getattr(self, name), unit) for name, unit in units.items()),
+        )
 
 
 def evaluate_llrs(ss_llr, ds_llr, *, check: bool = True) -> Evaluation:
