@@ -10,6 +10,8 @@ The public API, importable from here (each name is imported on first use, so tha
   its older name, kept as an alias), :func:`bootstrap_metrics`, :func:`compare_systems`,
   :func:`run_validation_study`;
 * uncertainty: :func:`cross_validated_llr`, :func:`bootstrap_interval`;
+* reports: :func:`write_case_report` (of ``run_case_full``'s run),
+  :func:`write_validation_report` (of a study): the files the command line writes;
 * the defaults every face shares (a case file's): :data:`DEFAULT_CALIBRATOR`,
   :data:`DEFAULT_SEED`. A function that takes a calibrator takes a name or an object, right
   after the data (``cross_validated_llr(ss, ds, "logistic")``);
@@ -42,6 +44,8 @@ _API = {
     "run_validation_study": "validation",
     "cross_validated_llr": "uncertainty",
     "bootstrap_interval": "uncertainty",
+    "write_case_report": "report.files",
+    "write_validation_report": "report.files",
 }
 _SUBPACKAGES = (
     "calibration", "casework", "io", "metrics", "plots", "records", "report", "studies",

@@ -453,4 +453,7 @@ def _report(args: argparse.Namespace, folder: OutputFolder) -> int:
     stages.finish()
     if not args.quiet:
         print(f"wrote {len(written)} file(s) to {args.report}")
+        if not args.data_description:
+            print("note: the report says that no description of the data was given; "
+                  "give one with --data-description")
     return EXIT_OK
