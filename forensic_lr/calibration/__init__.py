@@ -34,6 +34,19 @@ _REGISTRY: dict[str, tuple[str, str]] = {
     "scal": ("scal", "SCalCalibrator"),
     "student_t": ("student_t", "StudentTCalibrator"),
 }
+#: Each method's model and the paper it comes from, as ``--help`` names them (the class's
+#: ``reference`` gives the full citation; a test checks the two agree).
+METHOD_PAPERS: dict[str, str] = {
+    "gaussian": "two normal densities (Ramos and Gonzalez-Rodriguez 2013)",
+    "bayes": "normal model with unknown mean and variance (Brummer and Swart 2014)",
+    "logistic": "logistic regression (Brummer and du Preez 2006)",
+    "pav": "pool-adjacent-violators, isotonic (Brummer and du Preez 2006)",
+    "kde": "kernel density estimates (Silverman 1986)",
+    "suspect_map": "suspect-adapted MAP normal densities (Ramos-Castro et al. 2006)",
+    "unsupervised": "two-component mixture of case scores (Brummer and Garcia-Romero 2014)",
+    "scal": "saturating logistic, S-cal (Brummer 2010)",
+    "student_t": "Student-t densities (Brummer, Swart and van Leeuwen 2014)",
+}
 #: Other public names of this package -> their module.
 _EXPORTS = {
     "BaseCalibrator": "base",
@@ -76,12 +89,14 @@ CALIBRATORS: Mapping[str, type[BaseCalibrator]] = _Registry()
 __all__ = [
     "CALIBRATORS",
     "DEFAULT_CALIBRATOR",
+    "METHOD_PAPERS",
     "as_calibrator",
     "background_only_methods",
     "default_study_methods",
     "extra_inputs",
     "make_calibrator",
     "method_names",
+    "methods_help",
     "options_of",
     *sorted(_EXPORTS),
 ]
@@ -100,6 +115,11 @@ def __dir__() -> list[str]:
 def method_names() -> tuple[str, ...]:
     """Every calibration method's name, without importing any of them."""
     return tuple(_REGISTRY)
+
+
+def methods_help() -> str:
+    """Every method's name, model and paper in one sentence, for ``--help``."""
+    return "; ".join(f"{name}: {paper}" for name, paper in METHOD_PAPERS.items())
 
 
 def options_of(name: str) -> dict[str, object]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..calibration import extra_inputs, make_calibrator, method_names
+from ..calibration import extra_inputs, make_calibrator, method_names, methods_help
 from ..defaults import DEFAULT_CALIBRATOR, DEFAULT_INTERVAL, DEFAULT_LEVEL, DEFAULT_SEED
 from ..errors import InputError
 from .common import (
@@ -41,7 +41,7 @@ def add_parser(sub, *, extra_inputs_options: bool = True) -> None:
     p.add_argument("--method", "--calibrator", dest="method", default=DEFAULT_CALIBRATOR,
                    choices=method_names(),
                    help=f"calibration method (default {DEFAULT_CALIBRATOR}, as a case file "
-                   "without [method]; --calibrator: same)")
+                   f"without [method]; --calibrator: same). {methods_help()}")
     declared = extra_inputs().items() if extra_inputs_options else ()
     for key, (spec, method) in declared:  # as the calibrators declare them
         p.add_argument(spec.flag, dest=key, metavar="FILE", help=f"{spec.help} ("
@@ -65,7 +65,8 @@ def add_parser(sub, *, extra_inputs_options: bool = True) -> None:
                    default="cross-validated",
                    help="the LRs the ELUB comes from: the cross-validated LRs of the "
                    "background (default; the folds of a case with the same --folds and "
-                   "--seed) or the fitted model's LRs of its own training scores (lir's rule)")
+                   "--seed) or the fitted model's LRs of its own training scores (as the "
+                   "lir package computes it)")
     p.add_argument("--folds", type=int, default=5,
                    help="folds of the cross-validation behind the ELUB (default 5); with "
                    "source columns the folds are by source and 0 means leave-one-source-out")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
+from ..calibration import methods_help
 from ..errors import InputError
 from .common import EXIT_OK, add_language_option
 
@@ -35,7 +36,8 @@ def add_parsers(sub) -> None:
                    help="the laboratory's profile: defaults for what the case file leaves "
                         "out (wins over [report] lab_profile)")
     p.add_argument("--calibrator", "--method", dest="calibrator", metavar="NAME", default=None,
-                   help="calibration method, overriding the case file's [method] calibrator")
+                   help="calibration method, overriding the case file's [method] calibrator: "
+                        + methods_help())
     p.add_argument("--elub", action=argparse.BooleanOptionalAction, default=None,
                    help="bound the LR by ELUB (default: the case file, then the lab profile, "
                         "then on)")

@@ -27,8 +27,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "label-noise",
         help="precision/recall corrected for errors in the reference labels",
-        description="Expert (assessor) label errors: corrected precision and recall, and EM "
-        "estimates of the error rates from duplicate judgements.",
+        description="Expert (assessor) label errors: corrected precision and recall (Lam and "
+        "Stork 2003), and EM estimates of the error rates from duplicate judgements (Dawid "
+        "and Skene 1979).",
     )
     sub = p.add_subparsers(dest="label_noise_command", metavar="ACTION")
     sub.required = True

@@ -36,7 +36,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "--method",
         choices=("ec", "ts"),  # the keys of forensic_lr.studies.multiclass.METHODS
         default="ts",
-        help="ts: minimise the NLL; ec: mean confidence = accuracy (default ts)",
+        help="ts: temperature scaling, the temperature minimising the validation NLL (Guo et "
+        "al. 2017); ec: expectation-consistent temperature, mean top-label confidence = "
+        "validation accuracy (Clarte et al. 2023) (default ts)",
     )
     p.add_argument("--t-min", type=float, default=None, metavar="T",
                    help="smallest temperature searched (default 0.01)")

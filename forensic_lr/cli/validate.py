@@ -18,7 +18,7 @@ from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..calibration import method_names
+from ..calibration import method_names, methods_help
 from ..defaults import DEFAULT_SEED
 from ..errors import InputError
 from ..limits import check_count
@@ -80,7 +80,8 @@ def add_parser(sub) -> None:
     g.add_argument(
         "--calibrate", choices=(*method_names(), "none"), metavar="METHOD",
         help="inputs are raw scores: out-of-fold LLRs from this calibrator, then the metrics; "
-        "none: the inputs are the system's own LLRs (--log-base), validated as they are",
+        "none: the inputs are the system's own LLRs (--log-base), validated as they are. "
+        + methods_help(),
     )
     g.add_argument(
         "--compare", metavar="M1,M2,...",
