@@ -1,4 +1,5 @@
-"""The course notebooks run top to bottom (nbclient) and are committed without outputs."""
+"""The course notebooks run top to bottom (nbclient), draw their figures inline and are
+committed without outputs."""
 
 from __future__ import annotations
 
@@ -34,5 +35,10 @@ def test_runs_top_to_bottom(path, monkeypatch):
     client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
                                      resources={"metadata": {"path": str(path.parent)}})
     client.execute()  # raises CellExecutionError naming the cell on any error
-    assert any(o.get("output_type") in ("stream", "execute_result")
-               for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    assert any(o.get("output_type") in ("stream", "execute_result") for o in outputs)
+    # a returned Figure is drawn inline (an image), never only its text "<Figure size ...>"
+    figures = [o for o in outputs if o.get("output_type") == "execute_result"
+               and str(o["data"].get("text/plain", "")).startswith("<Figure")]
+    assert figures, "each course notebook draws figures"
+    assert all("image/png" in o["data"] for o in figures), path.name
