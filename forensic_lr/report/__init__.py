@@ -9,6 +9,7 @@ from __future__ import annotations
 from markupsafe import Markup
 
 from ..casework.verbal import rounded_log10
+from ..i18n import translations
 from ..plots import count_with_rate
 from ..records import dumps
 from .context import (
@@ -136,7 +137,8 @@ def build_report(run, formats=("pdf", "html", "json"), template_dir=None) -> dic
         files[f"figures/{name}.svg"] = svg.encode("utf-8")
     html = render("case_report.html", case_context(run, figures, template_dir), template_dir,
                   language=run.spec.report.language)
-    if run.result.draft and DRAFT_MARK not in html:
+    language = run.spec.report.language
+    if run.result.draft and translations(language, "report").gettext(DRAFT_MARK) not in html:
         from ..errors import InputError
 
         raise InputError(

@@ -285,6 +285,7 @@ def environment(template_dir: str | Path | None = None,
     )
     t = translations(language, "report")
     env.install_gettext_translations(t, newstyle=True)
+    env.globals["language"] = language  # <html lang="...">
     _ = t.gettext
 
     def num(text: str) -> str:
@@ -319,7 +320,15 @@ def environment(template_dir: str | Path | None = None,
         else _(N_("n/a")),
         log10_interval=lambda low, high, digits=2, signed=True: log10_interval(
             low, high, digits, signed, language),
+        # a rate's interval, given as shares: "[1.2, 3.4] %"
+        percent_interval=lambda low, high: log10_interval(
+            100 * low, 100 * high, 1, False, language).replace(
+            "]", "]" + percent_text("", language)),
         long_date=lambda text: long_date(text, language),
+        # a number the records hold as English text ("+2.45", "2,400"), in the locale's marks
+        num=lambda text: num(str(text)),
+        # a number as Python's "%g" writes it ("2", "0.5"), in the locale's marks
+        g=lambda value: num(f"{value:g}"),
     )
     env.filters = {name: _bounded_filter(name, func) for name, func in env.filters.items()}
     return env
