@@ -135,6 +135,13 @@ class SigningTable(_Table):
     role: str = Field(default="", max_length=200)
 
 
+class RecordsTable(_Table):
+    """``[records]``: how long the web app keeps a closed case (final or withdrawn) before an
+    administrator may delete it, in years from its closing. Not set: no case is deleted."""
+
+    retention_years: StrictInt | None = Field(default=None, ge=0, le=100)
+
+
 class LabProfile(_Table):
     """A laboratory profile, validated (unknown keys are errors)."""
 
@@ -148,6 +155,7 @@ class LabProfile(_Table):
     data: DataTable = Field(default_factory=DataTable)
     validation: ValidationTable = Field(default_factory=ValidationTable)
     signing: SigningTable = Field(default_factory=SigningTable)
+    records: RecordsTable = Field(default_factory=RecordsTable)
 
 
 #: The policy settings the report's annex lists: (section, key, label). The case-file key

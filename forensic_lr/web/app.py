@@ -7,10 +7,13 @@ and every number shown comes from the library (through :mod:`.cases` and :mod:`.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import math
 import re
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,6 +42,7 @@ from .security import (
     CSRF_HEADER,
     SERVICE_USER,
     HostCheck,
+    LoginLimit,
     Sessions,
     allowed_hosts,
     new_token,
@@ -69,6 +73,8 @@ class ServerConfig:
     allow_hosts: tuple[str, ...] = ()
     max_upload: int = 50 * 2**20
     secure_cookie: bool = False  # behind a TLS proxy: cookies only over https
+    #: the time in seconds (session expiry, login rate limit); tests move it
+    clock: Callable[[], float] = time.time
 
 
 def _templates():
@@ -107,7 +113,8 @@ def json_diff(a: Any, b: Any, path: str = "", limit: int = 200) -> list[dict[str
 def create_app(config: ServerConfig) -> Any:
     """The ASGI application: routes wrapped in the Host check (:class:`HostCheck`)."""
     store = CaseStore(config.cases, lab=config.lab, max_upload=config.max_upload)
-    sessions = Sessions()
+    sessions = Sessions(store.register, config.token, clock=config.clock)
+    login_limit = LoginLimit(store.register, clock=config.clock)
     teaching = Teaching()
     env = _templates()
 
@@ -227,6 +234,10 @@ def create_app(config: ServerConfig) -> Any:
             if not reason.strip():
                 raise HTTPException(422, "give the reason of the deletion (?reason=...), e.g. "
                                          "the end of the retention period")
+            end = store.retention_end(case)
+            if dt.datetime.fromtimestamp(config.clock(), dt.UTC) < end:
+                raise Conflict(f"case {key} is kept until {end:%Y-%m-%d} (the laboratory's "
+                               "retention period from its closing); it cannot be deleted yet")
             await run_in_threadpool(delete_case, key, user, reason)
             return Response(status_code=204)
         if not (user.can("administrator") or user.name == case["owner"]):
@@ -506,11 +517,22 @@ def create_app(config: ServerConfig) -> Any:
         nonce = request.cookies.get(LOGIN_COOKIE)
         if not nonce or not token_matches(str(form.get("nonce", "")), nonce):
             raise HTTPException(403, "missing or wrong CSRF token: reload the login page")
-        user = await run_in_threadpool(store.register.authenticate, str(form.get("name", "")),
+        name = str(form.get("name", ""))
+        address = request.client.host if request.client else ""
+        wait = login_limit.wait(name, address)
+        if wait:
+            response = page("login.html", request, status=429, nonce=nonce,
+                            error=f"too many failed logins: try again in {-(-wait // 60)} "
+                                  "minute(s)")
+            response.headers["retry-after"] = str(wait)
+            return response
+        user = await run_in_threadpool(store.register.authenticate, name,
                                        str(form.get("password", "")))
         if user is None:
+            login_limit.failed(name, address)
             return page("login.html", request, status=401, nonce=nonce,
                         error="wrong user name or password")
+        login_limit.succeeded(user.name)
         store.register.log(user.name, "logged in")
         response = RedirectResponse("/", status_code=303)
         set_session(response, sessions.start(user))

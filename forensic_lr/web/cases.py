@@ -9,6 +9,7 @@ name (:func:`safe_file_name`), with an expected suffix, named by the case file.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import re
 import shutil
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ForensicLRWarning, InputError
-from .register import Register, User
+from .register import Conflict, Register, User
 
 __all__ = [
     "ALLOWED_SUFFIXES", "CASE_FILE", "CaseStore", "FieldErrors", "UploadError", "field_errors",
@@ -130,6 +131,26 @@ class CaseStore:
             uploaded if uploaded.is_file() else None)
         self.max_upload = max_upload
         self.progress: dict[str, Progress] = {}
+
+    def retention_end(self, case: dict[str, Any]) -> dt.datetime:
+        """When a case may be deleted: ``[records] retention_years`` of the server's lab
+        profile after it was closed (final or withdrawn). :class:`Conflict` for an open
+        case or a profile (or none) that states no retention period."""
+        from ..casework.profile import load_profile
+
+        years = None if self.lab is None else load_profile(self.lab)[0].records.retention_years
+        if years is None:
+            raise Conflict("the laboratory's profile states no retention period ([records] "
+                           "retention_years): the server deletes no case")
+        if case["status"] not in ("final", "withdrawn"):
+            raise Conflict(f"case {case['id']} is {case['status']}: its retention period "
+                           "starts when it is final or withdrawn")
+        closed = dt.datetime.strptime(case["updated"], "%Y-%m-%dT%H:%M:%SZ").replace(
+            tzinfo=dt.UTC)
+        try:
+            return closed.replace(year=closed.year + years)
+        except ValueError:  # 29 February closing, no such day in that year
+            return closed.replace(year=closed.year + years, day=28) + dt.timedelta(days=1)
 
     # ---------------------------------------------------------------- folders
     def folder(self, key: str) -> Path:

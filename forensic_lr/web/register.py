@@ -8,6 +8,10 @@ One file, :data:`DATABASE`, beside the case folders holds
   or withdrawn), report id, created and updated times;
 * ``runs``: every run of a case, its status (running, done, failed), who ran it and the
   SHA-256 of the case file, of each input and of each output;
+* ``sessions``: browser sessions (the SHA-256 of the session id, never the id itself), so
+  that they survive a restart of the server until they expire;
+* ``login_failures``: failed logins by user name and client address, for the login rate
+  limit;
 * ``audit``: an append-only log (who, what, when, on which case, with hashes). Each entry
   carries the SHA-256 of the previous entry and its own hash over its fields and that
   link, so that an edited or deleted entry breaks the chain (:func:`check_audit`). SQLite
@@ -67,6 +71,13 @@ CREATE TABLE IF NOT EXISTS runs (
     case_id TEXT NOT NULL, run_id INTEGER NOT NULL, status TEXT NOT NULL, user TEXT NOT NULL,
     draft INTEGER NOT NULL, started TEXT NOT NULL, finished TEXT, case_sha256 TEXT,
     inputs TEXT, outputs TEXT, error TEXT, PRIMARY KEY (case_id, run_id)
+);
+CREATE TABLE IF NOT EXISTS sessions (
+    sid_hash TEXT PRIMARY KEY, user TEXT NOT NULL, token_hash TEXT, csrf TEXT NOT NULL,
+    created REAL NOT NULL, last_seen REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS login_failures (
+    time REAL NOT NULL, user TEXT NOT NULL, address TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS audit (
     seq INTEGER PRIMARY KEY, time TEXT NOT NULL, user TEXT NOT NULL, action TEXT NOT NULL,
@@ -212,6 +223,64 @@ class Register:
         with self._connect() as db:
             rows = db.execute("SELECT name, role, created FROM users ORDER BY name").fetchall()
         return [dict(r) for r in rows]
+
+    # ------------------------------------------------------------------ sessions
+    def add_session(self, sid_hash: str, user: str, csrf: str, time: float, *,
+                    token_hash: str | None = None) -> None:
+        """Store a new session (``token_hash``: the server token's, for the service user)."""
+        with self.transaction() as db:
+            db.execute("INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?)",
+                       (sid_hash, user, token_hash, csrf, time, time))
+
+    def session(self, sid_hash: str) -> dict[str, Any] | None:
+        """A stored session with its user's current role (None: no such user any more)."""
+        with self._connect() as db:
+            row = db.execute("SELECT s.*, u.role FROM sessions s LEFT JOIN users u "
+                             "ON u.name = s.user WHERE s.sid_hash = ?", (sid_hash,)).fetchone()
+        return dict(row) if row else None
+
+    def touch_session(self, sid_hash: str, time: float) -> None:
+        """Note the session's latest use (its idle time starts again)."""
+        with self.transaction() as db:
+            db.execute("UPDATE sessions SET last_seen = ? WHERE sid_hash = ?", (time, sid_hash))
+
+    def end_sessions(self, *, sid_hash: str | None = None, created_before: float | None = None,
+                     seen_before: float | None = None) -> None:
+        """Remove one session, or every session created or last used before a time."""
+        with self.transaction() as db:
+            if sid_hash is not None:
+                db.execute("DELETE FROM sessions WHERE sid_hash = ?", (sid_hash,))
+            if created_before is not None and seen_before is not None:
+                db.execute("DELETE FROM sessions WHERE created < ? OR last_seen < ?",
+                           (created_before, seen_before))
+
+    # ------------------------------------------------------------------ login rate limit
+    def login_failed(self, user: str, address: str, time: float) -> None:
+        """Record a failed login."""
+        with self.transaction() as db:
+            db.execute("INSERT INTO login_failures VALUES (?, ?, ?)", (time, user, address))
+
+    def login_failures(self, user: str, address: str, since: float
+                       ) -> tuple[list[float], list[float]]:
+        """The times (oldest first) of failed logins since ``since``: for ``user`` (any
+        address) and from ``address`` (any user)."""
+        with self._connect() as db:
+            by_user = [r[0] for r in db.execute(
+                "SELECT time FROM login_failures WHERE user = ? AND time >= ? ORDER BY time",
+                (user, since))]
+            by_address = [r[0] for r in db.execute(
+                "SELECT time FROM login_failures WHERE address = ? AND time >= ? ORDER BY time",
+                (address, since))]
+        return by_user, by_address
+
+    def clear_login_failures(self, *, user: str | None = None,
+                             before: float | None = None) -> None:
+        """Forget a user's failed logins (after a successful one), or those before a time."""
+        with self.transaction() as db:
+            if user is not None:
+                db.execute("DELETE FROM login_failures WHERE user = ?", (user,))
+            if before is not None:
+                db.execute("DELETE FROM login_failures WHERE time < ?", (before,))
 
     # ------------------------------------------------------------------ cases
     def case(self, case_id: str) -> dict[str, Any] | None:

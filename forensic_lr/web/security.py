@@ -4,33 +4,56 @@
   ``Authorization: Bearer T`` and acts as the named service user :data:`SERVICE_USER`; a
   browser opening ``/?token=T`` (the address ``serve`` prints) gets a session cookie instead
   and the token leaves the address bar. Registered users log in with name and password.
-* Sessions live in the server's memory (a random id in an HttpOnly, SameSite=Strict cookie);
-  each holds a CSRF token that every form carries and every state-changing JSON request made
-  with the cookie sends as ``X-CSRF-Token`` (403 otherwise). Bearer requests carry no ambient
-  credential and need none.
+* Sessions are kept in the case register (:class:`Sessions`: a random id in an HttpOnly,
+  SameSite=Strict cookie, stored only as its SHA-256), so they survive a restart of the
+  server; a session ends after :data:`SESSION_IDLE` seconds without a request, or
+  :data:`SESSION_LIFETIME` seconds after the login, whichever comes first; a session opened
+  with the server's token ends when the server is started with another token, and a user's
+  session takes the user's current role. Each session holds a CSRF token that every form
+  carries and every state-changing JSON request made with the cookie sends as
+  ``X-CSRF-Token`` (403 otherwise). Bearer requests carry no ambient credential and need
+  none.
+* Logins are rate limited (:class:`LoginLimit`): after :data:`LOGIN_FAILURES_PER_USER`
+  failed logins for one user name, or :data:`LOGIN_FAILURES_PER_ADDRESS` from one client
+  address, within :data:`LOGIN_WINDOW` seconds, further logins are refused (429) until the
+  oldest of them leaves the window.
 * :class:`HostCheck` refuses any request whose Host header is not a name the server is bound
   to (400): a web page of another site cannot reach the server through DNS rebinding.
 """
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
+import math
 import secrets
-import threading
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
-from .register import User
+from .register import Register, User
 
 __all__ = [
-    "COOKIE", "CSRF_HEADER", "SERVICE_USER", "HostCheck", "Sessions", "allowed_hosts",
-    "new_token", "token_matches",
+    "COOKIE", "CSRF_HEADER", "LOGIN_FAILURES_PER_ADDRESS", "LOGIN_FAILURES_PER_USER",
+    "LOGIN_WINDOW", "SERVICE_USER", "SESSION_IDLE", "SESSION_LIFETIME", "HostCheck",
+    "LoginLimit", "Sessions", "allowed_hosts", "new_token", "token_matches",
 ]
 
 COOKIE = "forensic_lr_session"
 CSRF_HEADER = "x-csrf-token"
 #: The user a request with the server's token acts as (in the audit log by this name).
 SERVICE_USER = User("service (token)", "administrator")
+
+#: A session ends after this many seconds without a request (8 hours) ...
+SESSION_IDLE = 8 * 3600
+#: ... and at the latest this many seconds after its login (24 hours).
+SESSION_LIFETIME = 24 * 3600
+#: Failed logins counted over this many seconds (15 minutes) ...
+LOGIN_WINDOW = 15 * 60
+#: ... at most this many for one user name (from any address) ...
+LOGIN_FAILURES_PER_USER = 5
+#: ... and this many from one client address (for any user names).
+LOGIN_FAILURES_PER_ADDRESS = 20
 
 #: Headers of every response: pages load only the server's own CSS/JS and images.
 SECURITY_HEADERS = [
@@ -108,36 +131,95 @@ class HostCheck:
         await self.app(scope, receive, send_with_headers)
 
 
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 @dataclass
 class Session:
     """A browser session: its user and the CSRF token its forms carry."""
 
     user: User
-    csrf: str = field(default_factory=new_token)
+    csrf: str
 
 
 class Sessions:
-    """Browser sessions in memory (they end when the server stops)."""
+    """Browser sessions stored in the case register (see the module's notes on expiry).
 
-    def __init__(self) -> None:
-        self._sessions: dict[str, Session] = {}
-        self._lock = threading.Lock()
+    ``token`` is the server's token (a session opened with it is valid only while the
+    server has that token); ``clock`` gives the time in seconds (tests move it).
+    """
+
+    def __init__(self, register: Register, token: str, *,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.register = register
+        self.token_hash = _digest(token)
+        self.clock = clock
+        self.expire()
 
     def start(self, user: User) -> str:
         """A new session id for ``user``."""
         sid = new_token()
-        with self._lock:
-            self._sessions[sid] = Session(user)
+        service = user == SERVICE_USER
+        self.register.add_session(_digest(sid), user.name, new_token(), self.clock(),
+                                  token_hash=self.token_hash if service else None)
         return sid
 
     def get(self, sid: str | None) -> Session | None:
-        """The session of a cookie value, or None."""
+        """The session of a cookie value, or None (unknown, expired, the token changed, or
+        its user removed)."""
         if not sid:
             return None
-        with self._lock:
-            return self._sessions.get(sid)
+        key, now = _digest(sid), self.clock()
+        row = self.register.session(key)
+        if row is None:
+            return None
+        if (now - row["created"] > SESSION_LIFETIME or now - row["last_seen"] > SESSION_IDLE
+                or (row["token_hash"] is not None and row["token_hash"] != self.token_hash)
+                or (row["token_hash"] is None and row["role"] is None)):
+            self.register.end_sessions(sid_hash=key)
+            return None
+        if now - row["last_seen"] > 60:  # at most one write a minute per session
+            self.register.touch_session(key, now)
+        user = SERVICE_USER if row["token_hash"] is not None else User(row["user"], row["role"])
+        return Session(user, row["csrf"])
 
     def end(self, sid: str | None) -> None:
         """Forget a session (log out)."""
-        with self._lock:
-            self._sessions.pop(sid or "", None)
+        if sid:
+            self.register.end_sessions(sid_hash=_digest(sid))
+
+    def expire(self) -> None:
+        """Remove every expired session from the register."""
+        now = self.clock()
+        self.register.end_sessions(created_before=now - SESSION_LIFETIME,
+                                   seen_before=now - SESSION_IDLE)
+
+
+class LoginLimit:
+    """The login rate limit, per user name and per client address (module notes)."""
+
+    def __init__(self, register: Register, *, clock: Callable[[], float] = time.time) -> None:
+        self.register = register
+        self.clock = clock
+
+    def wait(self, user: str, address: str) -> int:
+        """Seconds until a login for ``user`` from ``address`` is accepted again (0: now)."""
+        now = self.clock()
+        by_user, by_address = self.register.login_failures(user, address, now - LOGIN_WINDOW)
+        waits = [0.0]
+        if len(by_user) >= LOGIN_FAILURES_PER_USER:
+            waits.append(by_user[-LOGIN_FAILURES_PER_USER] + LOGIN_WINDOW - now)
+        if len(by_address) >= LOGIN_FAILURES_PER_ADDRESS:
+            waits.append(by_address[-LOGIN_FAILURES_PER_ADDRESS] + LOGIN_WINDOW - now)
+        return max(0, math.ceil(max(waits)))
+
+    def failed(self, user: str, address: str) -> None:
+        """Count a failed login (and forget those older than the window)."""
+        now = self.clock()
+        self.register.clear_login_failures(before=now - LOGIN_WINDOW)
+        self.register.login_failed(user, address, now)
+
+    def succeeded(self, user: str) -> None:
+        """A successful login clears the user name's failures (not the address's)."""
+        self.register.clear_login_failures(user=user)

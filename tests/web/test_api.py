@@ -7,9 +7,11 @@ output for the same scores and options.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import sqlite3
+import time
 
 import pytest
 
@@ -397,7 +399,8 @@ def test_edit_replaces_the_files_and_is_audited(client, bearer, cases_dir, creat
     assert r.status_code == 422  # an edit keeps the case id
 
 
-def test_export_and_delete_by_an_administrator(client, bearer, cases_dir, created):
+def test_export_and_delete_by_an_administrator(client, make_client, bearer, cases_dir,
+                                              created):
     import io
     import zipfile
 
@@ -409,12 +412,31 @@ def test_export_and_delete_by_an_administrator(client, bearer, cases_dir, create
     audit = json.loads(archive.read(f"{created}/audit.json"))
     assert audit[0]["action"] == "case created"
     assert client.delete(f"/api/cases/{created}", headers=bearer).status_code == 422  # reason
-    r = client.delete(f"/api/cases/{created}?reason=retention period ended", headers=bearer)
+    gone = f"/api/cases/{created}?reason=retention period ended"
+    r = client.delete(gone, headers=bearer)  # the server has no retention period: none
+    assert r.status_code == 409 and "no retention period" in r.json()["error"]
+    lab = cases_dir.parent / "lab" / "lab.toml"
+    lab.parent.mkdir()
+    lab.write_text("[records]\nretention_years = 2\n", encoding="utf-8")
+    clock = [time.time()]
+    client = make_client(lab=lab, clock=lambda: clock[0])
+    r = client.delete(gone, headers=bearer)  # still open: the period starts at its closing
+    assert r.status_code == 409 and "starts when it is final or withdrawn" in r.json()["error"]
+    assert client.post(f"/api/cases/{created}/withdraw", headers=bearer).status_code == 200
+    closed = dt.datetime.strptime(Register(cases_dir).case(created)["updated"],
+                                  "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC)
+    kept_until = closed.replace(year=closed.year + 2)
+    clock[0] = kept_until.timestamp() - 1
+    r = client.delete(gone, headers=bearer)
+    assert r.status_code == 409 and f"kept until {kept_until:%Y-%m-%d}" in r.json()["error"]
+    assert (cases_dir / created).is_dir()
+    clock[0] = kept_until.timestamp()
+    r = client.delete(gone, headers=bearer)
     assert r.status_code == 204
     assert not (cases_dir / created).exists()
     assert client.get(f"/api/cases/{created}", headers=bearer).status_code == 404
     actions = [(e["action"], e["details"]) for e in Register(cases_dir).audit(created)]
-    assert actions[-2][0] == "case exported"
+    assert [a[0] for a in actions[-3:]] == ["case exported", "withdrawn", "case deleted"]
     assert actions[-1] == ("case deleted", {"reason": "retention period ended"})
     assert check_audit(cases_dir) == []
 
