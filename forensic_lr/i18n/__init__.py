@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..errors import InputError
 
-__all__ = ["LANGUAGE_NAMES", "SOURCE_LANGUAGE", "SUPPORTED_LANGUAGES", "catalogue_path",
+__all__ = ["LANGUAGE_NAMES", "N_", "SOURCE_LANGUAGE", "SUPPORTED_LANGUAGES", "catalogue_path",
            "check_language", "incomplete_entries", "locale_dir", "supported",
            "translations"]
 
@@ -33,6 +33,15 @@ SOURCE_LANGUAGE = "en"
 #: Each language's name in English, for messages and the documentation.
 LANGUAGE_NAMES = {"en": "English", "es": "Spanish", "de": "German", "fr": "French",
                   "nl": "Dutch", "sv": "Swedish"}
+
+
+def N_(message: str) -> str:
+    """Mark ``message`` for a catalogue (Babel extracts it); it is translated where printed.
+
+    ``N_("equal error rate")`` is the text itself; a report template prints it with the
+    ``tr`` filter, which looks it up in the ``report`` catalogue of the report's language.
+    """
+    return message
 
 
 def locale_dir() -> Path:

@@ -14,6 +14,7 @@ from typing import Literal
 
 from .._numbers import fixed
 from ..errors import InputError
+from ..i18n import N_
 
 __all__ = [
     "CRITERIA", "METRICS", "Metric", "criterion_hint", "criterion_metric", "fixed", "metric",
@@ -87,23 +88,23 @@ class Metric:
 
 #: The metrics in report order.
 METRICS: tuple[Metric, ...] = (
-    Metric("cllr", "Cllr (bits)", "Cllr",
-           "overall cost of the LRs: 0 perfect, 1 uninformative", 3, "lower"),
-    Metric("min_cllr", "minimum Cllr (bits)", "min Cllr",
-           "discrimination loss: Cllr after optimal calibration", 3, "lower"),
-    Metric("cllr_cal", "Cllr_cal (bits)", "Cllr_cal",
-           "calibration loss: Cllr - minimum Cllr", 3, "lower"),
-    Metric("eer", "equal error rate", "EER",
-           "error rate where misses equal false alarms (ROC hull)", "percent", "lower"),
-    Metric("auc", "AUC", "AUC",
-           "probability that a same-source score exceeds a different-source one", 3, "higher"),
-    Metric("rmep", "RMEP", "RMEP",
-           "same-source comparisons with LR < 1 (misleading towards Hd)", "percent", "lower"),
-    Metric("rmed", "RMED", "RMED",
-           "different-source comparisons with LR > 1 (misleading towards Hp)", "percent",
+    Metric("cllr", N_("Cllr (bits)"), N_("Cllr"),
+           N_("overall cost of the LRs: 0 perfect, 1 uninformative"), 3, "lower"),
+    Metric("min_cllr", N_("minimum Cllr (bits)"), N_("min Cllr"),
+           N_("discrimination loss: Cllr after optimal calibration"), 3, "lower"),
+    Metric("cllr_cal", N_("Cllr_cal (bits)"), N_("Cllr_cal"),
+           N_("calibration loss: Cllr - minimum Cllr"), 3, "lower"),
+    Metric("eer", N_("equal error rate"), N_("EER"),
+           N_("error rate where misses equal false alarms (ROC hull)"), "percent", "lower"),
+    Metric("auc", N_("AUC"), N_("AUC"),
+           N_("probability that a same-source score exceeds a different-source one"), 3, "higher"),
+    Metric("rmep", N_("RMEP"), N_("RMEP"),
+           N_("same-source comparisons with LR < 1 (misleading towards Hd)"), "percent", "lower"),
+    Metric("rmed", N_("RMED"), N_("RMED"),
+           N_("different-source comparisons with LR > 1 (misleading towards Hp)"), "percent",
            "lower"),
-    Metric("devpav", "devPAV", "devPAV",
-           "mean distance of the calibration curve from ideal (log10 units)", 3, "lower",
+    Metric("devpav", N_("devPAV"), N_("devPAV"),
+           N_("mean distance of the calibration curve from ideal (log10 units)"), 3, "lower",
            resampled=False),
 )
 

@@ -10,6 +10,7 @@ from markupsafe import Markup
 
 from .._numbers import interval_misses
 from ..errors import InputError
+from ..i18n import N_
 from ..metrics.catalogue import METRICS, printed_metrics
 
 __all__ = [
@@ -40,21 +41,25 @@ def check_rows(checks: dict | None) -> list[dict]:
         return []
     rec, gauss = checks["recalibration"], checks["gaussian"]
     return [
-        {"label": "recalibration slope", "value": rec["slope"],
+        {"label": N_("recalibration slope"), "value": rec["slope"],
          "interval": rec["slope_interval"], "ideal": "1",
-         "meaning": "below 1: LRs too strong; above 1: LRs too weak"},
-        {"label": "recalibration offset (natural log)", "value": rec["offset"],
+         "meaning": N_("below 1: LRs too strong; above 1: LRs too weak"), "values": None},
+        {"label": N_("recalibration offset (natural log)"), "value": rec["offset"],
          "interval": rec["offset_interval"], "ideal": "0",
-         "meaning": "a shift of all LRs towards Hp (above 0) or Hd (below 0)"},
-        {"label": "variance / (2 |mean|), same source", "value": gauss["ratio_ss"],
+         "meaning": N_("a shift of all LRs towards Hp (above 0) or Hd (below 0)"), "values": None},
+        {"label": N_("variance / (2 |mean|), same source"), "value": gauss["ratio_ss"],
          "interval": None, "ideal": "1",
-         "meaning": "calibrated Gaussian LLRs have a variance twice their mean"},
-        {"label": "variance / (2 |mean|), different source", "value": gauss["ratio_ds"],
-         "interval": None, "ideal": "1", "meaning": "above 1: LRs too strong"},
-        {"label": "EER-implied mean LLR (natural log)", "value": gauss["mu_from_eer"],
+         "meaning": N_("calibrated Gaussian LLRs have a variance twice their mean"),
+         "values": None},
+        {"label": N_("variance / (2 |mean|), different source"), "value": gauss["ratio_ds"],
+         "interval": None, "ideal": "1", "meaning": N_("above 1: LRs too strong"),
+         "values": None},
+        {"label": N_("EER-implied mean LLR (natural log)"), "value": gauss["mu_from_eer"],
          "interval": None, "ideal": "|mean|",
-         "meaning": "the mean |LLR| of calibrated Gaussian LLRs with this EER; observed: "
-                    f"{gauss['mean_ss']:.2f} (SS), {-gauss['mean_ds']:.2f} (DS)"},
+         "meaning": N_("the mean |LLR| of calibrated Gaussian LLRs with this EER; observed: "
+                       "%(ss)s (SS), %(ds)s (DS)"),
+         # numbers in English form; the template writes them in the report's language
+         "values": {"ss": f"{gauss['mean_ss']:.2f}", "ds": f"{-gauss['mean_ds']:.2f}"}},
     ]
 
 

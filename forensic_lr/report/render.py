@@ -34,7 +34,7 @@ from .._numbers import format_log10, signed_log10
 from .._resources import templates_dir
 from ..casework.verbal import format_log10_lr, format_lr
 from ..errors import InputError, excerpt
-from ..i18n import SOURCE_LANGUAGE, check_language, translations
+from ..i18n import N_, SOURCE_LANGUAGE, check_language, translations
 from ..i18n.formatting import localized, long_date, percent_text
 from ..limits import LIMITS
 from ..metrics.catalogue import fixed, metric
@@ -258,11 +258,6 @@ class _ReportSandbox(ImmutableSandboxedEnvironment):
         return result
 
 
-def N_(message: str) -> str:
-    """Mark ``message`` for the ``report`` catalogue; translated where it is printed."""
-    return message
-
-
 def environment(template_dir: str | Path | None = None,
                 language: str = SOURCE_LANGUAGE) -> jinja2.Environment:
     """Sandboxed, autoescaping, strict environment: the lab's folder before the shipped one.
@@ -325,6 +320,10 @@ def environment(template_dir: str | Path | None = None,
             100 * low, 100 * high, 1, False, language).replace(
             "]", "]" + percent_text("", language)),
         long_date=lambda text: long_date(text, language),
+        # a text the package marked with N_ (metric names, check rows), in the language;
+        # ``values`` fill its %(name)s placeholders
+        tr=lambda text, values=None: _(str(text)) % {k: num(v) for k, v in values.items()}
+        if values else _(str(text)),
         # a number the records hold as English text ("+2.45", "2,400"), in the locale's marks
         num=lambda text: num(str(text)),
         # a number as Python's "%g" writes it ("2", "0.5"), in the locale's marks
