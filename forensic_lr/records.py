@@ -67,6 +67,7 @@ __all__ = [
     "Provenance",
     "RateCount",
     "Record",
+    "Review",
     "ScoreDirection",
     "ScoreSummary",
     "ScoringSystem",
@@ -744,6 +745,16 @@ class LabInfo(Record):
     values: dict[str, Any] = Field(default_factory=dict)
 
 
+class Review(Record):
+    """A technical reviewer's approval of a case run, as the web app's review step records it
+    (the report's sign-off block prints it beside the examiner)."""
+
+    reviewer: str = Field(min_length=1)
+    date: datetime.date
+    decision: Literal["approved"] = "approved"
+    comment: str = ""
+
+
 class CaseResult(Tabular, Record):
     """Everything a run found; serialised as ``result.json`` and rendered as the report."""
 
@@ -774,6 +785,9 @@ class CaseResult(Tabular, Record):
     draft: bool = False                     # written with --draft: not for court
     draft_reasons: tuple[str, ...] = ()     # what a final report still lacks
     sensitivity: Sensitivity | None = None
+    #: the technical reviewer's approval of this run's results (the web app's final report);
+    #: None when no review was recorded (every command-line run)
+    review: Review | None = None
 
     def _table(self) -> Table:
         """One row per evidence score: LR, log10 LR, interval and verbal level; the

@@ -13,12 +13,14 @@ may lock its output (the inputs that must not be overwritten are
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ForensicLRWarning, InputError
+from ..records import Review
 from ..resampling import Progress
 from .checklist import Checklist, check_case, format_problems, mark_draft
 from .pipeline import CaseRun, run_case_full
@@ -63,9 +65,11 @@ class CaseJob:
         lab profile): an output folder may hold none of them."""
         return (self.case_file, *self.spec.input_paths(), *([self.lab] if self.lab else []))
 
-    def run(self, progress: Progress | None = None) -> CaseRun:
+    def run(self, progress: Progress | None = None, review: Review | None = None) -> CaseRun:
         """Run the case (:func:`~forensic_lr.casework.run_case_full`), marked as a draft
-        when :attr:`draft` (:func:`~forensic_lr.casework.checklist.mark_draft`).
+        when :attr:`draft` (:func:`~forensic_lr.casework.checklist.mark_draft`), with a
+        technical reviewer's approval of its results when ``review`` gives one (the report's
+        sign-off block prints it; the numbers do not depend on it).
 
         The run's warnings are not raised: their texts are in ``run.result.warnings``,
         which every face shows.
@@ -73,6 +77,9 @@ class CaseJob:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ForensicLRWarning)
             run = run_case_full(self.spec, progress=progress)
+        if review is not None:
+            run = dataclasses.replace(run, result=run.result.model_copy(
+                update={"review": review}))
         return mark_draft(run, self.checklist) if self.draft else run
 
 

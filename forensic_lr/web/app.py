@@ -490,8 +490,12 @@ def create_app(config: ServerConfig) -> Any:
         elif step == "finalize":
             if not (mine or user.can("administrator")):
                 raise HTTPException(403, "only the case's examiner finalises it")
+            if case["status"] != "reviewed":
+                raise Conflict(f"case {key} is {case['status']}; finalised needs a case that "
+                               "is reviewed")
+            run_id = final_run(key, user)
             reg.set_status(key, "final", by=user.name, action="finalised",
-                           allowed_from=("reviewed",), comment=comment)
+                           allowed_from=("reviewed",), run=run_id, comment=comment)
         elif step == "withdraw":
             if not (mine or user.can("administrator")):
                 raise HTTPException(403, "only the case's examiner withdraws it")
@@ -499,6 +503,24 @@ def create_app(config: ServerConfig) -> Any:
                            allowed_from=("draft", "submitted", "reviewed"), comment=comment)
         else:
             raise HTTPException(404, f"no step {step!r}")
+
+    def final_run(key: str, user: User) -> int:
+        """The final report: the case run again with the reviewer's approval in its record
+        (the report's sign-off block); its results must be those the reviewer approved."""
+        from ..records import Review
+
+        approval = [e for e in store.register.audit(key) if e["action"].startswith("review:")][-1]
+        review = Review(reviewer=approval["user"], date=approval["time"][:10],
+                        comment=approval["details"].get("comment", ""))
+        approved = approval["details"].get("run")
+        run_id, result = store.run(key, user, review=review)
+        base = store.root / key / "runs" / str(approved) / "result.json"
+        new = {k: v for k, v in json.loads(result).items() if k != "review"}
+        old = json.loads(base.read_bytes()) if base.is_file() else None
+        if old is None or {k: v for k, v in old.items() if k != "review"} != new:
+            raise Conflict(f"case {key}: run {run_id} does not give the results of the approved "
+                           f"run {approved}; submit it for review again")
+        return run_id
 
     # ------------------------------------------------------------ pages
     async def home(request: Request) -> Response:

@@ -294,12 +294,13 @@ class CaseStore:
 
     # ---------------------------------------------------------------- runs
     def run(self, key: str, user: User, *, draft: bool = False,
-            run_id: int | None = None) -> tuple[int, bytes]:
+            run_id: int | None = None, review=None) -> tuple[int, bytes]:
         """Run a case as ``forensic-lr run`` does; returns ``(run id, result.json bytes)``.
 
         The run is registered first (:class:`~.register.Conflict` while another run of the
         case goes on), unless ``run_id`` names one registered already; its report set goes
         to ``runs/N``; a failure marks the run failed with its message and re-raises.
+        ``review``: the reviewer's approval the record and the report's sign-off carry.
         """
         from ..output import OutputFolder
 
@@ -309,7 +310,7 @@ class CaseStore:
         progress = self.progress[key] = Progress()
         try:
             job, files = render_case(folder / CASE_FILE, lab=self.lab, draft=draft,
-                                     progress=progress)
+                                     progress=progress, review=review)
             spec = job.spec
             with OutputFolder(folder / RUNS / str(run_id), force=False,
                               inputs=job.inputs) as target:
@@ -346,15 +347,15 @@ class CaseStore:
 
 
 def render_case(case_file: Path, *, lab: Path | None, draft: bool,
-                progress=None) -> tuple[Any, dict[str, bytes]]:
+                progress=None, review=None) -> tuple[Any, dict[str, bytes]]:
     """``(job, report set)`` of a case file, as ``forensic-lr run`` makes them: the one
     sequence :func:`forensic_lr.casework.job.open_case` (lab profile, refusal of a final
     report that is not ready unless ``draft``) and :meth:`CaseJob.run`, then
     :func:`~forensic_lr.report.build_report` with the case's formats and ``result.json``
-    always."""
+    always. ``review``: the reviewer's approval the record carries (a final report)."""
     from ..casework.job import open_case
     from ..report import build_report
 
     job = open_case(case_file, lab=lab, draft=draft)
-    run = job.run(progress=progress)
+    run = job.run(progress=progress, review=review)
     return job, build_report(run, tuple(dict.fromkeys([*job.formats, "json"])))
