@@ -34,6 +34,7 @@ from pydantic import (
 
 from ..calibration import DEFAULT_CALIBRATOR, extra_inputs
 from ..errors import InputError, excerpt
+from ..i18n import check_language
 from ..io.paths import input_file, input_folder, resolve_path
 from ..limits import LIMITS, check_settings_sizes
 from ..records import CaseDetails, CaseInfo, LabInfo, Propositions, ScoreDirection, ScoringSystem
@@ -297,6 +298,13 @@ class ReportOptions(_Section):
         description="wording of an LR below the first band of a scale that leaves it "
         "undefined (ENFSI: 1 < LR < 2): the number only, 'no support' or 'limited support'",
     )
+
+    @field_validator("language")
+    @classmethod
+    def _catalogue_complete(cls, language: str) -> str:
+        """A language whose report catalogue is missing or incomplete is refused here,
+        before any work (:func:`forensic_lr.i18n.check_language`)."""
+        return check_language(language, "report")
 
 
 class Opinion(_Section):
