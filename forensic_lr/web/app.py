@@ -709,6 +709,7 @@ def create_app(config: ServerConfig) -> Any:
         Route("/cases/{key}/{step}", case_action, methods=["POST"]),
         Route("/teaching", teaching_page),
         Route("/api", api_page),
+        Route("/docs", api_page),
         Route("/api/health", health),
         Route("/api/cases", api_cases, methods=["GET", "POST"]),
         Route("/api/cases/{key}", api_case, methods=["GET", "PUT", "DELETE"]),

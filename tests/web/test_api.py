@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import re
 import sqlite3
 import time
 
@@ -66,6 +67,16 @@ def test_token_in_address_gives_a_session_and_leaves_the_address(client):
 def test_pages_without_session_go_to_login(client):
     r = client.get("/")
     assert r.status_code == 303 and r.headers["location"] == "/login"
+
+
+def test_api_documentation_page_at_docs_from_the_package(client):
+    assert client.get("/docs").status_code == 303                 # a page: log in first
+    assert client.get(f"/docs?token={TOKEN}").status_code == 303   # the token's session
+    docs, api = client.get("/docs"), client.get("/api")
+    assert docs.status_code == 200 and docs.text == api.text
+    assert "POST /api/cases" in docs.text and "retention_years" in docs.text
+    # everything it loads comes from the server itself
+    assert not re.findall(r'(?:src|href)="(?!/)', docs.text)
 
 
 def test_every_response_has_the_security_headers(client):

@@ -232,5 +232,6 @@ def test_examiner_reviewer_and_lecturer(server, browser, shots, tmp_path, capsys
     expected = json.loads(capsys.readouterr().out)["results"][0]
     assert float(shown) == pytest.approx(expected["log10_lr"], abs=0.005)  # printed to 2 dp
 
-    driver.get(f"{base}/api")
+    driver.get(f"{base}/docs")  # the API page, also at /api
+    assert "retention_years" in driver.page_source
     _shot(driver, shots, "09-api")
