@@ -114,11 +114,15 @@ def _bootstrap_llr_loop(
     ``fit(ss, ds, ss_weight=bincount(idx_ss), ds_weight=bincount(idx_ds))``: by the
     contract, the fit on ``ss[idx_ss]``, ``ds[idx_ds]``. A replicate
     whose resample cannot be fitted (constant class, or the calibrator raising a
-    :class:`ForensicLRError`) gives a row of NaN.
+    :class:`ForensicLRError`) gives a row of NaN. Each class is handed to ``fit`` in
+    ascending order, its weights in the same order (the same resample): a fit that sorts
+    its scores, such as PAV's, then finds them sorted.
     """
     model = copy.deepcopy(calibrator)
     fit = model.fit if _takes_weights(model) else _fit_repeated(model)
     out = np.full((n, scores.size), np.nan)
+    order_ss, order_ds = np.argsort(ss, kind="stable"), np.argsort(ds, kind="stable")
+    ss_up, ds_up = ss[order_ss], ds[order_ds]
     done = 0
     for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):
         for i_ss, i_ds in zip(idx_ss, idx_ds, strict=True):
@@ -126,7 +130,7 @@ def _bootstrap_llr_loop(
             try:
                 with warnings.catch_warnings(), np.errstate(all="ignore"):
                     warnings.simplefilter("ignore")
-                    out[done] = fit(ss, ds, w_ss, w_ds).llr(scores)
+                    out[done] = fit(ss_up, ds_up, w_ss[order_ss], w_ds[order_ds]).llr(scores)
             except ForensicLRError:
                 pass
             done += 1

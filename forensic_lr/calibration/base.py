@@ -271,10 +271,8 @@ class BaseCalibrator:
         ss, ds = check_pair(ss, ds, names=("ss", "ds"), allow_inf=False, min_size=2)
         w_ss, w_ds = check_weight(ss_weight, ss.size, "ss_weight"), check_weight(
             ds_weight, ds.size, "ds_weight")
-        if w_ss is not None and not np.all(w_ss > 0):
-            ss, w_ss = ss[w_ss > 0], w_ss[w_ss > 0]
-        if w_ds is not None and not np.all(w_ds > 0):
-            ds, w_ds = ds[w_ds > 0], w_ds[w_ds > 0]
+        ss, w_ss = _positive(ss, w_ss)
+        ds, w_ds = _positive(ds, w_ds)
         ss, ds = check_background(ss, ds)
         return ss, ds, w_ss, w_ds
 
@@ -295,6 +293,14 @@ class BaseCalibrator:
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items() if not k.endswith("_"))
         return f"{type(self).__name__}({args})"
+
+
+def _positive(values: np.ndarray, weight: np.ndarray | None):
+    """``(values, weight)`` of the scores of positive weight (all of them without weights)."""
+    if weight is None:
+        return values, weight
+    keep = weight > 0
+    return (values, weight) if keep.all() else (values[keep], weight[keep])
 
 
 def fit_warnings(ss, ds, scores, *, direction: str = "higher_is_similar") -> tuple[str, ...]:

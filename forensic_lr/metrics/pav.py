@@ -219,8 +219,15 @@ def pav_fit(ss_scores, ds_scores, ss_weight=None, ds_weight=None) -> PAVFit:
         return pav_blocks(ss, ds)
     counts = [_as_counts(w, v.size) for v, w in ((ss, ss_weight), (ds, ds_weight))]
     if counts[0] is not None and counts[1] is not None:  # e.g. a bootstrap replicate
-        return pav_blocks(np.repeat(ss, counts[0]), np.repeat(ds, counts[1]))
+        return pav_blocks(np.repeat(ss, counts[0]), np.repeat(ds, counts[1]),
+                          presorted=_ascending(ss) and _ascending(ds))
     return fit_runs(_runs(_weighted_tie_groups(ss, ds, ss_weight, ds_weight)))
+
+
+def _ascending(values: np.ndarray) -> bool:
+    """Whether ``values`` are in ascending order (then repeated, they stay so and need no
+    sort; :func:`forensic_lr.uncertainty.bootstrap_interval`'s refits hand each class so)."""
+    return bool(np.all(values[1:] >= values[:-1]))
 
 
 def _as_counts(weight, size: int) -> np.ndarray | None:

@@ -113,6 +113,41 @@ def test_bad_weights_are_named(weights, match):
         cal.fit([1.0, 2.0, 3.0], [0.0, 0.5, 1.0, 2.0], **weights)
 
 
+@pytest.mark.parametrize("ties", [False, True])
+def test_pav_counts_on_sorted_classes_fit_the_repeated_data(ties):
+    """PAV skips its sort when each class comes in ascending order (as a bootstrap refit hands
+    it): the same blocks, bit for bit, as the fit on the repeated scores in shuffled order."""
+    rng = np.random.default_rng(21)
+    ss, ds = rng.normal(1.5, 1.0, 300), rng.normal(-1.0, 1.3, 900)
+    if ties:
+        ss, ds = np.round(ss, 1), np.round(ds, 1)
+    c_ss, c_ds = rng.integers(0, 4, ss.size), rng.integers(0, 4, ds.size)
+    o_ss, o_ds = np.argsort(ss), np.argsort(ds)
+    weighted = make_calibrator("pav").fit(ss[o_ss], ds[o_ds], c_ss[o_ss], c_ds[o_ds])
+    rep_ss, rep_ds = np.repeat(ss, c_ss), np.repeat(ds, c_ds)
+    repeated = make_calibrator("pav").fit(rng.permutation(rep_ss), rng.permutation(rep_ds))
+    assert weighted.params() == repeated.params()
+
+
+def test_pav_bootstrap_refits_the_resampled_scores():
+    """pav's bootstrap interval: replicate b is the PAV fit on ss[idx_ss], ds[idx_ds] of the
+    contract's draws (resampled scores, no weights), and the interval their type-7
+    percentiles (numpy.quantile)."""
+    from forensic_lr.resampling import bootstrap_index_chunks
+    from forensic_lr.uncertainty import bootstrap_interval
+
+    rng = np.random.default_rng(5)
+    ss, ds = np.round(rng.normal(1.5, 1.0, 120), 1), rng.normal(-1.0, 1.3, 300)
+    scores = np.array([-2.0, 0.3, 1.1, 4.0])
+    rows = []
+    for idx_ss, idx_ds in bootstrap_index_chunks(np.random.default_rng(8), 40, ss.size, ds.size):
+        rows += [make_calibrator("pav").fit(ss[i], ds[j]).llr(scores)
+                 for i, j in zip(idx_ss, idx_ds, strict=True)]
+    got = bootstrap_interval(ss, ds, scores, "pav", n=40, seed=8, level=0.9)
+    np.testing.assert_allclose(got.llr_low, np.quantile(rows, 0.05, axis=0), rtol=1e-12)
+    np.testing.assert_allclose(got.llr_high, np.quantile(rows, 0.95, axis=0), rtol=1e-12)
+
+
 def _weighted_background(seed, n_ss=80, n_ds=200, ties=False):
     """Scores with real-valued weights (zeros among them) and sklearn's sample_weight for
     the prior-neutral objective: ``w_i / (2 W_class)``."""
