@@ -15,6 +15,7 @@ import numpy as np
 from ._checks import as_score_array, check_pair, sources_pair
 from ._numbers import LN10
 from .calibration import DEFAULT_CALIBRATOR, as_calibrator
+from .display import Table, Tabular, warning_notes
 from .errors import ForensicLRError, ForensicLRWarning, InputError
 from .limits import check_bootstrap
 from .records import jsonable
@@ -40,8 +41,8 @@ __all__ = [
 
 
 
-@dataclass(frozen=True, eq=False)
-class LRInterval:
+@dataclass(frozen=True, eq=False, repr=False)
+class LRInterval(Tabular):
     """An interval for the LLR at each evidence score.
 
     Attributes
@@ -68,6 +69,19 @@ class LRInterval:
     n: int
     n_degenerate: int = 0
     warnings: tuple[str, ...] = field(default=())
+
+    def _table(self) -> Table:
+        """One row per evidence score (in the order given): the interval in log10 LR
+        (``repr``, notebooks, ``to_frame()``)."""
+        dropped = f", {self.n_degenerate} dropped" if self.n_degenerate else ""
+        return Table(
+            title=f"LR interval: {self.method}, {self.level:.0%}, n = {self.n}{dropped}",
+            columns=("score", "log10_lr_low", "log10_lr_high"),
+            rows=tuple((i + 1, float(lo / LN10), float(hi / LN10))
+                       for i, (lo, hi) in enumerate(zip(self.llr_low, self.llr_high,
+                                                        strict=True))),
+            notes=warning_notes(self.warnings),
+        )
 
     def to_dict(self) -> dict:
         """Plain JSON-able dict with base-10 bounds (``log10_lr_low``/``log10_lr_high`` lists)."""

@@ -225,3 +225,71 @@ def test_to_frame_without_pandas_says_what_to_do(monkeypatch):
         m.to_frame()
     assert "cllr" in repr(m)   # repr and HTML need no pandas
     assert "<table>" in m._repr_html_()
+
+
+def _cllr_bits(ss, ds) -> float:
+    """Cllr by its definition (bits), written here."""
+    return 0.5 * (np.mean(np.logaddexp(0, -ss)) + np.mean(np.logaddexp(0, ds))) / np.log(2)
+
+
+def test_bootstrap_metric_intervals_shown():
+    rng = np.random.default_rng(11)
+    ss, ds = rng.normal(1.5, 1.0, 120), rng.normal(-1.5, 1.0, 300)
+    b = flr.bootstrap_metrics(ss, ds, n=100)
+    text = repr(b)
+    assert "100 of 100 replicates by trial" in text.splitlines()[0]
+    for i in b.intervals:
+        cells = _cells(text, i.metric)
+        _shown(cells[1], i.estimate)
+        _shown(cells[2], i.low)
+        _shown(cells[3], i.high)
+    assert b.to_frame().loc["cllr", "estimate"] == pytest.approx(_cllr_bits(ss, ds), rel=1e-12)
+
+
+def test_paired_comparison_shows_both_systems_and_no_replicates():
+    rng = np.random.default_rng(12)
+    ss, ds = rng.normal(1.5, 1.0, 120), rng.normal(-1.5, 1.0, 300)
+    c = flr.compare_systems(ss, ds, 0.5 * ss, 0.5 * ds, n=100, names=("new", "old"))
+    text = repr(c)
+    assert "array" not in text and len(text.splitlines()) < 15
+    assert _cells(text, "metric")[1:3] == ["new", "old"]
+    frame = c.to_frame()
+    assert frame.loc["cllr", "new"] == pytest.approx(_cllr_bits(ss, ds), rel=1e-12)
+    assert frame.loc["cllr", "old"] == pytest.approx(_cllr_bits(0.5 * ss, 0.5 * ds), rel=1e-12)
+    cells = _cells(text, "cllr")
+    _shown(cells[3], c.metrics_a["cllr"] - c.metrics_b["cllr"])
+    _shown(cells[4], c.cllr_diff.low)
+    _shown(cells[5], c.cllr_diff.high)
+    _shown(_cells(text, "auc")[4], c.delong.low)
+    assert c.verdict in text
+
+
+def test_lr_interval_shown_in_log10():
+    ss, ds = gaussian_background(seed=6)
+    iv = flr.bootstrap_interval(ss, ds, [0.5, 2.5], "gaussian", n=100)
+    text = repr(iv)
+    assert "array" not in text and "bootstrap, 95%, n = 100" in text.splitlines()[0]
+    for k in (1, 2):
+        cells = _cells(text, str(k))
+        _shown(cells[1], iv.llr_low[k - 1] / np.log(10))
+        _shown(cells[2], iv.llr_high[k - 1] / np.log(10))
+
+
+def test_calibration_checks_shown():
+    from forensic_lr.calibration import calibration_checks
+
+    rng = np.random.default_rng(13)
+    ss, ds = rng.normal(2.0, 2.0, 200), rng.normal(-2.0, 2.0, 400)
+    checks = calibration_checks(ss, ds)
+    frame = checks.to_frame()
+    r = checks.recalibration
+    assert tuple(frame.loc["recalibration slope", ["value", "low", "high"]]) == (
+        r.slope, *r.slope_interval)
+    assert frame.loc["recalibration offset", "value"] == r.offset
+    # the Gaussian check's ratios, computed here: sample variance / (2 |mean|) per class
+    for label, x in (("same source", ss), ("different source", ds)):
+        assert frame.loc[f"variance / (2 |mean|), {label}", "value"] == pytest.approx(
+            x.var(ddof=1) / (2 * abs(x.mean())), rel=1e-12)
+    text = repr(checks)
+    assert "Recalibration(" not in text
+    _shown(text.splitlines()[2].split()[2], r.slope)

@@ -14,6 +14,7 @@ import numpy as np
 from scipy.special import expit, ndtri
 
 from .._checks import as_score_array, check_pair
+from ..display import Table, Tabular, warning_notes
 from ..errors import ConvergenceError, ForensicLRWarning, InputError
 from ..metrics.roc import eer
 from ..records import Serialisable
@@ -247,12 +248,28 @@ def eer_linear_calibration(ss_scores, ds_scores) -> EERLinearCalibration:
     )
 
 
-@dataclass(frozen=True)
-class CalibrationChecks(Serialisable):
+@dataclass(frozen=True, repr=False)
+class CalibrationChecks(Tabular, Serialisable):
     """All checks of one set of output LLRs, for the validation report."""
 
     recalibration: Recalibration
     gaussian: GaussianConsistency
+
+    def _table(self) -> Table:
+        """The recalibration slope and offset with their intervals (1 and 0 when the LLRs
+        are calibrated) and the variance-to-mean ratios of the Gaussian check (1 when
+        calibrated and Gaussian) (``repr``, notebooks, ``to_frame()``)."""
+        r, g = self.recalibration, self.gaussian
+        return Table(
+            title=f"Calibration checks of {r.n_ss} same-source and {r.n_ds} different-source "
+                  f"LLRs ({r.level:.0%} intervals)",
+            columns=("check", "value", "low", "high", "if calibrated"),
+            rows=(("recalibration slope", r.slope, *r.slope_interval, 1.0),
+                  ("recalibration offset", r.offset, *r.offset_interval, 0.0),
+                  ("variance / (2 |mean|), same source", g.ratio_ss, None, None, 1.0),
+                  ("variance / (2 |mean|), different source", g.ratio_ds, None, None, 1.0)),
+            notes=warning_notes(r.warnings),
+        )
 
 
 def calibration_checks(ss_llr, ds_llr, *, level: float = 0.95) -> CalibrationChecks:

@@ -27,6 +27,7 @@ from functools import partial
 import numpy as np
 
 from .._checks import check_pair
+from ..display import Table, Tabular, warning_notes
 from ..limits import check_bootstrap
 from ..metrics import evaluate_llrs
 from ..metrics.catalogue import metric
@@ -89,8 +90,8 @@ class MetricInterval:
                          if not (k.startswith("bound_") and math.isnan(v))})
 
 
-@dataclass(frozen=True)
-class MetricIntervals:
+@dataclass(frozen=True, repr=False)
+class MetricIntervals(Tabular):
     """Bootstrap intervals of the validation metrics.
 
     Attributes
@@ -128,6 +129,16 @@ class MetricIntervals:
     warnings: tuple[str, ...] = field(default=())
     interval: str = "bc"
     percentile: tuple[str, ...] = field(default=())
+
+    def _table(self) -> Table:
+        """One row per metric: estimate and interval (``repr``, notebooks, ``to_frame()``)."""
+        return Table(
+            title=f"Bootstrap intervals of the metrics: {self.n_valid} of {self.n} replicates "
+                  f"by {self.by}, {self.level:.0%} {self.interval} interval, seed {self.seed}",
+            columns=("metric", "estimate", "low", "high"),
+            rows=tuple((i.metric, i.estimate, i.low, i.high) for i in self.intervals),
+            notes=warning_notes(self.warnings),
+        )
 
     def __getitem__(self, metric: str) -> MetricInterval:
         for item in self.intervals:

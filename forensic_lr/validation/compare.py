@@ -18,6 +18,7 @@ from scipy.special import ndtr, ndtri
 
 from .._checks import check_pair
 from .._numbers import LN2
+from ..display import Table, Tabular, warning_notes
 from ..errors import InputError
 from ..limits import check_bootstrap
 from ..metrics import evaluate_llrs
@@ -74,8 +75,8 @@ class DeLongTest(Serialisable):
     high: float
 
 
-@dataclass(frozen=True, eq=False)
-class PairedComparison:
+@dataclass(frozen=True, eq=False, repr=False)
+class PairedComparison(Tabular):
     """Two systems evaluated on the same trials (differences are ``a - b``).
 
     ``replicates`` holds the bootstrap differences (``"cllr"``, ``"min_cllr"``) for
@@ -98,6 +99,29 @@ class PairedComparison:
     replicates: dict[str, np.ndarray] = field(default_factory=dict)
     warnings: tuple[str, ...] = field(default=())
     interval: str = "bc"
+
+    def _table(self) -> Table:
+        """One row per metric: each system's value and the difference ``a - b``, with its
+        paired bootstrap interval for Cllr and minimum Cllr and DeLong's for the AUC; the
+        verdict below (``repr``, notebooks, ``to_frame()``); never the replicates."""
+        a, b = self.names
+        intervals = {"cllr": self.cllr_diff, "min_cllr": self.min_cllr_diff}
+        rows = []
+        for key in self.metrics_a:
+            diff = intervals.get(key)
+            low, high = ((diff.low, diff.high) if diff is not None else
+                         (self.delong.low, self.delong.high) if key == "auc" else (None, None))
+            rows.append((key, self.metrics_a[key], self.metrics_b.get(key),
+                         self.metrics_a[key] - self.metrics_b[key] if key in self.metrics_b
+                         else None, low, high))
+        return Table(
+            title=f"Paired comparison of {a} and {b} on the same trials: {self.n_valid} of "
+                  f"{self.n} replicates by {self.by}, {self.level:.0%} intervals",
+            columns=("metric", a, b, "difference", "low", "high"),
+            rows=tuple(rows),
+            notes=(f"DeLong's test of the AUC difference: p = {self.delong.p_value:.3g}",
+                   self.verdict, *warning_notes(self.warnings)),
+        )
 
     def to_dict(self) -> dict:
         return jsonable({
