@@ -8,8 +8,13 @@ from .._checks import check_pair
 from .._numbers import LN10
 from .base import BaseCalibrator
 
-#: Grid step of the threshold search, in log10 units (the authors' published procedure).
-STEP_LOG10 = 0.01
+#: Thresholds per log10 unit: the search steps by 0.01 in log10 LR (the authors' published
+#: procedure); threshold ``k`` is ``k / STEPS_PER_LOG10``, correctly rounded (``k * 0.01``
+#: is not: ``3 * 0.01 = 0.030000000000000002``).
+STEPS_PER_LOG10 = 100
+#: A log10 LR this close to a threshold is taken to lie on it: an LR given on the grid
+#: (log10 LR = 0.03) comes back from the natural-log LLR as 0.029999999999999995.
+ON_GRID = 1e-12
 
 
 def elub_bounds(ss_llr, ds_llr) -> tuple[float, float]:
@@ -69,7 +74,7 @@ def elub_bounds_log10(ss_llr, ds_llr, ss_weight=None, ds_weight=None) -> tuple[f
     """
     ss, ds = check_pair(ss_llr, ds_llr)
     if ss_weight is None and ds_weight is None:
-        hp, hd = np.sort(ss / LN10), np.sort(ds / LN10)
+        hp, hd = np.sort(log10_on_grid(ss)), np.sort(log10_on_grid(ds))
         t = elub_thresholds(hp.size, hd.size)
         return elub_bounds_from_counts(
             t, np.searchsorted(hp, t, side="right"), np.searchsorted(hd, t, side="right"),
@@ -88,16 +93,30 @@ def _cumulative(llr: np.ndarray, weight) -> tuple[np.ndarray, np.ndarray]:
     ``k`` smallest); ``weight=None`` counts each once."""
     order = np.argsort(llr, kind="stable")
     w = np.ones(llr.size) if weight is None else np.asarray(weight, dtype=np.float64)[order]
-    return llr[order] / LN10, np.concatenate([[0.0], np.cumsum(w)])
+    return log10_on_grid(llr[order]), np.concatenate([[0.0], np.cumsum(w)])
+
+
+def log10_on_grid(llr) -> np.ndarray:
+    """``llr / ln 10``, with values within :data:`ON_GRID` of a threshold set onto it.
+
+    A threshold ``t`` counts the LLRs with ``log10 LR <= t``; without the snap, an LR
+    reported on the grid could fall on either side of its own threshold after the
+    ln -> log10 round trip, and the bound would move by one step. Infinite values are
+    kept.
+    """
+    v = np.asarray(llr, dtype=np.float64) / LN10
+    with np.errstate(invalid="ignore"):  # inf - inf for infinite LLRs: not on the grid
+        grid = np.rint(v * STEPS_PER_LOG10) / STEPS_PER_LOG10
+        return np.where(np.abs(v - grid) <= ON_GRID, grid, v)
 
 
 def elub_thresholds(n_hp: int, n_hd: int) -> np.ndarray:
-    """The thresholds (log10 LR) :func:`elub_bounds` tries: ``k * STEP_LOG10`` for every
-    integer ``k`` from one step below ``-log10(n_hp + 1)`` to one step above
+    """The thresholds (log10 LR) :func:`elub_bounds` tries: ``k / STEPS_PER_LOG10`` for
+    every integer ``k`` from one step below ``-log10(n_hp + 1)`` to one step above
     ``log10(n_hd + 1)`` (``n_hp``, ``n_hd``: numbers of Hp and Hd trials)."""
-    k_low = int(np.floor(-np.log10(n_hp + 1) / STEP_LOG10)) - 1
-    k_high = int(np.ceil(np.log10(n_hd + 1) / STEP_LOG10)) + 1
-    return np.arange(k_low, k_high + 1) * STEP_LOG10
+    k_low = int(np.floor(-np.log10(n_hp + 1) * STEPS_PER_LOG10)) - 1
+    k_high = int(np.ceil(np.log10(n_hd + 1) * STEPS_PER_LOG10)) + 1
+    return np.arange(k_low, k_high + 1) / STEPS_PER_LOG10
 
 
 def elub_bounds_from_counts(t: np.ndarray, hp_at_most: np.ndarray, hd_at_most: np.ndarray,
@@ -105,7 +124,7 @@ def elub_bounds_from_counts(t: np.ndarray, hp_at_most: np.ndarray, hd_at_most: n
     """:func:`elub_bounds_log10` from counts: ``hp_at_most[j]`` and ``hd_at_most[j]`` are
     the numbers of Hp and Hd trials with ``log10 LR <= t[j]`` (``t`` from
     :func:`elub_thresholds`), ``n_hp`` and ``n_hd`` the numbers of trials."""
-    k = np.rint(t / STEP_LOG10).astype(np.int64)
+    k = np.rint(t * STEPS_PER_LOG10).astype(np.int64)
     p_miss = (hp_at_most + 1) / (n_hp + 1)
     p_fa = (n_hd - hd_at_most + 1) / (n_hd + 1)
     theta = 10.0**t
@@ -113,7 +132,7 @@ def elub_bounds_from_counts(t: np.ndarray, hp_at_most: np.ndarray, hd_at_most: n
     # the grid ends lie beyond the limits, so both searches always find a worse threshold
     k_lower = min(int(k[(k <= 0) & worse].max()) + 1, 0)
     k_upper = max(int(k[(k >= 0) & worse].min()) - 1, 0)
-    return round(k_lower * STEP_LOG10, 2), round(k_upper * STEP_LOG10, 2)
+    return k_lower / STEPS_PER_LOG10, k_upper / STEPS_PER_LOG10
 
 
 class ELUB(BaseCalibrator):

@@ -6,11 +6,10 @@ import numpy as np
 from scipy.fft import irfft, next_fast_len, rfft
 
 from .._checks import as_score_array
-from .._numbers import LN10
 from ..errors import InputError, excerpt
 from ..resampling import bootstrap_index_chunks
 from .base import BaseCalibrator, number_option, weighted_moments, weighted_percentiles
-from .elub import STEP_LOG10, elub_bounds_from_counts, elub_thresholds
+from .elub import STEPS_PER_LOG10, elub_bounds_from_counts, elub_thresholds, log10_on_grid
 
 _BLOCK = 2_000_000  # kernel evaluations per block
 _EXACT = 20_000_000  # above this many kernel evaluations, use the binned estimate
@@ -500,8 +499,10 @@ def _refit_elub(classes, counts, hs, thresholds: np.ndarray) -> tuple[float, flo
     or a small problem) :func:`_convex_bounds` bounds the log density from exact sums at
     one such score per sixteenth of a bandwidth. A value whose LLR bounds lie between the same two
     thresholds is counted there; the few others are summed exactly
-    (:func:`_log_kde_exact`). The counts, hence the bounds, are those of the looped fit
-    unless an LLR lies within rounding (about 1e-13) of a threshold.
+    (:func:`_log_kde_exact`). Values are set onto a threshold within 1e-12 of it as
+    ``ELUB.fit`` sets them (:func:`~forensic_lr.calibration.elub.log10_on_grid`, which keeps
+    the order of bounds). The counts, hence the bounds, are those of the looped fit unless
+    an LLR lies within rounding (about 1e-13) of that 1e-12 margin.
     """
     drawn = [np.flatnonzero(c) for c in counts]
     points = [q.sorted[d] for q, d in zip(classes, drawn, strict=True)]
@@ -529,13 +530,13 @@ def _refit_elub(classes, counts, hs, thresholds: np.ndarray) -> tuple[float, flo
             highs[c].append(high)
     at_most = []
     for e in (0, 1):
-        cell = _cells(thresholds, (lows[0][e] - highs[1][e]) / LN10)
+        cell = _cells(thresholds, log10_on_grid(lows[0][e] - highs[1][e]))
         # the values bounded, not known, in either class's density (by a mask: np.union1d
         # takes ten times as long here)
         either = np.zeros(points[e].size, dtype=bool)
         either[bounded[e][0]] = either[bounded[e][1]] = True
         loose = np.flatnonzero(either)
-        high = _cells(thresholds, (highs[0][e][loose] - lows[1][e][loose]) / LN10)
+        high = _cells(thresholds, log10_on_grid(highs[0][e][loose] - lows[1][e][loose]))
         unsure = loose[cell[loose] != high]
         if unsure.size:
             logs = []
@@ -546,7 +547,7 @@ def _refit_elub(classes, counts, hs, thresholds: np.ndarray) -> tuple[float, flo
                     value[inexact] = _log_kde_exact(points[e][unsure[inexact]], points[c],
                                                     hs[c], weights[c])
                 logs.append(value)
-            cell[unsure] = _cells(thresholds, (logs[0] - logs[1]) / LN10)
+            cell[unsure] = _cells(thresholds, log10_on_grid(logs[0] - logs[1]))
         # cell j: the thresholds from j on are at least the value
         at_most.append(np.cumsum(np.bincount(cell, weights=weights[e],
                                              minlength=thresholds.size + 1))[:-1])
@@ -555,15 +556,15 @@ def _refit_elub(classes, counts, hs, thresholds: np.ndarray) -> tuple[float, flo
 
 def _cells(thresholds: np.ndarray, values: np.ndarray) -> np.ndarray:
     """``numpy.searchsorted(thresholds, values)`` (how many thresholds lie below each
-    value) for the ELUB thresholds, ``k * STEP_LOG10`` for consecutive integers ``k``.
+    value) for the ELUB thresholds, ``k / STEPS_PER_LOG10`` for consecutive integers ``k``.
 
-    The cell is guessed as ``ceil(value / STEP_LOG10) - k_first`` (clipped to the grid),
+    The cell is guessed as ``ceil(value * STEPS_PER_LOG10) - k_first`` (clipped to the grid),
     which rounding can put one off near a threshold; one comparison with the threshold
     on either side corrects it. No search: the values are many, the thresholds few.
     """
     last = thresholds.size
-    first_k = np.rint(thresholds[0] / STEP_LOG10)
-    guess = np.clip(np.ceil(values / STEP_LOG10) - first_k, 0, last).astype(np.intp)
+    first_k = np.rint(thresholds[0] * STEPS_PER_LOG10)
+    guess = np.clip(np.ceil(values * STEPS_PER_LOG10) - first_k, 0, last).astype(np.intp)
     guess += (guess < last) & (thresholds[np.minimum(guess, last - 1)] < values)
     guess -= (guess > 0) & (thresholds[np.maximum(guess - 1, 0)] >= values)
     return guess

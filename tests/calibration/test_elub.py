@@ -26,13 +26,22 @@ from forensic_lr.calibration.elub import elub_bounds_log10
 from forensic_lr.errors import InputError, NotFittedError
 
 LN10 = np.log(10.0)
-GRID = np.arange(-800, 801) * 0.01  # log10 thresholds, far beyond the limits below
+GRID = np.arange(-800, 801) / 100  # log10 thresholds, far beyond the limits below
+
+
+def _on_grid(llr):
+    """log10 LRs, a value within 1e-12 of a multiple of 0.01 taken to lie on it (the
+    definition's convention for LRs given on the grid)."""
+    with np.errstate(invalid="ignore"):
+        v = np.asarray(llr, dtype=float) / LN10
+        near = np.round(v, 2)
+        return np.where(np.abs(v - near) <= 1e-12, near, v)
 
 
 def brute_elub(ss_llr, ds_llr):
     """Definition evaluated threshold by threshold, in log10 units."""
-    hp = np.append(np.asarray(ss_llr) / LN10, -np.inf)  # misleading Hp trial: LR = 0
-    hd = np.append(np.asarray(ds_llr) / LN10, np.inf)  # misleading Hd trial: LR = inf
+    hp = np.append(_on_grid(ss_llr), -np.inf)  # misleading Hp trial: LR = 0
+    hd = np.append(_on_grid(ds_llr), np.inf)  # misleading Hd trial: LR = inf
     accept_hp = hp[:, None] > GRID[None, :]  # decide "Hp" when LR > threshold
     accept_hd = hd[:, None] > GRID[None, :]
     theta = 10.0**GRID
@@ -142,3 +151,33 @@ def test_wrapper_params_and_densities(make_background):
 def test_wrapper_before_fit():
     with pytest.raises(NotFittedError):
         ELUB(PAVCalibrator()).llr([0.0])
+
+
+def brute_elub_on_grid(k_ss: np.ndarray, k_ds: np.ndarray) -> tuple[float, float]:
+    """The definition for log10 LRs given exactly as ``k / 100``: every comparison of an LLR
+    with a threshold ``j / 100`` made in integers (``k > j``), so no rounding enters."""
+    grid = np.arange(-800, 801)
+    accept_hp = np.append(k_ss, -10**6)[:, None] > grid[None, :]
+    accept_hd = np.append(k_ds, 10**6)[:, None] > grid[None, :]
+    theta = 10.0 ** (grid / 100)
+    cost_sys = (1 - accept_hp.mean(axis=0)) + theta * accept_hd.mean(axis=0)
+    cost_neutral = np.where(grid < 0, theta, 1.0)
+    worse = cost_sys > cost_neutral
+    lower = grid[(grid <= 0) & worse].max() + 1
+    upper = grid[(grid >= 0) & worse].min() - 1
+    return min(lower, 0) / 100, max(upper, 0) / 100
+
+
+def test_llrs_on_the_threshold_grid_give_the_exact_bounds():
+    """Log10 LRs on the 0.01 grid (reported LRs often are), converted to natural-log LLRs:
+    the ln -> log10 round trip must not move a value across its own threshold. 3,000
+    random sets, none off the definition."""
+    rng = np.random.default_rng(2026)
+    off = 0
+    for _ in range(3000):
+        n_ss, n_ds = rng.integers(1, 40, size=2)
+        k_ss = rng.integers(-150, 250, n_ss)
+        k_ds = rng.integers(-250, 150, n_ds)
+        got = elub_bounds_log10(k_ss / 100 * LN10, k_ds / 100 * LN10)
+        off += got != brute_elub_on_grid(k_ss, k_ds)
+    assert off == 0

@@ -24,6 +24,7 @@ from forensic_lr.calibration.elub import (
     elub_bounds_from_counts,
     elub_bounds_log10,
     elub_thresholds,
+    log10_on_grid,
 )
 from forensic_lr.resampling import bootstrap_index_chunks
 
@@ -141,7 +142,7 @@ def test_bounds_from_weighted_counts_equal_the_sorted_definition(ss, ds):
     t = elub_thresholds(ss10.size, ds10.size)
     counts = []
     for v in (ss10, ds10):
-        values, weight = np.unique(v / np.log(10.0), return_counts=True)
+        values, weight = np.unique(log10_on_grid(v), return_counts=True)
         cell = kde._cells(t, values)
         counts.append(np.cumsum(np.bincount(cell, weights=weight, minlength=t.size + 1))[:-1])
     got = elub_bounds_from_counts(t, counts[0], counts[1], ss10.size, ds10.size)
