@@ -11,8 +11,10 @@ in one process) with ``[uncertainty] method = "bootstrap"`` (1000 replicates) an
 each, their range and the ratio bootstrap / none (target: at most 2, and a whole case
 under 5 s). It also times the LR bootstrap alone (``bootstrap_interval``, median of
 ``--repeats``) and prints ``(none + LR bootstrap) / none``, what the interval adds to a run
-whatever else the case computes. Other programs may share the machine, so compare ratios
-within one run.
+whatever else the case computes, and the processor time of each run (this process and the
+stages' pool processes: it moves less than the wall clock when other programs share the
+machine). Other programs may share the machine, so compare ratios within one run; the first
+line gives the time of one ``np.sort`` of 10^6 values, to compare machines.
 ``suspect_map`` gets 30 suspect scores and ``unsupervised`` 3,300 unlabelled scores.
 ``--stages`` also times each stage of :func:`forensic_lr.casework.run_case_full` once,
 with the same library calls it makes, and prints each stage's share, then the whole
@@ -25,6 +27,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import copy
+import os
 import tempfile
 import time
 import warnings
@@ -101,16 +104,34 @@ def _case_file(folder: Path, calibrator: str, uncertainty: str) -> Path:
     return path
 
 
-def _run_seconds(folder: Path, case: Path) -> float:
+def _processor_seconds() -> float:
+    """Processor time of this process and of its ended child processes (the stages' pool)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def _run_seconds(folder: Path, case: Path) -> tuple[float, float]:
+    """Wall-clock and processor seconds of one ``forensic-lr run`` of ``case``."""
     from forensic_lr.cli import main
 
     out = folder / "out"
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _processor_seconds()
     code = main(["run", str(case), "--out", str(out), "--force", "--draft", "-q"])
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, _processor_seconds() - cpu
     if code != 0:
         raise SystemExit(f"forensic-lr run {case.name} failed with exit code {code}")
-    return seconds
+    return seconds, cpu
+
+
+def _sort_seconds() -> float:
+    """Best of 5 ``np.sort`` of 10^6 normal values: this machine's speed, to compare runs."""
+    values = np.random.default_rng(0).normal(size=10**6)
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        np.sort(values)
+        best = min(best, time.perf_counter() - start)
+    return best
 
 
 def _interval_seconds(folder: Path, calibrator: str) -> float:
@@ -137,19 +158,23 @@ def ratio_table(folder: Path, calibrators, repeats: int) -> None:
     report), which may dominate both runs.
     """
     print(f"{'calibrator':<14}{'bootstrap s':>22}{'none s':>22}{'ratio':>8}"
-          f"{'LR bootstrap s':>17}{'(none+LR)/none':>16}")
+          f"{'LR bootstrap s':>17}{'(none+LR)/none':>16}{'cpu bootstrap/none s':>22}")
     for name in calibrators:
         cases = {u: _case_file(folder, name, u) for u in ("bootstrap", "none")}
         times: dict[str, list[float]] = {"bootstrap": [], "none": [], "interval": []}
+        cpu: dict[str, list[float]] = {"bootstrap": [], "none": []}
         for _ in range(repeats):
             for u in ("none", "bootstrap"):
-                times[u].append(_run_seconds(folder, cases[u]))
+                wall, processor = _run_seconds(folder, cases[u])
+                times[u].append(wall)
+                cpu[u].append(processor)
             times["interval"].append(_interval_seconds(folder, name))
         med = {u: float(np.median(t)) for u, t in times.items()}
         cells = [f"{med[u]:.2f} ({min(times[u]):.2f}-{max(times[u]):.2f})" for u in times]
+        processor = f"{np.median(cpu['bootstrap']):.2f} / {np.median(cpu['none']):.2f}"
         print(f"{name:<14}{cells[0]:>22}{cells[1]:>22}{med['bootstrap'] / med['none']:>8.2f}"
-              f" {cells[2]:>16}{(med['none'] + med['interval']) / med['none']:>16.2f}",
-              flush=True)
+              f" {cells[2]:>16}{(med['none'] + med['interval']) / med['none']:>16.2f}"
+              f"{processor:>22}", flush=True)
 
 
 def stage_table(folder: Path, calibrator: str) -> None:
@@ -171,7 +196,7 @@ def stage_table(folder: Path, calibrator: str) -> None:
     x = np.array([1.5])
     model = _timed("fit", stages, copy.deepcopy(base).fit, ss, ds)
     _timed("LR", stages, model.llr, x)
-    _timed("bootstrap (1000)", stages, bootstrap_interval, base, ss, ds, x, n=1000, seed=1)
+    _timed("bootstrap (1000)", stages, bootstrap_interval, ss, ds, x, base, n=1000, seed=1)
     cv = _timed("5-fold validation", stages, cross_validated_llr, ss, ds, base, folds=5, seed=1)
     _timed("metrics", stages, evaluate, *cv)
     # one stage after the other (one worker), so that each can be timed here
@@ -214,7 +239,9 @@ def main() -> None:
         folder = Path(tmp)
         _write_data(folder, args.n_ss, args.n_ds)
         print(f"case: {args.n_ss} SS / {args.n_ds} DS, 1000 bootstrap replicates, 5 folds, "
-              f"report pdf+html+json; median (range) of {args.repeats} runs")
+              f"report pdf+html+json; median (range) of {args.repeats} runs; machine: "
+              f"np.sort of 10^6 values {_sort_seconds() * 1e3:.0f} ms, load average "
+              f"{os.getloadavg()[0]:.1f}")
         _run_seconds(folder, _case_file(folder, "bayes", "none"))  # imports, caches: not timed
         ratio_table(folder, names, args.repeats)
         if args.stages:
