@@ -322,8 +322,8 @@ def environment(template_dir: str | Path | None = None,
         long_date=lambda text: long_date(text, language),
         # a text the package marked with N_ (metric names, check rows), in the language;
         # ``values`` fill its %(name)s placeholders
-        tr=lambda text, values=None: _(str(text)) % {k: num(v) for k, v in values.items()}
-        if values else _(str(text)),
+        tr=lambda text, values=None: "" if not text else _(str(text)) % {
+            k: num(v) for k, v in values.items()} if values else _(str(text)),
         # a number the records hold as English text ("+2.45", "2,400"), in the locale's marks
         num=lambda text: num(str(text)),
         # a number as Python's "%g" writes it ("2", "0.5"), in the locale's marks

@@ -11,7 +11,6 @@ from markupsafe import Markup
 
 from .. import plots
 from .._numbers import interval_misses
-from ..errors import InputError
 from ..metrics.catalogue import metric, printed_metrics
 from ..records import ValidationStudy
 from .context import check_rows, metric_table, safe_svg
@@ -33,10 +32,6 @@ def build_validation_report(
     ``language``: the report's language (:data:`forensic_lr.i18n.SUPPORTED_LANGUAGES`);
     ``validation.json`` does not depend on it.
     """
-    if language != "en":
-        raise InputError(f"the validation-study report is written in English only for now; "
-                         f"--language {language} applies to case reports (run); leave it out "
-                         "here (docs/user/report-languages.md)")
     files: dict[str, bytes] = {}
     record = study.to_json().encode("utf-8")  # also inside the PDF
     if "json" in formats:

@@ -21,6 +21,7 @@ from .._checks import renamed_keyword, sources_pair
 from ..calibration import default_study_methods
 from ..calibration.curves import ModelCurves, model_curves
 from ..errors import InputError
+from ..i18n import N_
 from ..metrics.catalogue import metric
 from ..provenance import software_versions
 from ..records import CriterionResult, MethodDescription, StudyMethod, ValidationStudy
@@ -45,18 +46,19 @@ _AS_GIVEN_DESCRIPTION = MethodDescription(
 
 #: The validation matrix rows after Meuwly et al. (2017, table 1): characteristic,
 #: metric, graphic. devPAV and the rates of misleading evidence are additions of
-#: forensic-lr; metric None marks a characteristic this study cannot assess.
+#: forensic-lr; metric None marks a characteristic this study cannot assess. The texts are
+#: marked for the report catalogue (printed in the report's language).
 MATRIX = (
-    ("accuracy", "cllr", "ECE plot"),
-    ("discriminating power", "min_cllr", "ECE plot (after PAV), DET plot"),
-    ("discriminating power", "eer", "DET plot"),
-    ("calibration", "cllr_cal", "ECE plot, Tippett plot"),
-    ("calibration", "devpav", "PAV plot"),
-    ("misleading evidence", "rmep", "Tippett plot"),
-    ("misleading evidence", "rmed", "Tippett plot"),
-    ("robustness", None, "ECE, DET and Tippett plots"),
-    ("coherence", None, "ECE and DET plots"),
-    ("generalisation", None, "ECE, DET and Tippett plots"),
+    (N_("accuracy"), "cllr", N_("ECE plot")),
+    (N_("discriminating power"), "min_cllr", N_("ECE plot (after PAV), DET plot")),
+    (N_("discriminating power"), "eer", N_("DET plot")),
+    (N_("calibration"), "cllr_cal", N_("ECE plot, Tippett plot")),
+    (N_("calibration"), "devpav", N_("PAV plot")),
+    (N_("misleading evidence"), "rmep", N_("Tippett plot")),
+    (N_("misleading evidence"), "rmed", N_("Tippett plot")),
+    (N_("robustness"), None, N_("ECE, DET and Tippett plots")),
+    (N_("coherence"), None, N_("ECE and DET plots")),
+    (N_("generalisation"), None, N_("ECE, DET and Tippett plots")),
 )
 #: ``about`` keys: the study's identity and data description (all optional text).
 ABOUT_KEYS = ("title", "laboratory", "analyst", "date", "data")

@@ -69,3 +69,23 @@ def test_same_result_and_no_english_left(language, english):
     assert f"model gives {format_decimal(model_lr, locale='en')}" in english_html
     assert format_decimal(model_lr, locale=language) in html
     assert format_date(run.spec.case.date, "long", locale=language) in html
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_validation_report_in_the_language(language, tmp_path):
+    """validate --report --language: the same validation.json as in English, no template
+    text left in English."""
+    from forensic_lr.cli import main
+
+    case = str(examples_dir() / "voice" / "case.toml")
+    for lang in ("en", language):
+        assert main(["-q", "validate", "--case", case, "--report", str(tmp_path / lang),
+                     "--language", lang]) == 0
+    read = lambda lang, name: (tmp_path / lang / name).read_text(encoding="utf-8")  # noqa: E731
+    assert read("en", "validation.json") == read(language, "validation.json")
+    html = read(language, "validation_report.html")
+    assert f'<html lang="{language}">' in html
+    text = " ".join(html.split())
+    records = " ".join(read("en", "validation.json").split())
+    left = [f for f in _fragments() if f in text and f not in records]
+    assert not left, f"{language}: English left in the validation report: {left[:5]}"
