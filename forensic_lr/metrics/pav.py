@@ -216,7 +216,7 @@ def pav_fit(ss_scores, ds_scores, ss_weight=None, ds_weight=None) -> PAVFit:
     """
     ss, ds = check_pair(ss_scores, ds_scores, names=("ss_scores", "ds_scores"))
     if ss_weight is None and ds_weight is None:
-        return pav_blocks(ss, ds)
+        return pav_blocks(ss, ds, presorted=_ascending(ss) and _ascending(ds))
     counts = [_as_counts(w, v.size) for v, w in ((ss, ss_weight), (ds, ds_weight))]
     if counts[0] is not None and counts[1] is not None:  # e.g. a bootstrap replicate
         return pav_blocks(np.repeat(ss, counts[0]), np.repeat(ds, counts[1]),
@@ -225,8 +225,9 @@ def pav_fit(ss_scores, ds_scores, ss_weight=None, ds_weight=None) -> PAVFit:
 
 
 def _ascending(values: np.ndarray) -> bool:
-    """Whether ``values`` are in ascending order (then repeated, they stay so and need no
-    sort; :func:`forensic_lr.uncertainty.bootstrap_interval`'s refits hand each class so)."""
+    """Whether ``values`` are in ascending order (then, repeated or not, they need no sort;
+    the bootstrap refits of :func:`forensic_lr.uncertainty.bootstrap_interval` and of the
+    sensitivity analysis hand each class so)."""
     return bool(np.all(values[1:] >= values[:-1]))
 
 

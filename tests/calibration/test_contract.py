@@ -127,6 +127,8 @@ def test_pav_counts_on_sorted_classes_fit_the_repeated_data(ties):
     rep_ss, rep_ds = np.repeat(ss, c_ss), np.repeat(ds, c_ds)
     repeated = make_calibrator("pav").fit(rng.permutation(rep_ss), rng.permutation(rep_ds))
     assert weighted.params() == repeated.params()
+    in_order = make_calibrator("pav").fit(np.sort(rep_ss), np.sort(rep_ds))  # no weights
+    assert in_order.params() == repeated.params()
 
 
 def test_pav_bootstrap_refits_the_resampled_scores():
