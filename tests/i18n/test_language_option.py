@@ -9,7 +9,10 @@ from forensic_lr._resources import examples_dir
 from forensic_lr.cli import main
 
 
-def test_run_refuses_a_language_without_catalogue(tmp_path, capsys):
+def test_run_refuses_a_language_without_catalogue(tmp_path, capsys, monkeypatch):
+    import forensic_lr.i18n as i18n
+
+    monkeypatch.setattr(i18n, "locale_dir", lambda: tmp_path / "no-catalogues")
     code = main(["run", str(examples_dir() / "voice" / "case.toml"), "--out",
                  str(tmp_path / "out"), "--language", "fr"])
     assert code == 2
