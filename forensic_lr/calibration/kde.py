@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 from scipy.fft import irfft, next_fast_len, rfft
 
@@ -18,11 +20,18 @@ _NEAR = 64  # ranks searched on either side of a score for a resample's nearest 
 _NODES_PER_H = 16  # bounding a refit's ELUB: exact sums at one score per 1/16 bandwidth
 
 
+#: Bandwidth rule names. "scott" is another name of the normal-reference rule.
+RULES = ("silverman", "scott", "normal_reference")
+NORMAL_REFERENCE = ("normal_reference", "scott")
+
+
 def bandwidth(values: np.ndarray, rule: str | float, weight: np.ndarray | None = None) -> float:
     """Kernel bandwidth ``h`` for one class.
 
     ``"silverman"``: ``0.9 min(sd, IQR / 1.34) n^(-1/5)`` (Silverman 1986, eq. 3.31);
-    ``"scott"``: ``1.06 sd n^(-1/5)`` (Scott 1992); a positive number is used as given.
+    ``"normal_reference"``: ``1.06 sd n^(-1/5)``, the bandwidth that is optimal for normal
+    data (Silverman 1986, eq. 3.28; Scott 1992), which the lir package calls "silverman";
+    ``"scott"`` is another name of this rule; a positive number is used as given.
     With ``weight`` (how often each value counts) ``n = sum w`` and the SD (``ddof=1``)
     and quartiles are those of the repeated values.
     """
@@ -59,9 +68,30 @@ def _rule_bandwidths(rule: str | float, shape: tuple[int, int], sd, quartiles) -
         spread = np.minimum(sd, (q75 - q25) / 1.34)
         spread = np.where(spread == 0, sd, spread)
         return 0.9 * spread * n ** (-0.2)
-    if rule == "scott":
+    if rule in NORMAL_REFERENCE:
         return 1.06 * sd() * n ** (-0.2)
-    raise InputError(f"bandwidth must be 'silverman', 'scott' or a number, got {rule!r}")
+    raise InputError(f"bandwidth must be one of {', '.join(map(repr, RULES))} or a number, "
+                     f"got {rule!r}")
+
+
+def class_rules(rule) -> tuple[str | float, str | float]:
+    """The bandwidth rule of the SS and of the DS class.
+
+    ``rule`` is one rule for both classes (a name of :data:`RULES` or a positive number),
+    or per class: a pair ``[ss, ds]`` or a table ``{"ss": ..., "ds": ...}`` of such rules
+    (each class's bandwidth is always computed from that class's scores alone).
+    """
+    if isinstance(rule, Mapping):
+        if set(rule) != {"ss", "ds"}:
+            raise InputError("option bandwidth as a table needs exactly the keys 'ss' and "
+                             f"'ds' (a rule or a number each), got {sorted(rule)}")
+        return rule["ss"], rule["ds"]
+    if isinstance(rule, (list, tuple)):
+        if len(rule) != 2:
+            raise InputError("option bandwidth as a list needs two entries [ss, ds] (a rule "
+                             f"or a number each), got {len(rule)}")
+        return rule[0], rule[1]
+    return rule, rule
 
 
 def _log_kde_exact(s: np.ndarray, data: np.ndarray, h: float, weights=None) -> np.ndarray:
@@ -228,9 +258,10 @@ class KDECalibrator(BaseCalibrator):
 
     Parameters
     ----------
-    bandwidth : {"silverman", "scott"} or float
+    bandwidth : {"silverman", "normal_reference", "scott"}, float, or a pair of these
         Bandwidth rule, applied to each class separately (default Silverman's rule of
-        thumb), or a fixed bandwidth in score units.
+        thumb, :func:`bandwidth`), or a fixed bandwidth in score units; a pair ``[ss, ds]``
+        (or table ``{"ss": ..., "ds": ...}``) gives each class its own rule or bandwidth.
 
     Notes
     -----
@@ -270,21 +301,23 @@ class KDECalibrator(BaseCalibrator):
         self.bandwidth = bandwidth
 
     def check_options(self) -> None:
-        rule = self.bandwidth
-        if isinstance(rule, str):
-            if rule not in ("silverman", "scott"):
-                raise InputError("option bandwidth must be 'silverman', 'scott' or a positive "
-                                 f"number, got {excerpt(rule)}")
-        else:
-            number_option(rule, "bandwidth")
+        for rule in class_rules(self.bandwidth):
+            if isinstance(rule, str):
+                if rule not in RULES:
+                    raise InputError(
+                        f"option bandwidth must be {', '.join(map(repr, RULES))} or a "
+                        f"positive number (or a pair [ss, ds] of these), got {excerpt(rule)}")
+            else:
+                number_option(rule, "bandwidth")
 
     def fit(self, ss, ds, ss_weight=None, ds_weight=None) -> KDECalibrator:
         """Bandwidths and sorted data; weights as in
         :class:`~forensic_lr.calibration.base.Calibrator` (a kernel per score counted ``w``
         times, ``n = sum w``, bandwidths from the weighted SD and quartiles)."""
         ss, ds, w_ss, w_ds = self._validate_weighted(ss, ds, ss_weight, ds_weight)
-        self.h_ss_ = bandwidth(ss, self.bandwidth, w_ss)
-        self.h_ds_ = bandwidth(ds, self.bandwidth, w_ds)
+        rule_ss, rule_ds = class_rules(self.bandwidth)
+        self.h_ss_ = bandwidth(ss, rule_ss, w_ss)
+        self.h_ds_ = bandwidth(ds, rule_ds, w_ds)
         # sorted once for the windowed sums, with their weights (None: each once)
         (self.ss_, self.ss_weight_), (self.ds_, self.ds_weight_) = (
             _sorted_with(v, w) for v, w in ((ss, w_ss), (ds, w_ds)))
@@ -309,7 +342,9 @@ class KDECalibrator(BaseCalibrator):
         n_ss, n_ds = (v.size if w is None else float(w.sum()) for v, w in (
             (self.ss_, self.ss_weight_), (self.ds_, self.ds_weight_)))
         return {
-            "bandwidth_rule": self.bandwidth,
+            "bandwidth_rule": (dict(self.bandwidth) if isinstance(self.bandwidth, Mapping)
+                               else list(self.bandwidth) if isinstance(self.bandwidth, tuple)
+                               else self.bandwidth),
             "bandwidth_ss": self.h_ss_,
             "bandwidth_ds": self.h_ds_,
             "n_ss": int(n_ss) if n_ss == int(n_ss) else n_ss,
@@ -445,8 +480,8 @@ def _resamples(classes, rule, n: int, rng):
         if keep.size < k:
             counts = [c[keep] for c in counts]
         hs = [
-            _rule_bandwidths(rule, c.shape, lambda sd=sd[keep]: sd, lambda q=q, c=c: q(c))
-            for q, c, (sd, _) in zip(classes, counts, sds, strict=True)
+            _rule_bandwidths(r, c.shape, lambda sd=sd[keep]: sd, lambda q=q, c=c: q(c))
+            for r, q, c, (sd, _) in zip(class_rules(rule), classes, counts, sds, strict=True)
         ]
         yield start, k, keep, counts, hs
         start += k

@@ -134,7 +134,7 @@ def test_taylor_gradient_within_its_bound(quadratic):
 
 @pytest.mark.parametrize(("n_ss", "n_ds"), SIZES)
 @pytest.mark.parametrize("ties", [False, True])
-@pytest.mark.parametrize("rule", ["silverman", "scott", 0.3])
+@pytest.mark.parametrize("rule", ["silverman", "scott", 0.3, ["normal_reference", 0.3]])
 def test_kde_hook_equals_loop(n_ss, n_ds, ties, rule):
     ss, ds = _data(n_ss, n_ds, seed=n_ss + n_ds, ties=ties)
     cal = make_calibrator("kde", bandwidth=rule)
