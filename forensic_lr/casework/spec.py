@@ -619,7 +619,7 @@ def case_from_dict(
     lab_profile``) supplies defaults, and ``overrides`` (command-line settings, by section
     and key) win over everything: see :func:`forensic_lr.casework.profile.apply_profile`.
     """
-    from .verbal import load_scale
+    from .verbal import in_language, load_scale
 
     _check_depth(data, source)
     check_settings_sizes(data, source)
@@ -678,7 +678,7 @@ def case_from_dict(
         scale = None if path is None else str(path)
     if scale is not None:
         try:
-            load_scale(scale)
+            in_language(load_scale(scale), spec.report.language)
         except InputError as exc:
             problems.append(f"[report] verbal_scale: {exc}")
     if problems:  # with the missing files check would have listed: all at once

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 import string
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
@@ -43,7 +43,7 @@ from .._numbers import signed_log10 as signed_log10
 from ..errors import InputError, excerpt
 from ..io.paths import input_file
 from ..io.settings_files import read_settings_file
-from ..records import Serialisable, VerbalEquivalent
+from ..records import Serialisable, VerbalEquivalent, jsonable
 
 DEFAULT_SCALE = "enfsi"
 #: Wording of an LR below the first band of a scale that leaves that range undefined.
@@ -83,6 +83,83 @@ class VerbalScale(Serialisable):
     #: "neutral": the scale defines the range below its first band as neutral;
     #: "undefined": it does not (the laboratory chooses the wording)
     below_first_band: Literal["neutral", "undefined"] = "neutral"
+    #: the scale's wording in other report languages (``languages`` in the scale data)
+    wordings: tuple[tuple[str, ScaleWording], ...] = ()
+    #: the language of the wording above ("en" unless :func:`in_language` made it)
+    language: str = "en"
+    #: the English levels of the bands, for finding a record's band in another language
+    source_levels: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict:
+        """The scale as its data file writes it (``languages`` a table by language)."""
+        out = jsonable(self)
+        del out["wordings"], out["language"], out["source_levels"]
+        if self.wordings:
+            out["languages"] = {lang: jsonable(w) for lang, w in self.wordings}
+        return out
+
+
+@dataclass(frozen=True)
+class ScaleWording:
+    """A scale's wording in one report language (``languages.<code>`` of the scale data).
+
+    ``levels`` follow the bands; ``statement_hp``/``statement_hd`` hold ``{level}`` (and
+    ``{code}`` where the English does); ``no_equivalent`` holds ``{edge}``. ``source`` says
+    where the wording comes from: a published translation, or the project's (or the
+    laboratory's) own translation.
+    """
+
+    source: str
+    levels: tuple[str, ...]
+    statement_hp: str
+    statement_hd: str
+    neutral: str
+    neutral_level: str
+    limited: str
+    no_equivalent: str
+    no_equivalent_level: str
+
+
+_WORDING_KEYS = ("source", "levels", "statement_hp", "statement_hd", "neutral",
+                 "neutral_level", "limited", "no_equivalent", "no_equivalent_level")
+
+
+def _placeholders(text: str, where: str) -> set[str]:
+    """The ``{name}`` fields of a scale text; a stray brace is an InputError."""
+    try:
+        return {f for _, f, _, _ in string.Formatter().parse(text) if f is not None}
+    except ValueError as exc:
+        raise InputError(f"{where} has a stray brace ({exc}); write {{{{ }}}} for literal "
+                         "braces") from None
+
+
+def _parse_wordings(raw: object, english: dict, n_bands: int,
+                    where: str) -> tuple[tuple[str, ScaleWording], ...]:
+    """``languages`` of a scale: each language's wording, with the English placeholders."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict):
+        raise InputError(f"{where}: 'languages' must be a table of language codes")
+    out = []
+    for lang, table in raw.items():
+        at = f"{where}: languages.{lang}"
+        if not isinstance(table, dict) or set(table) != set(_WORDING_KEYS):
+            raise InputError(f"{at} must have exactly the keys {', '.join(_WORDING_KEYS)}")
+        levels = table["levels"]
+        if (not isinstance(levels, list) or len(levels) != n_bands
+                or not all(isinstance(v, str) and v.strip() for v in levels)):
+            raise InputError(f"{at}.levels must list {n_bands} non-empty texts, one per band")
+        for k in ("source", *_WORDING_KEYS[2:]):
+            if not isinstance(table[k], str) or not table[k].strip():
+                raise InputError(f"{at}.{k} must be a non-empty text")
+        for k in ("statement_hp", "statement_hd", "neutral"):
+            if _placeholders(table[k], f"{at}.{k}") != _placeholders(english[k], k):
+                raise InputError(f"{at}.{k} must keep the English text's placeholders "
+                                 f"{sorted(_placeholders(english[k], k))}")
+        if _placeholders(table["no_equivalent"], f"{at}.no_equivalent") != {"edge"}:
+            raise InputError(f"{at}.no_equivalent must contain {{edge}} (the first band's edge)")
+        out.append((str(lang), ScaleWording(**{**table, "levels": tuple(levels)})))
+    return tuple(out)
 
 
 def _parse_scale(key: str, raw: object, source: str) -> VerbalScale:
@@ -90,7 +167,8 @@ def _parse_scale(key: str, raw: object, source: str) -> VerbalScale:
     where = f"{source}: scale {key!r}"
     if not isinstance(raw, dict):
         raise InputError(f"{where} must be a table with keys {', '.join(_TEXT_KEYS)}, bands")
-    allowed = {*_TEXT_KEYS, "verification", "confirmed", "below_first_band", "bands"}
+    allowed = {*_TEXT_KEYS, "verification", "confirmed", "below_first_band", "bands",
+               "languages"}
     unknown = sorted(set(raw) - allowed)
     if unknown:
         raise InputError(f"{where}: unknown key(s) {unknown}; allowed keys are {sorted(allowed)}")
@@ -151,7 +229,79 @@ def _parse_scale(key: str, raw: object, source: str) -> VerbalScale:
         statement_hd=raw["statement_hd"],
         bands=tuple(bands),
         confirmed=confirmed,
+        wordings=_parse_wordings(raw.get("languages"), raw, len(bands), where),
+        source_levels=tuple(b.level for b in bands),
     )
+
+
+#: English texts of the wordings that are not a band's level (the records hold these)
+_NEUTRAL_LEVEL, _LIMITED_LEVEL, _NO_EQUIVALENT = (
+    "no support for either proposition", "limited support", "no verbal equivalent")
+
+
+def in_language(scale: VerbalScale, language: str) -> VerbalScale:
+    """``scale`` worded in ``language`` (English: the scale itself).
+
+    Name, citation and band edges stay as given; levels and statements come from the
+    scale's ``languages.<language>`` table.
+
+    Raises
+    ------
+    InputError
+        The scale gives no wording in that language (a laboratory's scale file adds a
+        ``languages`` table, see docs/user/report-languages.md).
+    """
+    if language == scale.language:
+        return scale
+    wording = dict(scale.wordings).get(language)
+    if wording is None:
+        raise InputError(
+            f"verbal scale {scale.key!r} has no wording in {language!r}; add "
+            f"'languages.{language}' (levels, statements, source) to the scale's data, or "
+            "write the report in a language the scale gives"
+        )
+    return replace(
+        scale, language=language, neutral=wording.neutral,
+        statement_hp=wording.statement_hp, statement_hd=wording.statement_hd,
+        bands=tuple(replace(b, level=level) for b, level in zip(scale.bands, wording.levels,
+                                                                strict=True)),
+    )
+
+
+def _wording(scale: VerbalScale) -> ScaleWording | None:
+    return dict(scale.wordings).get(scale.language)
+
+
+def level_in(level: str, scale: VerbalScale) -> str:
+    """A record's (English) verbal level in the language of ``scale`` (:func:`in_language`)."""
+    wording = _wording(scale)
+    if wording is None:
+        return level
+    if level in scale.source_levels:
+        return wording.levels[scale.source_levels.index(level)]
+    return {_NEUTRAL_LEVEL: wording.neutral_level, _LIMITED_LEVEL: wording.limited,
+            _NO_EQUIVALENT: wording.no_equivalent_level}.get(level, level)
+
+
+def statement_in(verbal: VerbalEquivalent, scale: VerbalScale) -> str:
+    """A record's verbal statement in the language of ``scale``, from its level and side.
+
+    The English record keeps its English statement; this gives the same band's wording
+    (for an ENFSI-type scale, the support the findings give one proposition rather than
+    the other: never a proposition's probability).
+    """
+    wording = _wording(scale)
+    if wording is None:
+        return verbal.statement
+    if verbal.favours == "neither":
+        return wording.neutral
+    if verbal.level == _NO_EQUIVALENT:
+        return wording.no_equivalent.format(edge=f"{scale.bands[0].lower:g}")
+    template = wording.statement_hp if verbal.favours == "hp" else wording.statement_hd
+    if verbal.level == _LIMITED_LEVEL:
+        return template.format(level=wording.limited, code="")
+    i = scale.source_levels.index(verbal.level)
+    return template.format(level=wording.levels[i], code=scale.bands[i].code)
 
 
 def _read_json(path: Path) -> object:
@@ -292,20 +442,20 @@ def verbal_equivalent(log10_lr: float, scale: str | Path | VerbalScale = DEFAULT
     wording = _computed_class(x, scale, below_first_band)
     if wording == ("neither",):
         return VerbalEquivalent(
-            scale=scale.key, scale_name=scale.name, level="no support for either proposition",
+            scale=scale.key, scale_name=scale.name, level=_NEUTRAL_LEVEL,
             favours="neither", statement=scale.neutral,
         )
     i, side = wording
     if i < 0 and below_first_band == "limited":
         template = scale.statement_hp if side == "hp" else scale.statement_hd
         return VerbalEquivalent(
-            scale=scale.key, scale_name=scale.name, level="limited support", favours=side,
-            statement=template.format(level="limited support", code=""),
+            scale=scale.key, scale_name=scale.name, level=_LIMITED_LEVEL, favours=side,
+            statement=template.format(level=_LIMITED_LEVEL, code=""),
         )
     if i < 0:
         edge = f"{scale.bands[0].lower:g}"
         return VerbalEquivalent(
-            scale=scale.key, scale_name=scale.name, level="no verbal equivalent",
+            scale=scale.key, scale_name=scale.name, level=_NO_EQUIVALENT,
             favours=side, statement=(
                 f"The LR lies between 1 and {edge} (or between 1/{edge} and 1), a range "
                 "for which this scale gives no verbal equivalent; only the number is "

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from ..casework.verbal import rounded_log10
+from ..casework.verbal import in_language, rounded_log10
 from ..i18n import translations
 from ..plots import count_with_rate
 from ..records import dumps
@@ -86,7 +86,8 @@ def case_context(run, figures: dict[str, str], template_dir=None) -> dict:
         "sec": section_numbers(result),
         # no verbal level and no posterior odds anywhere; the computed values in one table
         "withheld": withheld,
-        "scale": run.scale,
+        # the scale worded in the report's language (bands and edges as in run.scale)
+        "scale": in_language(run.scale, run.spec.report.language),
         "layout": COMPARISONS_PER_TABLE,
         "tippett_rows": tippett_rows(run),
         "sensitivity_figures": [sensitivity_figure(i) for i in range(len(result.results))],

@@ -32,7 +32,7 @@ from markupsafe import Markup, escape
 
 from .._numbers import format_log10, signed_log10
 from .._resources import templates_dir
-from ..casework.verbal import format_log10_lr, format_lr
+from ..casework.verbal import format_log10_lr, format_lr, level_in, statement_in
 from ..errors import InputError, excerpt
 from ..i18n import N_, SOURCE_LANGUAGE, check_language, translations
 from ..i18n.formatting import localized, long_date, percent_text
@@ -320,6 +320,10 @@ def environment(template_dir: str | Path | None = None,
             100 * low, 100 * high, 1, False, language).replace(
             "]", "]" + percent_text("", language)),
         long_date=lambda text: long_date(text, language),
+        # a record's verbal statement and level in the wording of ``scale``, the scale in
+        # the report's language (forensic_lr.casework.verbal.in_language)
+        said=lambda verbal, scale: statement_in(verbal, scale),
+        level_in=lambda level, scale: level_in(str(level), scale),
         # a text the package marked with N_ (metric names, check rows), in the language;
         # ``values`` fill its %(name)s placeholders
         tr=lambda text, values=None: "" if not text else _(str(text)) % {
