@@ -111,6 +111,24 @@ def _data(seed=1, n_ss=60, n_ds=80):
     return rng.normal(2.0, 1.0, n_ss), rng.normal(0.0, 1.0, n_ds)
 
 
+def test_bootstrap_interval_computes_with_one_blas_thread():
+    """The replicates run with one BLAS thread whatever the caller set (as a case's stages):
+    the hook sees one thread while the caller allows two."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    seen = []
+
+    class Probe(TinyGaussHook):
+        def bootstrap_llr(self, *args, **kwargs):
+            seen.extend(p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas")
+            return super().bootstrap_llr(*args, **kwargs)
+
+    ss, ds = _data()
+    with threadpool_limits(limits=2, user_api="blas"):
+        bootstrap_interval(ss, ds, [1.0], Probe(), n=5, seed=1)
+    assert seen and set(seen) == {1}
+
+
 def test_loop_equals_contract_draws():
     # the fallback loop (chunked draws) must reproduce the contract's one-shot draws
     ss, ds = _data()
