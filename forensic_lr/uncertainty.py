@@ -129,14 +129,18 @@ def _bootstrap_llr_loop(
     ``fit(ss, ds, ss_weight=bincount(idx_ss), ds_weight=bincount(idx_ds))``: by the
     contract, the fit on ``ss[idx_ss]``, ``ds[idx_ds]``. A replicate
     whose resample cannot be fitted (constant class, or the calibrator raising a
-    :class:`ForensicLRError`) gives a row of NaN. Each class is handed to ``fit`` in
-    ascending order, its weights in the same order (the same resample): a fit that sorts
-    its scores, such as PAV's, then finds them sorted.
+    :class:`ForensicLRError`) gives a row of NaN. A calibrator whose fit sorts its
+    scores (``sorts_scores``, e.g. PAV) gets each class in ascending order, its weights in
+    the same order (the same resample), and finds them sorted; the others get the classes
+    as given, since an iterative fit may end a rounding step apart in another order.
     """
     model = copy.deepcopy(calibrator)
     fit = model.fit if _takes_weights(model) else _fit_repeated(model)
     out = np.full((n, scores.size), np.nan)
-    order_ss, order_ds = np.argsort(ss, kind="stable"), np.argsort(ds, kind="stable")
+    if getattr(model, "sorts_scores", False):
+        order_ss, order_ds = np.argsort(ss, kind="stable"), np.argsort(ds, kind="stable")
+    else:
+        order_ss, order_ds = np.arange(ss.size), np.arange(ds.size)
     ss_up, ds_up = ss[order_ss], ds[order_ds]
     done = 0
     for idx_ss, idx_ds in bootstrap_index_chunks(rng, n, ss.size, ds.size):

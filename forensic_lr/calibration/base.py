@@ -218,8 +218,9 @@ class BaseCalibrator:
     (score inputs beyond the background), ``in_default_study`` (one of the methods a
     validation study compares by default), ``posterior`` (offers posterior samples for a
     Bayesian credible interval), ``validated_by_source`` (the method adapts to the case's
-    own source, so only folds by source validate it as applied), :meth:`limitations` and
-    :meth:`param_rows`.
+    own source, so only folds by source validate it as applied), ``sorts_scores`` (its
+    fit sorts each class first, so the bootstrap's refits hand it the classes sorted
+    once), :meth:`limitations` and :meth:`param_rows`.
     """
 
     name = "base"
@@ -232,6 +233,7 @@ class BaseCalibrator:
     in_default_study = False
     posterior = False
     validated_by_source = False
+    sorts_scores = False
 
     @classmethod
     def describe(cls) -> MethodDescription:

@@ -72,6 +72,7 @@ class PAVCalibrator(BaseCalibrator):
         "Computer Speech and Language 20 (2006) 230-275."
     )
     in_default_study = True
+    sorts_scores = True
 
     def __init__(self, *, interpolation: str = "edges") -> None:
         self.interpolation = interpolation

@@ -338,7 +338,11 @@ def test_scal_llr_stays_inside_its_limits(seed):
     assert np.isfinite(llr).all()
     assert (llr >= cal.lo_).all() and (llr <= cal.hi_).all()
     assert -15 <= cal.lo_ < cal.hi_ <= 15
-    assert (np.diff(llr) >= 0).all()  # SS scores are higher, so the slope is positive
+    # a sigmoid in the score: monotone. Not always increasing: when the DS scores spread
+    # wider than the SS ones and the means are close, high scores are likelier DS and the
+    # fit falls (seed 7167: slope -4.7)
+    steps = np.diff(llr)
+    assert (steps >= 0).all() or (steps <= 0).all()
 
 
 def test_scal_warns_when_the_background_shows_no_saturation(make_background):
