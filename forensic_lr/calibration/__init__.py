@@ -33,6 +33,7 @@ _REGISTRY: dict[str, tuple[str, str]] = {
     "unsupervised": ("unsupervised", "UnsupervisedCalibrator"),
     "scal": ("scal", "SCalCalibrator"),
     "student_t": ("student_t", "StudentTCalibrator"),
+    "four_pl": ("four_pl", "FourPLCalibrator"),
 }
 #: Each method's model and the paper it comes from, as ``--help`` names them (the class's
 #: ``reference`` gives the full citation; a test checks the two agree).
@@ -46,6 +47,8 @@ METHOD_PAPERS: dict[str, str] = {
     "unsupervised": "two-component mixture of case scores (Brummer and Garcia-Romero 2014)",
     "scal": "saturating logistic, S-cal (Brummer 2010)",
     "student_t": "Student-t densities (Brummer, Swart and van Leeuwen 2014)",
+    "four_pl": "logistic regression with a fitted floor and ceiling, as lir's four-parameter "
+               "logistic (Brummer and du Preez 2006)",
 }
 #: Other public names of this package -> their module.
 _EXPORTS = {

@@ -271,7 +271,7 @@ def test_index_chunks_equal_one_shot_draws(monkeypatch):
 def test_registry_and_bad_options(make_background):
     assert set(CALIBRATORS) == {
         "gaussian", "bayes", "logistic", "pav", "kde",
-        "suspect_map", "unsupervised", "scal", "student_t",
+        "suspect_map", "unsupervised", "scal", "student_t", "four_pl",
     }
     with pytest.raises(InputError, match="choose one of"):
         make_calibrator("neural")
