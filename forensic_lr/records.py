@@ -687,6 +687,19 @@ class Provenance(Record):
     lab_profile_sha256: str | None = None    # SHA-256 of the lab profile file, if one was used
 
 
+class Message(Record):
+    """A text of a record as a stable code and its parameters.
+
+    The sentence is the code's entry in the ``messages`` catalogue of the language
+    (:func:`forensic_lr.i18n.messages.message_text`); parameters are texts in the package's
+    English form (numbers as ``"0.62"``, ``"95 %"``). The record keeps the English sentence
+    beside it, so result.json reads the same in every report language.
+    """
+
+    code: str
+    params: dict[str, str] = {}
+
+
 class Conclusion(Record):
     """Whether the report gives an evaluative opinion, and why not.
 
@@ -710,6 +723,9 @@ class Conclusion(Record):
     range_notes: tuple[str, ...] = ()
     lab_departures: tuple[str, ...] = ()
     lab_justification: str = ""
+    #: each reason as a code and its parameters (:class:`Message`), in the order of
+    #: ``reasons``; a reason not yet coded has an empty code and is printed as written
+    reason_messages: tuple[Message, ...] = ()
 
 
 class PolicySetting(Record):

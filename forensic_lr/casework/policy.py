@@ -44,18 +44,24 @@ import numpy as np
 from .._numbers import signed_log10
 from ..calibration.monotonicity import bulk_span, monotonicity_check
 from ..errors import ForensicLRError
+from ..i18n.messages import english
 from ..metrics.catalogue import METRICS
-from ..records import CaseResult, Conclusion, PolicySetting
+from ..records import CaseResult, Conclusion, Message, PolicySetting
 from .spec import Opinion
 from .verbal import format_lr
 
 __all__ = ["WITHHELD_OPENING", "decide_conclusion"]
 
+
+def _said(code: str, **params: str) -> Message:
+    """A reason as its code (the ``messages`` catalogue) and parameters."""
+    return Message(code=code, params=params)
+
 #: How a withheld conclusion begins (the reasons follow).
 WITHHELD_OPENING = "no evaluative opinion can be given because"
 
 
-def _criteria_reasons(result: CaseResult) -> list[str]:
+def _criteria_reasons(result: CaseResult) -> list[Message]:
     labels = {m.key: m.label for m in METRICS}
     percent = {m.key for m in METRICS if m.fmt == "percent"}
     reasons = []
@@ -63,14 +69,14 @@ def _criteria_reasons(result: CaseResult) -> list[str]:
         if c.met:
             continue
         show = (lambda v: f"{100 * v:.1f} %") if c.metric in percent else (lambda v: f"{v:.3g}")
-        side = "upper" if c.comparison == "<=" else "lower"
-        bound = "" if c.bound is None or c.rule == "estimate" else (
-            f", one-sided 95 % {side} bound {show(c.bound)}")
-        reasons.append(
-            f"the method does not meet the laboratory's validation criterion on "
-            f"{labels.get(c.metric, c.metric)}: cross-validated value {show(c.value)}"
-            f"{bound}, required {c.comparison} {show(c.threshold)}"
-        )
+        params = {"metric_term": labels.get(c.metric, c.metric), "value": show(c.value),
+                  "comparison": c.comparison, "threshold": show(c.threshold)}
+        if c.bound is None or c.rule == "estimate":
+            reasons.append(_said("policy.criterion_not_met", **params))
+        else:
+            side = "upper" if c.comparison == "<=" else "lower"
+            reasons.append(_said(f"policy.criterion_not_met.{side}_bound",
+                                 bound=show(c.bound), **params))
     return reasons
 
 
@@ -147,7 +153,7 @@ def _monotonic_reason(result: CaseResult, opinion: Opinion, calibrator, ss, ds,
     ]
 
 
-def _check_reasons(result: CaseResult, opinion: Opinion) -> list[str]:
+def _check_reasons(result: CaseResult, opinion: Opinion) -> list[Message]:
     checks = result.validation.calibration_checks
     if not checks:
         return []
@@ -156,22 +162,16 @@ def _check_reasons(result: CaseResult, opinion: Opinion) -> list[str]:
     reasons = []
     slope, (s_lo, s_hi) = rec["slope"], rec["slope_interval"]
     if not opinion.slope_min <= slope <= opinion.slope_max and not s_lo <= 1.0 <= s_hi:
-        kind = "too strong" if slope < 1 else "too weak"
-        reasons.append(
-            f"the recalibration slope of the cross-validated LRs, {slope:.2f} ({level} interval "
-            f"{s_lo:.2f} to {s_hi:.2f}), lies outside the laboratory's accepted range "
-            f"{opinion.slope_min:g} to {opinion.slope_max:g} and its interval excludes the "
-            f"ideal 1: the LRs are {kind}"
-        )
+        kind = "too_strong" if slope < 1 else "too_weak"
+        reasons.append(_said(
+            f"policy.check.slope_{kind}", slope=f"{slope:.2f}", level=level, low=f"{s_lo:.2f}",
+            high=f"{s_hi:.2f}", min=f"{opinion.slope_min:g}", max=f"{opinion.slope_max:g}"))
     offset, (o_lo, o_hi) = rec["offset"], rec["offset_interval"]
     if abs(offset) > opinion.offset_max and not o_lo <= 0.0 <= o_hi:
-        towards = "Hp" if offset > 0 else "Hd"
-        reasons.append(
-            f"the recalibration offset of the cross-validated LRs, {offset:.2f} in natural log "
-            f"({level} interval {o_lo:.2f} to {o_hi:.2f}), is larger in size than the "
-            f"laboratory's accepted {opinion.offset_max:g} and its interval excludes the "
-            f"ideal 0: the LRs are shifted towards {towards}"
-        )
+        towards = "hp" if offset > 0 else "hd"
+        reasons.append(_said(
+            f"policy.check.offset_towards_{towards}", offset=f"{offset:.2f}", level=level,
+            low=f"{o_lo:.2f}", high=f"{o_hi:.2f}", max=f"{opinion.offset_max:g}"))
     return reasons
 
 
@@ -209,17 +209,12 @@ def _departures(policy: tuple[PolicySetting, ...]) -> tuple[str, ...]:
     )
 
 
-def _source_reason(result: CaseResult, calibrator) -> list[str]:
+def _source_reason(result: CaseResult, calibrator) -> list[Message]:
     """A method validated as applied only with folds by source, validated without them."""
     if not getattr(calibrator, "validated_by_source", False) or (
             result.validation.folds_by == "source"):
         return []
-    return [
-        "the method adapts the model to the suspect's own scores, and the background files "
-        "name no sources (speakers), so the validation could test only the population model, "
-        "not the method as applied; give the background files source columns (source, or "
-        "source_a and source_b) to validate it"
-    ]
+    return [_said("policy.source_not_validated")]
 
 
 def decide_conclusion(result: CaseResult, opinion: Opinion, *, calibrator, ss: np.ndarray,
@@ -248,13 +243,16 @@ def decide_conclusion(result: CaseResult, opinion: Opinion, *, calibrator, ss: n
         ``status``, every reason in the order of the module's list, the justification
         of an override, the printed statement and the ELUB notes.
     """
-    reasons = (
-        _criteria_reasons(result)
-        + _range_reasons(result, opinion)
-        + _monotonic_reason(result, opinion, calibrator, ss, ds, evidence)
-        + _check_reasons(result, opinion)
-        + _source_reason(result, calibrator)
-    )
+    messages = [
+        m if isinstance(m, Message) else Message(code="", params={"text": m})
+        for m in (_criteria_reasons(result)
+                  + _range_reasons(result, opinion)
+                  + _monotonic_reason(result, opinion, calibrator, ss, ds, evidence)
+                  + _check_reasons(result, opinion)
+                  + _source_reason(result, calibrator))
+    ]
+    reasons = [english(m.code, **m.params) if m.code else m.params["text"] for m in messages]
+    coded = {"reason_messages": tuple(messages)}
     notes = tuple(_elub_notes(result))
     departures = _departures(policy)
     lab = {"lab_departures": departures,
@@ -270,10 +268,10 @@ def decide_conclusion(result: CaseResult, opinion: Opinion, *, calibrator, ss: n
                 "An evaluative opinion is given on the laboratory's written justification, "
                 f"although under its policy {WITHHELD_OPENING} {listed}."
             ),
-            elub_notes=notes, **lab,
+            elub_notes=notes, **lab, **coded,
         )
     return Conclusion(
         status="withheld", reasons=tuple(reasons),
         statement=f"{WITHHELD_OPENING[0].upper()}{WITHHELD_OPENING[1:]} {listed}.",
-        elub_notes=notes, **lab,
+        elub_notes=notes, **lab, **coded,
     )

@@ -36,6 +36,7 @@ from ..casework.verbal import format_log10_lr, format_lr, level_in, statement_in
 from ..errors import InputError, excerpt
 from ..i18n import N_, SOURCE_LANGUAGE, check_language, translations
 from ..i18n.formatting import localized, long_date, percent_text
+from ..i18n.messages import message_text
 from ..limits import LIMITS
 from ..metrics.catalogue import fixed, metric
 
@@ -323,6 +324,10 @@ def environment(template_dir: str | Path | None = None,
         # a record's verbal statement and level in the wording of ``scale``, the scale in
         # the report's language (forensic_lr.casework.verbal.in_language)
         said=lambda verbal, scale: statement_in(verbal, scale),
+        # a record's English text, or its message (code and parameters, the same index in
+        # ``messages``) from the language's ``messages`` catalogue
+        worded=lambda text, messages, i: text if i >= len(messages) or not messages[i].code
+        else message_text(messages[i].code, messages[i].params, language),
         level_in=lambda level, scale: level_in(str(level), scale),
         # a text the package marked with N_ (metric names, check rows), in the language;
         # ``values`` fill its %(name)s placeholders
