@@ -58,6 +58,8 @@ _EXPORTS = {
     "fit_warnings": "base",
     "ELUB": "elub",
     "elub_bounds": "elub",
+    "IV": "invariance",
+    "iv_bounds_log10": "invariance",
     "calibration_checks": "checks",
     "eer_linear_calibration": "checks",
     **{cls: module for module, cls in _REGISTRY.values()},

@@ -165,6 +165,10 @@ class ELUB(BaseCalibrator):
     .. [1] P. Vergeer et al., Science & Justice 56 (2016) 482-491 (see :func:`elub_bounds`).
     """
 
+    #: The bounds of a set of training LLRs: ``(ss_llr, ds_llr, ss_weight, ds_weight)``
+    #: -> ``(lower, upper)`` log10 LR (a subclass bounds by another rule).
+    bounds_function = staticmethod(elub_bounds_log10)
+
     def __init__(self, calibrator) -> None:
         self.calibrator = calibrator
 
@@ -178,8 +182,8 @@ class ELUB(BaseCalibrator):
         bounds)."""
         ss, ds, w_ss, w_ds = self._validate_weighted(ss, ds, ss_weight, ds_weight)
         self.calibrator.fit(ss, ds, w_ss, w_ds)
-        self.bounds_log10_ = elub_bounds_log10(self.calibrator.llr(ss), self.calibrator.llr(ds),
-                                               w_ss, w_ds)
+        self.bounds_log10_ = type(self).bounds_function(
+            self.calibrator.llr(ss), self.calibrator.llr(ds), w_ss, w_ds)
         self.bounds_ = (self.bounds_log10_[0] * LN10, self.bounds_log10_[1] * LN10)
         self.fitted_ = True
         return self
