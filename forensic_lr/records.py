@@ -724,7 +724,7 @@ class Conclusion(Record):
     lab_departures: tuple[str, ...] = ()
     lab_justification: str = ""
     #: each reason as a code and its parameters (:class:`Message`), in the order of
-    #: ``reasons``; a reason not yet coded has an empty code and is printed as written
+    #: ``reasons`` (which holds their English sentences)
     reason_messages: tuple[Message, ...] = ()
 
 

@@ -80,7 +80,7 @@ def _criteria_reasons(result: CaseResult) -> list[Message]:
     return reasons
 
 
-def _range_reasons(result: CaseResult, opinion: Opinion) -> list[str]:
+def _range_reasons(result: CaseResult, opinion: Opinion) -> list[Message]:
     """Scores outside the pooled background range, by ``[opinion] beyond_background``.
 
     ``"withhold-unbounded"`` (default): withheld unless the LR is limited by the ELUB
@@ -91,18 +91,17 @@ def _range_reasons(result: CaseResult, opinion: Opinion) -> list[str]:
         return []
     low = min(result.background_ss.minimum, result.background_ds.minimum)
     high = max(result.background_ss.maximum, result.background_ds.maximum)
-    word = "distances" if result.score_direction == "lower_is_similar" else "scores"
+    word = "distance" if result.score_direction == "lower_is_similar" else "score"
     reasons = []
     for e in result.results:
         if not e.extrapolated or (e.bounded and opinion.beyond_background != "withhold"):
             continue
         why = ("" if opinion.beyond_background == "withhold" else
-               ", and ELUB does not limit it" if result.method.elub_applied else
-               ", and ELUB bounding is off")
-        reasons.append(
-            f"the {word[:-1]} of {e.label} ({e.score:g}) lies outside the range of the "
-            f"background {word} ({low:g} to {high:g}), so its LR rests on extrapolation{why}"
-        )
+               "policy.outside_background.elub_not_limiting" if result.method.elub_applied
+               else "policy.outside_background.elub_off")
+        reasons.append(_said(f"policy.outside_background.{word}", label=e.label,
+                             score=f"{e.score:g}", low=f"{low:g}", high=f"{high:g}",
+                             why_code=why))
     return reasons
 
 
@@ -132,25 +131,21 @@ def _file_scale(score: float, result: CaseResult) -> float:
 
 
 def _monotonic_reason(result: CaseResult, opinion: Opinion, calibrator, ss, ds,
-                      evidence) -> list[str]:
+                      evidence) -> list[Message]:
     span = bulk_span(ss, ds, evidence, quantiles=opinion.monotonic_quantiles)
     try:
         check = monotonicity_check(calibrator, span,
                                    tolerance_log10=opinion.monotonic_tolerance_log10)
     except ForensicLRError as exc:
-        return [f"the monotonicity of the calibration could not be checked ({exc})"]
+        return [_said("policy.monotonicity_unchecked", error=str(exc))]
     if check.monotonic:
         return []
     ends = sorted(_file_scale(v, result) for v in check.span)
     peak, drop = (_file_scale(v, result) for v in check.at)
     word = "distance" if result.score_direction == "lower_is_similar" else "score"
-    return [
-        f"the calibration is not monotonic where it matters: between {word}s {ends[0]:.3g} "
-        f"and {ends[1]:.3g} (the background's bulk and the evidence) the fitted LR falls by "
-        f"{check.max_decrease_log10:.2f} in log10 LR, from {word} {peak:.3g} to {drop:.3g} "
-        f"(tolerance {opinion.monotonic_tolerance_log10:g}), so a more similar pair would "
-        "receive less support for Hp"
-    ]
+    return [_said(f"policy.not_monotonic.{word}", low=f"{ends[0]:.3g}", high=f"{ends[1]:.3g}",
+                  decrease=f"{check.max_decrease_log10:.2f}", peak=f"{peak:.3g}",
+                  drop=f"{drop:.3g}", tolerance=f"{opinion.monotonic_tolerance_log10:g}")]
 
 
 def _check_reasons(result: CaseResult, opinion: Opinion) -> list[Message]:
@@ -243,15 +238,14 @@ def decide_conclusion(result: CaseResult, opinion: Opinion, *, calibrator, ss: n
         ``status``, every reason in the order of the module's list, the justification
         of an override, the printed statement and the ELUB notes.
     """
-    messages = [
-        m if isinstance(m, Message) else Message(code="", params={"text": m})
-        for m in (_criteria_reasons(result)
-                  + _range_reasons(result, opinion)
-                  + _monotonic_reason(result, opinion, calibrator, ss, ds, evidence)
-                  + _check_reasons(result, opinion)
-                  + _source_reason(result, calibrator))
-    ]
-    reasons = [english(m.code, **m.params) if m.code else m.params["text"] for m in messages]
+    messages = (
+        _criteria_reasons(result)
+        + _range_reasons(result, opinion)
+        + _monotonic_reason(result, opinion, calibrator, ss, ds, evidence)
+        + _check_reasons(result, opinion)
+        + _source_reason(result, calibrator)
+    )
+    reasons = [english(m.code, **m.params) for m in messages]
     coded = {"reason_messages": tuple(messages)}
     notes = tuple(_elub_notes(result))
     departures = _departures(policy)

@@ -65,7 +65,10 @@ def message_text(code: str, params: Mapping[str, str], language: str = SOURCE_LA
 
 def _param(name: str, value: str, language: str) -> str:
     """A parameter as printed: a number in the locale's marks; a ``*_term`` parameter (a
-    text the report catalogue translates, e.g. a metric's name) in the language."""
+    text the report catalogue translates, e.g. a metric's name) and a ``*_code`` parameter
+    (a phrase of this catalogue, by its code) in the language."""
+    if name.endswith("_code"):  # a phrase of the catalogue itself ("" for none)
+        return message_text(value, {}, language) if value else ""
     if name.endswith("_term"):
         return translations(language, "report").gettext(value)
     return localized(value, language) if _NUMBER.fullmatch(value) else value

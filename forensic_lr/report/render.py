@@ -324,9 +324,10 @@ def environment(template_dir: str | Path | None = None,
         # a record's verbal statement and level in the wording of ``scale``, the scale in
         # the report's language (forensic_lr.casework.verbal.in_language)
         said=lambda verbal, scale: statement_in(verbal, scale),
-        # a record's English text, or its message (code and parameters, the same index in
-        # ``messages``) from the language's ``messages`` catalogue
-        worded=lambda text, messages, i: text if i >= len(messages) or not messages[i].code
+        # a record's English text from its message (code and parameters, the same index
+        # in ``messages``) in the language's ``messages`` catalogue; a record without
+        # messages (written before they existed) prints its text as written
+        worded=lambda text, messages, i: text if i >= len(messages)
         else message_text(messages[i].code, messages[i].params, language),
         level_in=lambda level, scale: level_in(str(level), scale),
         # a text the package marked with N_ (metric names, check rows), in the language;

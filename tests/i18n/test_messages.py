@@ -33,7 +33,7 @@ def test_catalogue_complete_with_the_english_placeholders(language):
 # the sentences the opinion policy wrote as f-strings, with hand-chosen values
 PARAMS = {"metric_term": "Cllr", "value": "0.412", "bound": "0.5", "comparison": "<=",
           "threshold": "0.3", "slope": "0.62", "level": "95 %", "low": "0.50", "high": "0.75",
-          "min": "0.8", "max": "1.25", "offset": "-1.20"}
+          "min": "0.8", "max": "1.25", "offset": "-1.20", "label": "Q1-K1", "score": "3.5"}
 OLD = {
     "policy.criterion_not_met.upper_bound":
         "the method does not meet the laboratory's validation criterion on Cllr: "
@@ -42,6 +42,9 @@ OLD = {
         "the recalibration slope of the cross-validated LRs, 0.62 (95 % interval 0.50 to "
         "0.75), lies outside the laboratory's accepted range 0.8 to 1.25 and its interval "
         "excludes the ideal 1: the LRs are too strong",
+    "policy.outside_background.score":
+        "the score of Q1-K1 (3.5) lies outside the range of the background scores (-3.4514 "
+        "to 3.3977), so its LR rests on extrapolation, and ELUB bounding is off",
     "policy.check.offset_towards_hd":
         "the recalibration offset of the cross-validated LRs, -1.20 in natural log (95 % "
         "interval 0.50 to 0.75), is larger in size than the laboratory's accepted 1.25 and "
@@ -51,7 +54,11 @@ OLD = {
 
 @pytest.mark.parametrize("code", sorted(OLD))
 def test_english_as_before(code):
-    assert english(code, **PARAMS) == OLD[code]
+    params = PARAMS
+    if code.startswith("policy.outside_background"):
+        params = {"label": "Q1-K1", "score": "3.5", "low": "-3.4514", "high": "3.3977",
+                  "why_code": "policy.outside_background.elub_off"}
+    assert english(code, **params) == OLD[code]
 
 
 def test_numbers_in_the_locale_and_names_as_written():
@@ -72,6 +79,8 @@ def test_every_code_used_by_the_policy_is_in_the_catalogue():
     used |= {f"policy.check.slope_{k}" for k in ("too_strong", "too_weak")}
     used |= {f"policy.check.offset_towards_{k}" for k in ("hp", "hd")}
     used |= {f"policy.criterion_not_met.{k}_bound" for k in ("upper", "lower")}
+    used |= {f"policy.{k}.{w}" for k in ("outside_background", "not_monotonic")
+             for w in ("score", "distance")}
     assert used <= set(message_codes())
 
 
