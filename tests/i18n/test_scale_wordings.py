@@ -196,3 +196,33 @@ def test_voice_report_worded_in_the_language(language):
     assert expected[0] in html
     assert html.count(expected[1]) >= 3  # statement, comparison table, scale's bands
     assert "The findings provide" not in html
+
+
+@pytest.mark.parametrize("language", OTHER)
+def test_report_conclusion_sentences_not_transposed(language):
+    """Every conclusion sentence of the report catalogue (the findings' probability under
+    each proposition) carries a back-translation, keeps the first proposition before the
+    second, and contains no transposed phrasing, in the translation or its back-translation."""
+    from babel.messages.pofile import read_po
+
+    from forensic_lr.i18n import catalogue_path
+
+    path = catalogue_path(language, "report")
+    if not path.is_file():
+        pytest.skip(f"no report catalogue for {language}")
+    with path.open("rb") as handle:
+        catalog = read_po(handle, locale=language)
+    conclusions = [m for m in catalog if m.id and isinstance(m.id, str)
+                   and re.search(r"(more|equally) probable if", m.id)]
+    assert conclusions
+    for m in conclusions:
+        back = " ".join(m.user_comments)
+        assert "back-translation" in back, (language, m.id[:60])
+        text = " ".join(m.string.split())
+        for first, second in (("%(first)s", "%(second)s"), ("%(hp)s", "%(hd)s")):
+            if first in m.id:
+                assert text.index(first) < text.index(second), (language, text)
+        for pattern in TRANSPOSED[language]:
+            assert not re.search(pattern, text, re.IGNORECASE), (language, text)
+        for pattern in TRANSPOSED["en"]:
+            assert not re.search(pattern, back, re.IGNORECASE), (language, back)
