@@ -35,8 +35,8 @@ from pathlib import Path
 
 from ..errors import InputError
 
-__all__ = ["SignatureCheck", "Signer", "check_signatures", "load_signer", "load_trust_anchors",
-           "profile_signer", "sign_pdf"]
+__all__ = ["SignatureCheck", "Signer", "add_signature", "check_signatures", "lab_signer",
+           "load_signer", "load_trust_anchors", "profile_signer", "sign_pdf"]
 
 
 @contextlib.contextmanager
@@ -129,19 +129,69 @@ def profile_signer(spec) -> Signer | None:
                        role=signing.role)
 
 
-def sign_pdf(pdf: bytes, signer: Signer, *, reason: str) -> bytes:
-    """``pdf`` with a PAdES signature appended as an incremental update."""
+def lab_signer(profile_file: str | Path, *, role: str | None = None) -> Signer:
+    """The signer a laboratory profile's ``[signing]`` table names, as ``role`` (default:
+    the profile's role)."""
+    from .profile import load_profile
+
+    profile, _ = load_profile(profile_file)
+    signing = profile.signing
+    if signing.certificate is None:
+        raise InputError("names no signing certificate: add a [signing] table with "
+                         "certificate = \"FILE.p12\", or give --pkcs12", path=str(profile_file))
+    folder = Path(profile_file).resolve().parent
+    return load_signer(folder / signing.certificate, passphrase_env=signing.passphrase_env,
+                       role=signing.role if role is None else role)
+
+
+def sign_pdf(pdf: bytes, signer: Signer, *, reason: str,
+             field_name: str = "ExaminerSignature") -> bytes:
+    """``pdf`` with a PAdES signature appended as an incremental update, in a new signature
+    field ``field_name``."""
     from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
     from pyhanko.sign import fields, signers
 
     meta = signers.PdfSignatureMetadata(
-        field_name="ExaminerSignature", name=signer.name, reason=reason,
+        field_name=field_name, name=signer.name, reason=reason,
         location=f"signed as {signer.role}" if signer.role else None,
         subfilter=fields.SigSeedSubFilter.PADES, md_algorithm="sha256",
     )
     writer = IncrementalPdfFileWriter(io.BytesIO(pdf), strict=False)
     out = signers.sign_pdf(writer, meta, signer=signer.signer)
     return out.getvalue()
+
+
+def add_signature(report, signer: Signer) -> bytes:
+    """A further signature (a reviewer's sign-off) appended to a report PDF.
+
+    ``report`` is a :class:`~forensic_lr.casework.verify.ReportFile`
+    (:func:`~forensic_lr.casework.verify.read_report`). Refused: a draft, and a file whose
+    present signatures do not all check (a sign-off must not bless a changed file). The new
+    signature goes into its own field named after the role (``ReviewerSignature``; a number
+    is added when that name is taken), as an incremental update: the first revision, the one
+    ``verify`` re-renders, is untouched, and every earlier signature still covers its own
+    revision.
+    """
+    from pyhanko.pdf_utils.reader import PdfFileReader
+
+    record = report.content
+    if record.get("draft"):
+        raise InputError("is a draft: drafts are never signed; sign the final report",
+                         path=str(report.path))
+    broken = [c.text for c in check_signatures(report.data) if not c.ok]
+    if broken:
+        raise InputError(f"its signatures do not check, so it is not signed again: {broken[0]}",
+                         path=str(report.path))
+    base = "".join(w.capitalize() for w in (signer.role or "reviewer").split()
+                   if w.isalnum()) or "Reviewer"
+    taken = {s.field_name for s in
+             PdfFileReader(io.BytesIO(report.data), strict=False).embedded_signatures}
+    field = next(f"{base}Signature{n or ''}" for n in range(len(taken) + 2)
+                 if f"{base}Signature{n or ''}" not in taken)
+    case_id = (record.get("case") or {}).get("id")
+    reason = (f"evaluative report, case {case_id}" if report.is_case_report
+              else "validation report")
+    return sign_pdf(report.data, signer, reason=reason, field_name=field)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from . import (
     label_noise,
     multiclass,
     serve,
+    sign,
     validate,
     verify,
 )
@@ -60,6 +61,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     label_noise.add_parser(sub)
     compare.add_parser(sub)
     verify.add_parser(sub)
+    sign.add_parser(sub)
     serve.add_parser(sub)
     for command in sub.choices.values():
         add_verbosity(command, default=argparse.SUPPRESS)

@@ -237,3 +237,54 @@ def test_trust_file_that_is_no_certificate(signed, tmp_path, capsys):
     for bad in (tmp_path / "junk.pem", tmp_path / "missing.pem"):
         assert main(["verify", str(out / "report.pdf"), "--trust", str(bad)]) == 2
         assert "--trust" in capsys.readouterr().err
+
+
+def test_reviewer_signature_is_second_and_first_revision_still_matches(signed, tmp_path,
+                                                                         monkeypatch, capsys):
+    """``sign --role reviewer`` appends a second signature; pdfsig (an independent
+    validator) finds two valid signatures, verify lists both in signing order and the
+    first revision still equals the re-run."""
+    case, lab, out = signed
+    reviewer_p12 = tmp_path / "reviewer.p12"
+    _p12(reviewer_p12, "battery staple 9", name="B. Reviewer")
+    monkeypatch.setenv("FLR_TEST_REVIEWER", "battery staple 9")
+    two = tmp_path / "reviewed.pdf"
+    assert main(["sign", str(out / "report.pdf"), "--role", "reviewer", "--pkcs12",
+                 str(reviewer_p12), "--passphrase-env", "FLR_TEST_REVIEWER",
+                 "--out", str(two)]) == 0
+    assert "signed by B. Reviewer as reviewer" in capsys.readouterr().out
+    report = read_report(two)
+    assert report.revisions == 3
+    assert report.first_revision == read_report(out / "report.pdf").first_revision
+    assert main(["verify", str(two), "--case", str(case), "--lab", str(lab)]) == 0
+    text = capsys.readouterr().out
+    first, second = text.index("signature 1 of 2"), text.index("signature 2 of 2")
+    assert first < second
+    assert "A. Examiner" in text[first:second] and "B. Reviewer" in text[second:]
+    assert "location: signed as reviewer" in text[second:]
+    assert "verdict: the report matches its case" in text
+    # the same again refuses to overwrite; in place needs --force
+    assert main(["sign", str(out / "report.pdf"), "--pkcs12", str(reviewer_p12),
+                 "--passphrase-env", "FLR_TEST_REVIEWER", "--out", str(two)]) == 2
+    if shutil.which("pdfsig"):
+        done = subprocess.run(["pdfsig", str(two)], capture_output=True, text=True,
+                              check=False)
+        assert done.stdout.count("Signature is Valid.") == 2, done.stdout
+        assert "B. Reviewer" in done.stdout and "A. Examiner" in done.stdout
+
+
+def test_reviewer_signature_refuses_drafts_and_changed_files(signed, tmp_path, monkeypatch,
+                                                             capsys):
+    case, lab, out = signed
+    monkeypatch.setenv(VARIABLE, PASSPHRASE)
+    draft = tmp_path / "draft"
+    assert main(["-q", "run", str(case / "case.toml"), "--out", str(draft), "--draft"]) == 0
+    assert main(["sign", str(draft / "report.pdf"), "--lab", str(lab),
+                 "--out", str(tmp_path / "d.pdf")]) == 2
+    assert "drafts are never signed" in capsys.readouterr().err
+    changed = tmp_path / "changed.pdf"
+    append_revision(out / "report.pdf", changed)
+    assert main(["sign", str(changed), "--lab", str(lab), "--out", str(tmp_path / "c.pdf")]) \
+        == 2
+    assert "do not check" in capsys.readouterr().err
+    assert not (tmp_path / "c.pdf").exists() and not (tmp_path / "d.pdf").exists()
