@@ -59,6 +59,9 @@ def add_parser(sub) -> None:
     p.add_argument("--c-miss", type=float, default=1.0, help="cost of a miss (default 1)")
     p.add_argument("--c-fa", type=float, default=1.0, help="cost of a false alarm (default 1)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--csv", metavar="FILE",
+                   help="also write the metrics as CSV: a header system,<metric>,... and one "
+                   "line per method (or the input LLRs), full precision")
     p.add_argument("--plots", metavar="DIR", help="write the figures (SVG) to this folder")
     p.add_argument("--report", metavar="DIR",
                    help="raw scores: write a validation-study report (PDF, HTML, JSON) here")
@@ -120,6 +123,9 @@ def _refuse_ignored(args: argparse.Namespace) -> None:
                           "LLRs (without --calibrate, --compare or --report)"))
         if args.report and args.plots:
             given.append(("--plots", "the --report folder holds the figures already"))
+        if args.report and args.csv:
+            given.append(("--csv", "the --report folder holds the study as JSON "
+                          "(validation.json); use --calibrate or --compare for CSV"))
         if args.report and args.json:
             given.append(("--json", "the --report folder holds the study as JSON "
                           "(validation.json)"))
@@ -196,6 +202,7 @@ def _llr_metrics(args: argparse.Namespace, folder: OutputFolder | None) -> int:
             metric_intervals=ci_options(args),
             ss_sources=data.ss_sources, ds_sources=data.ds_sources,
         )
+    _write_csv(args, [("input", result.metrics)])
     if folder is not None:
         _write_plots(folder, data.ss, data.ds)
     if args.json:
@@ -207,6 +214,18 @@ def _llr_metrics(args: argparse.Namespace, folder: OutputFolder | None) -> int:
     for text in result.warnings:
         print(f"warning: {text}", file=sys.stderr)
     return EXIT_OK
+
+
+def _write_csv(args: argparse.Namespace, rows) -> None:
+    """``--csv FILE``: :func:`forensic_lr.validation.metrics_csv` of ``rows``, written
+    atomically (never over a file without --force)."""
+    if not args.csv:
+        return
+    from ..output import write_file
+    from ..validation import metrics_csv
+
+    write_file(args.csv, metrics_csv(rows).encode("utf-8"), force=args.force,
+               inputs=score_inputs(args), option="--csv")
 
 
 def _write_plots(folder: OutputFolder, ss, ds, *, xlabel: str = "input log10 LR") -> None:
@@ -377,6 +396,7 @@ def _raw_scores(args: argparse.Namespace, folder: OutputFolder | None) -> int:
                      xlabel="out-of-fold log10 LR")
     rows = study_method_metrics(study, metric_intervals=ci_options(args),
                                 ss_sources=data.ss_sources, ds_sources=data.ds_sources)
+    _write_csv(args, [(row.method, row.metrics) for row in rows])
     if args.json:
         print_json(rows if args.compare else rows[0])
         return EXIT_OK

@@ -25,7 +25,7 @@ from .compare import (
     placement_values,
 )
 from .criteria import check_criteria
-from .llr_metrics import study_method_metrics, validate_llr_set
+from .llr_metrics import metrics_csv, study_method_metrics, validate_llr_set
 from .study import run_validation_study
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "check_criteria",
     "compare_systems",
     "delong_test",
+    "metrics_csv",
     "outcome",
     "p_text",
     "placement_values",

@@ -148,3 +148,28 @@ def study_method_metrics(
             method=m.method, folds=m.folds if cross_validated else None,
             folds_by=study.folds_by if cross_validated else None, metrics=m.metrics, ci=ci))
     return tuple(rows)
+
+
+def metrics_csv(rows: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
+    """Metrics as CSV text: a header ``system,<metric>,...`` and one line per system.
+
+    ``rows`` holds ``(system name, metrics)`` pairs (e.g. ``("logistic",
+    MethodMetrics.metrics)``); the columns are the first row's metric keys, in order.
+    Numbers are written as Python's shortest round-trip repr (``float(cell)`` gives the
+    value back exactly), None as an empty cell, +-inf as ``inf``/``-inf``; lines end in
+    ``\\n`` (RFC 4180 quoting where a name needs it).
+    """
+    import csv
+    import io
+
+    if not rows:
+        raise InputError("no metrics to write")
+    keys = list(rows[0][1])
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["system", *keys])
+    for name, metrics in rows:
+        writer.writerow([name, *("" if metrics.get(k) is None else repr(metrics[k])
+                                 if isinstance(metrics[k], float) else str(metrics[k])
+                                 for k in keys)])
+    return out.getvalue()
