@@ -726,6 +726,8 @@ class Conclusion(Record):
     #: each reason as a code and its parameters (:class:`Message`), in the order of
     #: ``reasons`` (which holds their English sentences)
     reason_messages: tuple[Message, ...] = ()
+    #: each ELUB note as a code and its parameters, in the order of ``elub_notes``
+    elub_note_messages: tuple[Message, ...] = ()
 
 
 class PolicySetting(Record):

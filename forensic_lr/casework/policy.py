@@ -170,7 +170,7 @@ def _check_reasons(result: CaseResult, opinion: Opinion) -> list[Message]:
     return reasons
 
 
-def _elub_notes(result: CaseResult) -> list[str]:
+def _elub_notes(result: CaseResult) -> list[Message]:
     method = result.method
     low, high = method.elub_log10_lr_low, method.elub_log10_lr_high
     if method.elub_applied or low is None or high is None:
@@ -179,13 +179,11 @@ def _elub_notes(result: CaseResult) -> list[str]:
     for e in result.results:
         bound = high if e.log10_lr > high else low if e.log10_lr < low else None
         if bound is not None:
-            which = "largest" if bound > 0 else "smallest"
-            notes.append(
-                f"{e.label}: LR = {e.lr_text} (log10 LR {e.log10_text}) lies beyond the "
-                f"empirical bounds the validation data support (ELUB, {signed_log10(low)} to "
-                f"{signed_log10(high)}); with ELUB it would be limited to LR = {format_lr(bound)} "
-                f"(log10 LR {signed_log10(bound)}), the {which} LR the validation data support"
-            )
+            notes.append(_said(
+                f"policy.elub_note.{'largest' if bound > 0 else 'smallest'}", label=e.label,
+                lr=e.lr_text, log10=e.log10_text, low=signed_log10(low),
+                high=signed_log10(high), bound_lr=format_lr(bound),
+                bound_log10=signed_log10(bound)))
     return notes
 
 
@@ -247,9 +245,10 @@ def decide_conclusion(result: CaseResult, opinion: Opinion, *, calibrator, ss: n
     )
     reasons = [english(m.code, **m.params) for m in messages]
     coded = {"reason_messages": tuple(messages)}
-    notes = tuple(_elub_notes(result))
+    note_messages = tuple(_elub_notes(result))
+    notes = tuple(english(m.code, **m.params) for m in note_messages)
     departures = _departures(policy)
-    lab = {"lab_departures": departures,
+    lab = {"lab_departures": departures, "elub_note_messages": note_messages,
            "lab_justification": opinion.lab_override_justification if departures else "",
            "range_notes": tuple(_range_notes(result))}
     if not reasons:

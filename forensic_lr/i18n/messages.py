@@ -25,7 +25,9 @@ from .formatting import localized
 
 __all__ = ["english", "message_codes", "message_text"]
 
-_NUMBER = re.compile(r"[-+−]?[0-9][0-9.,]*( ?%)?")
+#: a number as the package writes it: "-1.20", "12.5 %", "3,100", "1/20", "3.1 × 10^7",
+#: "1/(3.1 × 10^7)"
+_NUMBER = re.compile(r"[-+−]?(1/\(?)?[0-9][0-9.,]*( × 10\^[-−]?[0-9]+)?\)?( ?%)?")
 
 
 @functools.lru_cache(maxsize=16)

@@ -45,6 +45,10 @@ OLD = {
     "policy.outside_background.score":
         "the score of Q1-K1 (3.5) lies outside the range of the background scores (-3.4514 "
         "to 3.3977), so its LR rests on extrapolation, and ELUB bounding is off",
+    "policy.elub_note.largest":
+        "Q1-K1: LR = 3.1 × 10^7 (log10 LR +7.49) lies beyond the empirical bounds the "
+        "validation data support (ELUB, -2.00 to +2.45); with ELUB it would be limited to "
+        "LR = 280 (log10 LR +2.45), the largest LR the validation data support",
     "policy.check.offset_towards_hd":
         "the recalibration offset of the cross-validated LRs, -1.20 in natural log (95 % "
         "interval 0.50 to 0.75), is larger in size than the laboratory's accepted 1.25 and "
@@ -58,12 +62,21 @@ def test_english_as_before(code):
     if code.startswith("policy.outside_background"):
         params = {"label": "Q1-K1", "score": "3.5", "low": "-3.4514", "high": "3.3977",
                   "why_code": "policy.outside_background.elub_off"}
+    if code.startswith("policy.elub_note"):
+        params = {"label": "Q1-K1", "lr": "3.1 × 10^7", "log10": "+7.49", "low": "-2.00",
+                  "high": "+2.45", "bound_lr": "280", "bound_log10": "+2.45"}
     assert english(code, **params) == OLD[code]
 
 
 def test_numbers_in_the_locale_and_names_as_written():
     text = message_text("policy.check.slope_too_weak", PARAMS, "de")
     assert "0,62" in text and "1,25" in text and "zu schwach" in text
+    # an LR as format_lr writes it, in CLDR marks (fr: narrow no-break space, decimal comma)
+    note = message_text("policy.elub_note.smallest",
+                        {"label": "E1", "lr": "1/(2,400.5 × 10^7)", "log10": "-10.38",
+                         "low": "-2.00", "high": "+2.45", "bound_lr": "1/100",
+                         "bound_log10": "-2.00"}, "fr")
+    assert "1/(2\u202f400,5 × 10^7)" in note and "-10,38" in note
     # a label is printed as written (a case's own words)
     assert "E1.5" in message_text("policy.criterion_not_met",
                                   {**PARAMS, "metric_term": "E1.5"}, "es")
@@ -79,6 +92,7 @@ def test_every_code_used_by_the_policy_is_in_the_catalogue():
     used |= {f"policy.check.slope_{k}" for k in ("too_strong", "too_weak")}
     used |= {f"policy.check.offset_towards_{k}" for k in ("hp", "hd")}
     used |= {f"policy.criterion_not_met.{k}_bound" for k in ("upper", "lower")}
+    used |= {f"policy.elub_note.{k}" for k in ("largest", "smallest")}
     used |= {f"policy.{k}.{w}" for k in ("outside_background", "not_monotonic")
              for w in ("score", "distance")}
     assert used <= set(message_codes())
