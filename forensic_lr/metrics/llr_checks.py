@@ -177,9 +177,11 @@ def _mean(values) -> float:
 
 
 def _median(values) -> float:
-    """Median without NaN values (NaN when none is left)."""
+    """Median without NaN values (NaN when none is left, or when the two middle values are
+    -inf and inf)."""
     kept = _without_nan(np.asarray(values, dtype=np.float64).ravel())
-    return float(np.median(kept)) if kept.size else math.nan
+    with np.errstate(invalid="ignore"):  # the middle pair -inf, inf: undefined, no sign
+        return float(np.median(kept)) if kept.size else math.nan
 
 
 def warn_if_not_llrs(ss_llr, ds_llr, *, presorted: bool = False,

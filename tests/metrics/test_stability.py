@@ -298,3 +298,11 @@ def test_devpav_agrees_with_lir_on_small_tied_sets():
             want = lir_devpav(np.r_[ss, ds] / math.log(10), y)  # lir takes log10 LRs
         got = m.devpav(ss, ds)
         assert got == pytest.approx(want, rel=1e-9, nan_ok=True), (ss, ds)
+
+
+def test_swapped_check_with_a_middle_pair_of_minus_and_plus_infinity_says_nothing():
+    """ds = [-inf, inf]: the mean is undefined and so is the median (their average); no
+    sign, no warning, no RuntimeWarning (found by the property test above)."""
+    from forensic_lr.metrics.llr_checks import swapped_sign
+
+    assert swapped_sign(np.array([-np.inf]), np.array([-np.inf, np.inf])) is None
