@@ -4,7 +4,8 @@ The public API, importable from here (each name is imported on first use, so tha
 ``forensic-lr --version`` and ``import forensic_lr`` stay fast):
 
 * reading data: :func:`load_scores`, :func:`load_case`;
-* calibration: :func:`make_calibrator`, :data:`CALIBRATORS`;
+* calibration: :func:`make_calibrator`, :data:`CALIBRATORS`, :func:`save_calibrator` and
+  :func:`load_calibrator` (a fitted calibrator as JSON, no pickle);
 * the evidence and the case: :func:`evaluate_evidence`, :func:`run_case`, :func:`run_case_full`;
 * validation: :func:`evaluate_llrs` (every metric of a set of LLRs at once; ``evaluate`` is
   its older name, kept as an alias), :func:`bootstrap_metrics`, :func:`compare_systems`,
@@ -46,6 +47,8 @@ _API = {
     "bootstrap_interval": "uncertainty",
     "write_case_report": "report.files",
     "write_validation_report": "report.files",
+    "save_calibrator": "output",
+    "load_calibrator": "output",
 }
 _SUBPACKAGES = (
     "calibration", "casework", "io", "metrics", "plots", "records", "report", "studies",

@@ -570,3 +570,25 @@ def write_file(path: str | Path, content: bytes, *, force: bool,
     except OSError as exc:
         raise _disk_error(exc, target) from None
     return target
+
+
+def save_calibrator(calibrator, path: str | Path, *, force: bool = False) -> Path:
+    """Write a fitted calibrator to ``path`` as JSON
+    (:func:`forensic_lr.calibration.calibrator_to_json`: no pickle), atomically and never
+    over an existing file unless ``force``; returns the path written."""
+    from .calibration import calibrator_to_json
+
+    return write_file(path, calibrator_to_json(calibrator).encode("utf-8") + b"\n",
+                      force=force, option="path")
+
+
+def load_calibrator(path: str | Path):
+    """The fitted calibrator saved at ``path`` by :func:`save_calibrator` (its method looked
+    up in the closed registry; nothing in the file is run)."""
+    from .calibration import calibrator_from_json
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read the calibrator file {path}: {exc.strerror}") from None
+    return calibrator_from_json(text, source=str(path))

@@ -59,8 +59,6 @@ _EXPORTS = {
     "ELUB": "elub",
     "elub_bounds": "elub",
     "IV": "invariance",
-    "save_calibrator": "persist",
-    "load_calibrator": "persist",
     "calibrator_to_json": "persist",
     "calibrator_from_json": "persist",
     "iv_bounds_log10": "invariance",

@@ -13,16 +13,15 @@ calibration modules' dataclasses, never from a path in the file.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import json
 import math
-from pathlib import Path
+import sys
 from typing import Any
 
 import numpy as np
 
 from ..errors import InputError
-from . import _REGISTRY, CALIBRATORS, make_calibrator, options_of
+from . import CALIBRATORS, make_calibrator, options_of
 from .base import BaseCalibrator
 
 #: Format of the file; a loader refuses others.
@@ -32,9 +31,8 @@ FORMAT = "forensic-lr calibrator 1"
 def _records() -> dict[str, type]:
     """The dataclasses a fitted calibrator may hold, by class name (closed table)."""
     table: dict[str, type] = {}
-    for module, _ in _REGISTRY.values():
-        mod = importlib.import_module(f".{module}", __package__)
-        for value in vars(mod).values():
+    for name in CALIBRATORS:
+        for value in vars(sys.modules[CALIBRATORS[name].__module__]).values():
             if dataclasses.is_dataclass(value) and isinstance(value, type):
                 table[value.__name__] = value
     return table
@@ -124,21 +122,3 @@ def calibrator_from_json(text: str, source: str = "the calibrator JSON") -> Base
             raise InputError(f"{source}: state key {key!r} is not a fitted attribute")
         setattr(calibrator, key, _decode(value, records))
     return calibrator
-
-
-def save_calibrator(calibrator: BaseCalibrator, path: str | Path, *, force: bool = False) -> Path:
-    """Write the fitted calibrator to ``path`` as JSON, atomically (never over an existing
-    file unless ``force``)."""
-    from ..output import write_file
-
-    return write_file(path, calibrator_to_json(calibrator).encode("utf-8") + b"\n",
-                      force=force, option="path")
-
-
-def load_calibrator(path: str | Path) -> BaseCalibrator:
-    """The fitted calibrator saved at ``path`` by :func:`save_calibrator`."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read the calibrator file {path}: {exc.strerror}") from None
-    return calibrator_from_json(text, source=str(path))

@@ -10,11 +10,10 @@ from forensic_lr.calibration import (
     CALIBRATORS,
     calibrator_from_json,
     calibrator_to_json,
-    load_calibrator,
     make_calibrator,
-    save_calibrator,
 )
 from forensic_lr.errors import InputError
+from forensic_lr.output import load_calibrator, save_calibrator
 
 SCORES = np.array([-np.inf, -8.0, -1.3, 0.0, 0.7, 2.2, 9.0, np.inf])
 
