@@ -75,11 +75,11 @@ def test_no_worker_outlives_an_interrupted_parent(tmp_path, how, workers):
         else:  # Ctrl-C: the whole process group gets SIGINT; the pool's processes ignore it
             os.killpg(parent.pid, signal.SIGINT)
         start = time.monotonic()
-        while any(_alive(c) for c in children) and time.monotonic() - start < 10:
+        while any(_alive(c) for c in children) and time.monotonic() - start < 30:  # busy machine
             time.sleep(0.05)
         assert not any(_alive(c) for c in children), "a worker outlived its parent"
         if how == "interrupt":  # the program itself stops too, without waiting for its jobs
-            assert parent.wait(timeout=10) != 0
+            assert parent.wait(timeout=30) != 0
     finally:
         if parent.poll() is None:
             parent.kill()

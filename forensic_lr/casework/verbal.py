@@ -92,11 +92,11 @@ class VerbalScale(Serialisable):
 
     def to_dict(self) -> dict:
         """The scale as its data file writes it (``languages`` a table by language)."""
-        out = jsonable(self)
-        del out["wordings"], out["language"], out["source_levels"]
+        hidden = ("wordings", "language", "source_levels")
+        out = {key: value for key, value in jsonable(self).items() if key not in hidden}
         if self.wordings:
-            out["languages"] = {lang: jsonable(w) for lang, w in self.wordings}
-        return out
+            out["languages"] = dict(self.wordings)
+        return jsonable(out)
 
 
 @dataclass(frozen=True)
