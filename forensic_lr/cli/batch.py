@@ -70,6 +70,34 @@ def _case_folders(args: argparse.Namespace) -> tuple[Path, ...]:
     return tuple(Path(case).absolute().parent for case in args.case)
 
 
+def _signers(specs: dict[str, object], args: argparse.Namespace) -> dict[str, object]:
+    """The signer of every laboratory profile the cases use that names a certificate, each
+    loaded once before any work (its passphrase read once, from its environment variable or
+    a prompt); none for drafts or a batch without PDF."""
+    from ..casework.signing import profile_signer
+
+    formats = format_option(args.format)  # None: each case's own formats
+    if args.draft or (formats is not None and "pdf" not in formats):
+        return {}
+    signers: dict[str, object] = {}
+    for spec in specs.values():
+        profile = spec.lab.profile_file if spec.lab is not None else None
+        if profile and profile not in signers:
+            signers[profile] = profile_signer(spec)
+    return {k: v for k, v in signers.items() if v is not None}
+
+
+def _signed(spec, run, files: dict[str, bytes], signers: dict[str, object]) -> dict[str, bytes]:
+    """``files`` with the final report's PDF signed by its laboratory's signer, if any."""
+    from ..casework.signing import sign_pdf
+
+    signer = signers.get(spec.lab.profile_file) if spec.lab is not None else None
+    if signer is None or run.result.draft or "report.pdf" not in files:
+        return files
+    return {**files, "report.pdf": sign_pdf(files["report.pdf"], signer,
+                                            reason=f"evaluative report, case {spec.case.id}")}
+
+
 def _one_case(case: str, args: argparse.Namespace, stages: Stages):
     """``(spec, run, files)`` of one case; raises ForensicLRError for a user mistake."""
     from ..casework.job import open_case
@@ -145,6 +173,7 @@ def run_batch(args: argparse.Namespace) -> int:
             continue  # reported with the case below
         inputs += specs[case].input_paths()
     _refuse_reserved_ids(specs)
+    signers = _signers(specs, args)  # before the long work
     rows, files, taken = [], {}, set()
     with OutputFolder(Path(args.out), force=args.force, inputs=inputs) as target:
         for case in args.case:
@@ -156,6 +185,7 @@ def run_batch(args: argparse.Namespace) -> int:
                 row["error"] = str(exc)
                 rows.append(row)
                 continue
+            case_files = _signed(spec, run, case_files, signers)
             folder = _folder_name(spec.case.id, taken)
             files.update({f"{folder}/{name}": data for name, data in case_files.items()})
             row.update(case_id=spec.case.id, folder=folder, **_case_row(run.result))

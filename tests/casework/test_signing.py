@@ -288,3 +288,29 @@ def test_reviewer_signature_refuses_drafts_and_changed_files(signed, tmp_path, m
         == 2
     assert "do not check" in capsys.readouterr().err
     assert not (tmp_path / "c.pdf").exists() and not (tmp_path / "d.pdf").exists()
+
+
+def test_batch_run_signs_every_final_report_loading_the_signer_once(signed, tmp_path,
+                                                                    monkeypatch):
+    """``run A B --lab`` signs each final report; the PKCS#12 file is opened (and its
+    passphrase read) once for the batch, and the passphrase is in no file written."""
+    import forensic_lr.casework.signing as signing
+
+    case, lab, _ = signed
+    calls = []
+    real = signing.load_signer
+    monkeypatch.setattr(signing, "load_signer", lambda *a, **k: calls.append(a) or real(*a, **k))
+    monkeypatch.setenv(VARIABLE, PASSPHRASE)
+    out = tmp_path / "batch"
+    assert main(["-q", "run", str(case / "case.toml"), str(case / "case.toml"), "--out",
+                 str(out), "--lab", str(lab)]) == 0
+    assert len(calls) == 1
+    pdfs = sorted(out.glob("*/report.pdf"))
+    assert len(pdfs) == 2
+    for pdf in pdfs:
+        checks = signing.check_signatures(pdf.read_bytes())
+        assert [c.ok for c in checks] == [True] and "A. Examiner" in checks[0].text
+        assert read_report(pdf).record == (pdf.parent / "result.json").read_bytes()
+    for path in out.rglob("*"):
+        if path.is_file():
+            assert PASSPHRASE.encode() not in path.read_bytes(), path
