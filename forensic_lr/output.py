@@ -262,9 +262,10 @@ def _busy_around(target: Path, option: str) -> None:
 
 
 def _check_contents(target: Path, *, force: bool, inputs: Iterable[str | Path],
-                    option: str, kind: str = OUTPUT) -> None:
+                    option: str, kind: str = OUTPUT, force_hint: str = "--force") -> None:
     """The target is a new or empty folder, or (with ``force``) a previous, unchanged set
-    of the same ``kind``."""
+    of the same ``kind``. ``force_hint``: how the caller spells "replace" in messages
+    (``"--force"`` on the command line, ``"force=True"`` from Python)."""
     if target.exists() and not target.is_dir():
         raise InputError(f"{option} {target} exists and is not a folder; give another folder")
     found = _is_input(target, inputs)
@@ -279,28 +280,28 @@ def _check_contents(target: Path, *, force: bool, inputs: Iterable[str | Path],
         return
     if not force:
         raise InputError(f"output folder {target} is not empty; choose an empty or new folder, "
-                         "or use --force to replace the previous output in it")
+                         f"or use {force_hint} to replace the previous output in it")
     manifest = _read_manifest(target)
     if manifest is None:
         raise InputError(f"{option} {target} was not written by forensic-lr (it has no "
-                         f"{MANIFEST}); --force replaces only a previous output folder: empty "
-                         "it or choose another folder")
+                         f"{MANIFEST}); {force_hint} replaces only a previous output folder: "
+                         "empty it or choose another folder")
     found_kind = manifest.get("kind", _legacy_kind(manifest))
     if found_kind != kind:
         what = ("a case folder copied by `forensic-lr examples copy`"
                 if found_kind == CASE_FOLDER else f"a folder of kind {found_kind!r}")
         raise InputError(f"{option} {target} is {what}, not {_KIND_TEXT.get(kind, kind)}; "
-                         "--force never replaces it: choose another folder")
+                         f"{force_hint} never replaces it: choose another folder")
     foreign = _foreign_entries(target, manifest)
     if foreign:
         raise InputError(f"{option} {target} holds entries forensic-lr did not write "
-                         f"({_listed(foreign)}); --force replaces only a previous output set: "
-                         "move them or choose another folder")
+                         f"({_listed(foreign)}); {force_hint} replaces only a previous output "
+                         "set: move them or choose another folder")
     changed = _changed_files(target, manifest)
     if changed:
         raise InputError(f"{option} {target}: {len(changed)} file(s) changed since forensic-lr "
-                         f"wrote them ({_listed(changed)}); --force replaces only files nobody "
-                         "changed since: move the changed files or choose another folder")
+                         f"wrote them ({_listed(changed)}); {force_hint} replaces only files "
+                         "nobody changed since: move the changed files or choose another folder")
 
 
 def check_output_folder(path: str | Path, *, force: bool, inputs: Iterable[str | Path] = (),
@@ -340,9 +341,10 @@ class OutputFolder:
     """
 
     def __init__(self, path: str | Path, *, force: bool, inputs: Iterable[str | Path] = (),
-                 option: str = "--out", kind: str = OUTPUT) -> None:
+                 option: str = "--out", kind: str = OUTPUT, force_hint: str = "--force") -> None:
         self.path = path
         self.force = force
+        self.force_hint = force_hint
         self.inputs = list(inputs)
         self.option = option
         self.kind = kind
@@ -387,7 +389,7 @@ class OutputFolder:
         """No run writes around or inside the folder; its contents may be replaced."""
         _busy_around(self.target, self.option)
         _check_contents(self.target, force=self.force, inputs=self.inputs, option=self.option,
-                        kind=self.kind)
+                        kind=self.kind, force_hint=self.force_hint)
 
     def __exit__(self, *exc) -> None:
         self._release()
@@ -523,7 +525,7 @@ def write_outputs(out_dir: str | Path, files: dict[str, bytes], *, force: bool,
 
 
 def check_output_file(path: str | Path, *, force: bool, inputs: Iterable[str | Path] = (),
-                      option: str = "--plot") -> Path:
+                      option: str = "--plot", force_hint: str = "--force") -> Path:
     """Check a single output file before any work is done; return its absolute path.
 
     Refused: a missing folder, an existing folder at the path, one of ``inputs`` (after
@@ -538,7 +540,8 @@ def check_output_file(path: str | Path, *, force: bool, inputs: Iterable[str | P
     if target.is_dir():
         raise InputError(f"{option} is a folder; give a file name", path=str(given))
     if os.path.lexists(target) and not force:
-        raise InputError(f"exists; choose another {option} file or use --force to replace it",
+        raise InputError(f"exists; choose another {option} file or use {force_hint} to "
+                         "replace it",
                          path=str(given))
     if _is_input(target, inputs) is not None:  # a link at the path is replaced, not followed
         raise InputError(f"{option} is an input of this run; choose another file name",
@@ -549,14 +552,16 @@ def check_output_file(path: str | Path, *, force: bool, inputs: Iterable[str | P
 
 
 def write_file(path: str | Path, content: bytes, *, force: bool,
-               inputs: Iterable[str | Path] = (), option: str = "--plot") -> Path:
+               inputs: Iterable[str | Path] = (), option: str = "--plot",
+               force_hint: str = "--force") -> Path:
     """Write one file atomically: a unique ``O_EXCL`` temporary file, then :func:`os.replace`.
 
     A link planted at any temporary name is never followed (the name is random and
     created exclusively); a link at ``path`` itself is replaced, not written through.
     Checks as :func:`check_output_file`; returns the absolute path written.
     """
-    target = check_output_file(path, force=force, inputs=inputs, option=option)
+    target = check_output_file(path, force=force, inputs=inputs, option=option,
+                               force_hint=force_hint)
     tmp = target.parent / f".{target.name}.{secrets.token_hex(8)}.tmp"
     try:
         try:
@@ -579,7 +584,7 @@ def save_calibrator(calibrator, path: str | Path, *, force: bool = False) -> Pat
     from .calibration import calibrator_to_json
 
     return write_file(path, calibrator_to_json(calibrator).encode("utf-8") + b"\n",
-                      force=force, option="path")
+                      force=force, option="path", force_hint="force=True")
 
 
 def load_calibrator(path: str | Path):

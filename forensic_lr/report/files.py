@@ -58,7 +58,8 @@ def write_case_report(run, folder: str | Path, *, formats: Sequence[str] | None 
     inputs = [*run.spec.input_paths(),
               *([run.spec.lab.profile_file] if run.spec.lab and run.spec.lab.profile_file
                 else [])]
-    with OutputFolder(folder, force=force, inputs=inputs, option="folder") as target:
+    with OutputFolder(folder, force=force, inputs=inputs, option="folder",
+                      force_hint="force=True") as target:
         files = build_report(run, formats)
         if "pdf" in files and not run.result.draft:
             files["report.pdf"] = _signed(run, files["report.pdf"])
@@ -119,6 +120,7 @@ def write_validation_report(study: ValidationStudy, folder: str | Path, *,
     list of Path
         The files written.
     """
-    with OutputFolder(folder, force=force, inputs=list(study.inputs), option="folder") as target:
+    with OutputFolder(folder, force=force, inputs=list(study.inputs), option="folder",
+                      force_hint="force=True") as target:
         files = build_validation_report(study, formats, direction=direction, language=language)
         return target.commit(files)

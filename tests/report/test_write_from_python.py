@@ -53,8 +53,10 @@ def test_case_report_folder_rules(tmp_path, small_case):
     run = open_case(case, draft=True).run()
     first = flr.write_case_report(run, tmp_path / "out")
     assert [p.name for p in first] == ["result.json"]
-    with pytest.raises(InputError):           # a previous report set: only with force
+    with pytest.raises(InputError) as refused:  # a previous report set: only with force
         flr.write_case_report(run, tmp_path / "out")
+    # said as a Python caller writes it, not as the command-line option
+    assert "force=True" in str(refused.value) and "--force" not in str(refused.value)
     flr.write_case_report(run, tmp_path / "out", force=True)
     with pytest.raises(InputError):           # never into the folder of the inputs
         flr.write_case_report(run, tmp_path / "case", force=True)
