@@ -17,6 +17,7 @@ from .scores import (
     pair_scores,
     pooled_within_covariance,
 )
+from .two_level import TwoLevelModel, cross_validated_pair_llr, default_bandwidth
 
 __all__ = [
     "SCORE_FUNCTIONS",
@@ -24,7 +25,10 @@ __all__ = [
     "DistanceScore",
     "Measurements",
     "Pairs",
+    "TwoLevelModel",
     "Units",
+    "cross_validated_pair_llr",
+    "default_bandwidth",
     "load_measurements",
     "make_pairs",
     "measurements_from_arrays",
