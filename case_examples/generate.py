@@ -46,7 +46,48 @@ def glass_distance() -> None:
     _write(HERE / "glass-distance" / "ds.csv", ds)
 
 
+def glass_measurements() -> None:
+    """Glass refractive index and LA-ICP-MS composition (log10 ppm of Fe, Sr, Zr) of 160
+    float-glass windows from three manufacturers, 4 fragments measured twice each; and a
+    case: 3 fragments of a broken window (K1) and 2 fragments from a jacket (Q1) that came
+    from that window, each measured twice."""
+    rng = np.random.default_rng(1600)
+    centres = np.array([[1.5176, 2.95, 1.75, 1.55],    # manufacturer A (half the windows)
+                        [1.5190, 3.10, 1.80, 1.70],    # B
+                        [1.5205, 2.75, 1.65, 1.40]])   # C
+    between_sd = np.array([0.0004, 0.04, 0.03, 0.05])
+    within_sd = np.array([0.00006, 0.03, 0.025, 0.04])
+    within_corr = np.array([[1.0, 0.1, 0.1, 0.0], [0.1, 1.0, 0.3, 0.2],
+                            [0.1, 0.3, 1.0, 0.2], [0.0, 0.2, 0.2, 1.0]])
+    within_cov = within_corr * np.outer(within_sd, within_sd)
+
+    def window(maker: int) -> np.ndarray:
+        return centres[maker] + rng.normal(size=4) * between_sd
+
+    def measure(theta: np.ndarray, fragments: int) -> np.ndarray:
+        # each fragment's own offset plus two replicate readings of it
+        offsets = rng.multivariate_normal(np.zeros(4), within_cov * 0.5, size=fragments)
+        readings = rng.multivariate_normal(np.zeros(4), within_cov * 0.5, size=fragments * 2)
+        return theta + np.repeat(offsets, 2, axis=0) + readings
+
+    def rows(source: str, values: np.ndarray) -> str:
+        return "".join(
+            f"{source},f{k // 2 + 1},{v[0]:.6f},{v[1]:.4f},{v[2]:.4f},{v[3]:.4f}\n"
+            for k, v in enumerate(values))
+
+    folder = HERE / "glass-measurements"
+    makers = rng.choice(3, size=160, p=[0.5, 0.3, 0.2])
+    text = "source,item,ri,log_fe,log_sr,log_zr\n" + "".join(
+        rows(f"W{i + 1:03d}", measure(window(m), 4)) for i, m in enumerate(makers))
+    (folder / "database.csv").write_text(text, encoding="utf-8")
+    crime_window = window(1)
+    items = ("item,fragment,ri,log_fe,log_sr,log_zr\n"
+             + rows("K1", measure(crime_window, 3)) + rows("Q1", measure(crime_window, 2)))
+    (folder / "items.csv").write_text(items, encoding="utf-8")
+
+
 if __name__ == "__main__":
     voice()
     small_background()
     glass_distance()
+    glass_measurements()

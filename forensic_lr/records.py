@@ -333,6 +333,39 @@ class MethodDescription(Record):
     validation: str = ""
 
 
+class MeasurementItem(Record):
+    """A case item's measurements as the feature-based model used them."""
+
+    id: str                 # the item id of the items file (and of [case] items)
+    replicates: int         # measurements (rows) averaged into the item's mean
+
+
+class MeasurementModel(Record):
+    """How a case from measurements got its comparison values (``[measurements]``).
+
+    ``typicality``: whether the values account for how common the features are in the
+    population (the two-level model) or measure similarity only (a score function);
+    ``typicality_statement`` says which in words for the report. ``population``: sizes of
+    the database and of its comparisons (``out_of_fold``: each population comparison's
+    value comes from a model fitted without its sources).
+    """
+
+    model: Literal["two_level", "score"]
+    title: str
+    summary: str
+    reference: str = ""
+    options: dict[str, float | int | bool | str | None] = Field(default_factory=dict)
+    typicality: bool
+    typicality_statement: str
+    database: str
+    database_sha256: str
+    items_file: str
+    items_sha256: str
+    features: tuple[str, ...]
+    population: dict[str, Any]
+    items: tuple[MeasurementItem, ...] = ()
+
+
 class MethodResult(Record):
     """The calibrator of a case as fitted on all background scores."""
 
@@ -787,6 +820,8 @@ class CaseResult(Tabular, Record):
     background_ds: ScoreSummary
     background_suspect_ss: ScoreSummary | None = None     # suspect_map only
     background_unlabelled: ScoreSummary | None = None     # unsupervised only
+    #: a case from measurements: the feature-based model, the population and the items
+    measurements: MeasurementModel | None = None
     method: MethodResult
     results: tuple[EvidenceResult, ...]
     validation: ValidationResult

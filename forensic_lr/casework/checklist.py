@@ -196,7 +196,11 @@ def read_case_inputs(spec: CaseSpec) -> tuple[InputRead, ...]:
     _, summaries, hashes, files = load_background(spec)
     _, extra = load_extra_inputs(spec, hashes, files)
     bg = spec.background
-    if bg.scores is not None:
+    if spec.measurements is not None:
+        m = spec.measurements
+        reads = [InputRead("measurements", "database", m.database,
+                           summaries["ss"].n + summaries["ds"].n)]
+    elif bg.scores is not None:
         reads = [InputRead("background", "scores", bg.scores,
                            summaries["ss"].n + summaries["ds"].n)]
     else:

@@ -15,10 +15,10 @@ import numpy as np
 from ..calibration import extra_inputs
 from ..errors import InputError
 from ..io.scores import ScoreSet, load_scores, orient, read_class_file
-from ..records import ScoreSummary
+from ..records import MeasurementModel, ScoreSummary
 from .spec import CaseSpec
 
-__all__ = ["load_background", "load_extra_inputs"]
+__all__ = ["load_background", "load_extra_inputs", "load_measured"]
 
 
 def _summary(values: np.ndarray, file: str, sha256: str) -> ScoreSummary:
@@ -48,6 +48,8 @@ def load_background(
         A file that cannot be read as the case's reading options say; the message starts
         with ``[background]`` and names the file, line and column.
     """
+    if spec.measurements is not None:
+        return load_measured(spec)[:4]
     bg = spec.background
     direction = spec.evidence.score_direction
     if bg.scores is not None:
@@ -100,3 +102,39 @@ def load_extra_inputs(
         summaries[key] = _summary(read.values, name, hashes[name])
         extra[key] = orient(read.values, direction)
     return extra, summaries
+
+
+def load_measured(
+    spec: CaseSpec,
+) -> tuple[ScoreSet, dict[str, ScoreSummary], dict[str, str], list[dict], MeasurementModel]:
+    """:func:`load_background` of a case from ``[measurements]``, and its record.
+
+    The background is the population database's comparisons
+    (:func:`~forensic_lr.casework.measured.measured_background`, folds and seed of the case),
+    with both source ids of every comparison (so the case's validation folds by source);
+    the summaries name the database, the provenance lists the database and the items file.
+    """
+    from .measured import measured_background, measurement_record
+
+    section = spec.measurements
+    direction = spec.evidence.score_direction
+    paths = {key: spec.resolve(getattr(section, key)) for key in ("database", "items")}
+    try:
+        background, population, items, replicates = measured_background(
+            section, paths["database"], paths["items"], folds=spec.validation.folds,
+            seed=spec.uncertainty.seed)
+    except InputError as exc:
+        raise InputError(f"[measurements] {exc}") from None
+    files = [{**t.provenance.to_dict(), "name": name}
+             for t, name in ((population, section.database), (items, section.items))]
+    hashes = {f["name"]: f["sha256"] for f in files}
+    data = ScoreSet(
+        ss=orient(background.ss, direction), ds=orient(background.ds, direction),
+        files=dict(hashes), ss_sources=background.pairs.ss_sources,
+        ds_sources=background.pairs.ds_sources,
+        inputs=(population.provenance, items.provenance),
+    )
+    summaries = {k: _summary(getattr(background, k), section.database, hashes[section.database])
+                 for k in ("ss", "ds")}
+    record = measurement_record(section, background, population, items, replicates)
+    return data, summaries, hashes, files, record

@@ -25,7 +25,7 @@ from ..records import CaseResult, EvidenceResult, Provenance
 from ..resampling import Progress, stage_progress
 from ..validation.method import Method, MethodValidation, in_sample_bounds, validate_method
 from .evidence import evaluate_unbounded, limit_to_elub
-from .inputs import load_background, load_extra_inputs
+from .inputs import load_background, load_extra_inputs, load_measured
 from .policy import decide_conclusion
 from .profile import policy_settings
 from .sensitivity import limit_sensitivity, sensitivity_analysis
@@ -257,7 +257,11 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None, *,
         raise InputError("[evidence] score: the case file gives no evidence score; write the "
                          "comparison score of this case, e.g. score = 3.2 (a draft needs it too)")
     scale = load_scale(_scale_ref(spec))
-    data, summaries, hashes, files = load_background(spec)
+    if spec.measurements is not None:
+        data, summaries, hashes, files, measured = load_measured(spec)
+    else:
+        data, summaries, hashes, files = load_background(spec)
+        measured = None
     extra, extra_summaries = load_extra_inputs(spec, hashes, files)
     if spec.evidence.scores_file is not None:  # the evidence file is an input like the others
         hashes[spec.evidence.scores_file] = sha256_file(spec.resolve(spec.evidence.scores_file))
@@ -298,6 +302,7 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None, *,
         background_ss=summaries["ss"],
         background_ds=summaries["ds"],
         **{f"background_{key}": summary for key, summary in extra_summaries.items()},
+        measurements=measured,
         method=evaluation.method,
         results=_case_results(spec, evaluation, scale, validated.ss_llr, validated.ds_llr),
         validation=validated.record,

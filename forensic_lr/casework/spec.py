@@ -181,9 +181,14 @@ class _BackgroundFiles(_Section):
     def _files_given(self) -> Background:
         if self.scores is not None and (self.ss is not None or self.ds is not None):
             raise ValueError("give either 'scores' (one labelled file) or 'ss' and 'ds', not both")
-        if self.scores is None and (self.ss is None or self.ds is None):
+        if (self.ss is None) != (self.ds is None):
             raise ValueError("give both 'ss' and 'ds' files (or one labelled 'scores' file)")
         return self
+
+    @property
+    def has_files(self) -> bool:
+        """Whether score files are named (a case from measurements names none)."""
+        return self.scores is not None or self.ss is not None
 
 
 #: ``[background]``: the population background and, as declared by the calibrators, the
@@ -196,6 +201,73 @@ Background = create_model(
        for key, (spec, method) in extra_inputs().items()},
 )
 Background.__doc__ = _BackgroundFiles.__doc__
+
+
+class MeasurementsSection(_Section):
+    """``[measurements]``: a case from feature values instead of comparison scores.
+
+    ``database`` is the population database (one row per measurement: ``source``, an
+    optional ``item`` and the feature columns); ``items`` holds the case's questioned and
+    control items' replicate measurements (an ``item`` column with the ids of ``[case]
+    items``, and the same feature columns). The comparisons' values come from ``model``:
+    the two-level model of Aitken and Lucy (2004) or a score function; ``[method]``
+    calibrates them on the population's same-source and different-source comparisons
+    (:mod:`forensic_lr.features.comparisons`).
+    """
+
+    database: str = Field(description="the population database of measurements (CSV, TSV or "
+                          ".xlsx): source, optional item, feature columns")
+    items: str = Field(description="the case items' measurements: an item column (Q1, K1, "
+                       "...) and the database's feature columns, one row per replicate")
+    compare: tuple[tuple[str, str], ...] | None = Field(
+        default=None, description='the comparisons as pairs of item ids, e.g. [["Q1", "K1"]] '
+        "(default: the two items of the items file)")
+    model: Literal["two_level", "score"] = Field(
+        default="two_level", description="two_level (Aitken and Lucy 2004: accounts for "
+        "typicality) or score (a similarity-only score function)")
+    score: str = Field(default="standardised", description="the score function of model = "
+                       '"score": standardised, euclidean, manhattan or cosine')
+    between: Literal["normal", "kde"] = Field(
+        default="normal", description="the two-level model's between-source distribution")
+    bandwidth: StrictFloat | None = Field(
+        default=None, gt=0, description="the kernel bandwidth of between = \"kde\" (default: "
+        "Aitken and Lucy's rule)")
+    unit: Literal["row", "item", "source"] = Field(
+        default="item", description="what a population comparison compares: rows, items "
+        "(replicates averaged) or halves of a source's rows")
+    max_different: StrictInt | None = Field(
+        default=20_000, ge=1, description="different-source population pairs kept (a seeded "
+        "sample beyond it)")
+    source_column: str | StrictInt = Field(default="source",
+                                           description="the database's source column")
+    item_column: str | StrictInt = Field(
+        default="item", description="the item column (the items file's item ids; the "
+        "database's replicate groups, if it has one)")
+    feature_columns: tuple[str, ...] | None = Field(
+        default=None, description="the feature columns (default: every other column of the "
+        "database)")
+    decimal: Literal[".", ","] | None = Field(default=None, description="decimal separator")
+    sheet: str | None = Field(default=None, description="the sheet of .xlsx files")
+
+    @model_validator(mode="after")
+    def _model_options(self) -> MeasurementsSection:
+        if self.model == "score" and ("between" in self.model_fields_set
+                                      or self.bandwidth is not None):
+            raise ValueError('between and bandwidth apply to model = "two_level"; remove them')
+        if self.model == "two_level" and "score" in self.model_fields_set:
+            raise ValueError('score applies to model = "score"; remove it or set model = "score"')
+        try:
+            self.feature_model()
+        except InputError as exc:
+            raise ValueError(str(exc)) from None
+        return self
+
+    def feature_model(self):
+        """The :class:`~forensic_lr.features.comparisons.FeatureModel` of this section."""
+        from ..features.comparisons import FeatureModel
+
+        return FeatureModel(kind=self.model, score=self.score, between=self.between,
+                            bandwidth=self.bandwidth)
 
 
 class Method(_Section):
@@ -373,8 +445,9 @@ class CaseSpec(_Section):
 
     case: CaseInfo
     propositions: Propositions
-    evidence: Evidence
-    background: Background
+    evidence: Evidence = Field(default_factory=Evidence)
+    background: Background = Field(default_factory=Background)
+    measurements: MeasurementsSection | None = None
     system: ScoringSystem = Field(default_factory=ScoringSystem)
     method: Method = Field(default_factory=Method)
     uncertainty: Uncertainty = Field(default_factory=Uncertainty)
@@ -431,6 +504,35 @@ class CaseSpec(_Section):
                     f'[method] calibrator = "{method}" needs {spec.help}: add '
                     f'[background] {key} = "{key}.csv"'
                 )
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+    @model_validator(mode="after")
+    def _scores_or_measurements(self) -> CaseSpec:
+        """Score files and an evidence score, or ``[measurements]`` (which gives both)."""
+        bg, ev = self.background, self.evidence
+        if self.measurements is None:
+            if not bg.has_files:
+                raise ValueError("[background] give both 'ss' and 'ds' files (or one labelled "
+                                 "'scores' file), or a [measurements] section")
+            return self
+        problems = []
+        if bg.has_files:
+            problems.append("[background] ss/ds/scores: a case from [measurements] takes its "
+                            "background comparisons from the database; remove the score files")
+        if ev.values or ev.scores_file is not None:
+            problems.append("[evidence] score: a case from [measurements] computes its "
+                            "comparison values from the items file; remove score, scores and "
+                            "scores_file")
+        if "score_direction" in ev.model_fields_set:
+            problems.append("[evidence] score_direction: set by [measurements] model (a "
+                            "distance is lower_is_similar, the two-level LLR higher); remove it")
+        for spec, method in extra_inputs().values():
+            if self.method.calibrator == method and spec.required:
+                problems.append(f'[method] calibrator = "{method}" needs {spec.help}, which a '
+                                "case from [measurements] does not have; choose another "
+                                "calibrator")
         if problems:
             raise ValueError("; ".join(problems))
         return self
@@ -502,6 +604,8 @@ class CaseSpec(_Section):
         bg, report = self.background, self.report
         names = [bg.ss, bg.ds, bg.scores, *(getattr(bg, key) for key in extra_inputs()),
                  report.template_dir, self.evidence.scores_file]
+        if self.measurements is not None:
+            names += [self.measurements.database, self.measurements.items]
         if report.verbal_scale.lower().endswith(".json"):
             names.append(report.verbal_scale)
         return [self.resolve(name) for name in names if name is not None]
@@ -664,6 +768,7 @@ def case_from_dict(
             missing_files.extend(problems[before:])
             del problems[before:]
     spec = _with_evidence_file(spec, resolved, problems)
+    spec = _with_measurements(spec, resolved, problems)
     if spec.evidence.scores_file is None or spec.evidence.scores is not None:  # labels known
         problem = propositions_problem(spec)
         if problem:
@@ -774,6 +879,35 @@ def _with_evidence_file(spec: CaseSpec, resolved, problems: list[str]) -> CaseSp
         return spec
     evidence = spec.evidence.model_copy(update={"scores": scores, "labels": labels})
     return spec.model_copy(update={"evidence": evidence})
+
+
+def _with_measurements(spec: CaseSpec, resolved, problems: list[str]) -> CaseSpec:
+    """The spec with the comparisons of ``[measurements]`` as its evidence scores.
+
+    The items' comparisons are computed by the model fitted on the whole database
+    (:func:`forensic_lr.casework.measured.case_comparisons`); the score direction is the
+    model's. A file that cannot be read adds its problem to ``problems``.
+    """
+    from .measured import case_comparisons
+
+    section = spec.measurements
+    if section is None:
+        return spec
+    paths = {key: resolved("measurements", key, getattr(section, key), input_file)
+             for key in ("database", "items")}
+    if None in paths.values():
+        return spec
+    try:
+        labels, values = case_comparisons(section, paths["database"], paths["items"],
+                                          [item.id for item in spec.case.items])
+    except InputError as exc:
+        problems.append(f"[measurements] {exc}")
+        return spec
+    evidence = spec.evidence.model_copy(update={
+        "scores": tuple(values), "labels": labels,
+        "score_direction": section.feature_model().direction})
+    return spec.model_copy(update={"evidence": evidence,
+                                   "score_texts": tuple(f"{v:.6g}" for v in values)})
 
 
 def load_case(path: str | Path, *, data_roots: tuple[Path, ...] = (),

@@ -73,10 +73,13 @@ class Measurements(Serialisable):
 
 
 def _check(values: np.ndarray, sources: np.ndarray, items: np.ndarray,
-           features: tuple[str, ...], where: str, rows: np.ndarray | None) -> None:
+           features: tuple[str, ...], where: str, rows: np.ndarray | None,
+           population: bool = True) -> None:
     """The checks a measurement table must pass, whoever made it (file or arrays).
 
-    ``rows``: the file's line (or sheet row) of each measurement, for messages.
+    ``rows``: the file's line (or sheet row) of each measurement, for messages;
+    ``population``: also the checks of a population database (two sources, one measured
+    twice, no constant feature), which a case's few items need not pass.
     """
 
     def at(i: int) -> str:
@@ -92,6 +95,8 @@ def _check(values: np.ndarray, sources: np.ndarray, items: np.ndarray,
         i, j = (int(v) for v in bad[0])
         raise InputError(f"value {values[i, j]!r} is not a finite number; correct or remove "
                          "that row", path=at(i), column=features[j])
+    if not population:
+        return
     n_sources = np.unique(sources).size
     if n_sources < 2:
         raise InputError(f"has {n_sources} source(s); a population of measurements needs at "
@@ -158,7 +163,8 @@ def _layout(source_column: str | int, item_column: str | int | None,
                  "and the feature columns, e.g. source,item,ri,na,mg")
         lowered = [h.lower() for h in header]
         source = Column("source", "text", choice=source_column, option="source_column")
-        default_item = "item" if item_column is None and "item" in lowered else None
+        default_item = ("item" if item_column is None and "item" in lowered
+                        and str(source_column).strip().lower() != "item" else None)
         item = Column("item", "text", choice=item_column or default_item,
                       option="item_column")
         cols = [source] + ([item] if item.choice is not None else [])
@@ -181,7 +187,8 @@ def _layout(source_column: str | int, item_column: str | int | None,
 def load_measurements(path, *, source_column: str | int = "source",
                       item_column: str | int | None = None,
                       feature_columns=None, decimal: str | None = None,
-                      sheet: str | None = None, delimiter: str | None = None) -> Measurements:
+                      sheet: str | None = None, delimiter: str | None = None,
+                      population: bool = True) -> Measurements:
     """Read a measurement table (CSV, TSV or ``.xlsx``) and check it.
 
     Parameters
@@ -197,6 +204,10 @@ def load_measurements(path, *, source_column: str | int = "source",
         The feature columns; default every other column.
     decimal, sheet, delimiter
         As for score files (:func:`forensic_lr.io.tables.read_table`).
+    population : bool
+        A population database (default): at least two sources, one of them measured at
+        least twice, and no feature with one value in every row. False for a case's
+        questioned and control items, which need only finite values and ids.
 
     Returns
     -------
@@ -233,7 +244,7 @@ def load_measurements(path, *, source_column: str | int = "source",
         items = table.where.astype(str)
     where = table.location
     rows = table.where if table.unit == "line" else None
-    _check(values, sources, items, features, where, rows)
+    _check(values, sources, items, features, where, rows, population)
     return Measurements(values, sources, items, features, table.provenance)
 
 

@@ -21,7 +21,7 @@ from .measurements import Measurements
 
 __all__ = ["Pairs", "Units", "make_pairs", "pair_units", "split_by_sources", "units_of"]
 
-UnitKind = Literal["row", "item", "source"]
+UnitKind = Literal["row", "item", "source", "whole"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,6 +54,8 @@ def _groups(m: Measurements, by: UnitKind) -> np.ndarray:
     if by == "item":
         keys = np.char.add(np.char.add(m.sources, "\x1f"), m.items)
         return np.unique(keys, return_inverse=True)[1].reshape(-1)
+    if by == "whole":
+        return np.unique(m.sources, return_inverse=True)[1].reshape(-1)
     if by == "source":
         # each source's rows in file order, the first ceil(k/2) one unit, the rest another
         codes = np.unique(m.sources, return_inverse=True)[1].reshape(-1)
@@ -74,11 +76,12 @@ def units_of(m: Measurements, by: UnitKind = "item") -> Units:
     Parameters
     ----------
     m : Measurements
-    by : {"row", "item", "source"}
+    by : {"row", "item", "source", "whole"}
         ``"row"``: every measurement; ``"item"`` (default): the rows of one item (its
         replicates) averaged; ``"source"``: each source's rows split in two halves in
         table order (the first ``ceil(k/2)`` and the rest), each half averaged, so that
-        a source gives one same-source comparison of its two halves.
+        a source gives one same-source comparison of its two halves; ``"whole"``: all
+        rows of a source averaged (a case item's measurements, for its comparisons).
     """
     unit = _groups(m, by)
     u = int(unit.max()) + 1

@@ -1,0 +1,233 @@
+"""A case from measurements: background comparisons of a population database and the case's
+questioned-vs-control comparisons, as values a calibrator turns into LRs.
+
+Two kinds of model (:class:`FeatureModel`):
+
+* ``"score"``: a score function (:mod:`forensic_lr.features.scores`) of the two items'
+  mean feature values: a *similarity-only* score, blind to how common the values are;
+* ``"two_level"``: the natural-log LR of Aitken and Lucy's two-level model
+  (:mod:`forensic_lr.features.two_level`), which *accounts for typicality*; it is then
+  calibrated like any score (the practice of Morrison 2013 [1]_ for feature-based systems),
+  so that the validation of the case measures the reported LRs.
+
+The background values of a fitted model (the standardised distance's covariance, the
+two-level model's components) are out of fold: each population pair is compared by a model
+fitted without its sources (:func:`~forensic_lr.resampling.source_folds`), as the case's
+comparison is by a model that never saw the questioned or control item.
+
+References
+----------
+.. [1] G. S. Morrison, "Tutorial on logistic-regression calibration and fusion: converting
+   a score to a likelihood ratio", Australian Journal of Forensic Sciences 45 (2013) 173-197.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from ..defaults import DEFAULT_SEED
+from ..errors import InputError
+from ..records import Serialisable
+from ..resampling import source_folds
+from .measurements import Measurements
+from .pairs import Pairs, UnitKind, Units, pair_units, units_of
+from .scores import SCORE_FUNCTIONS, DistanceScore
+from .two_level import TwoLevelModel
+
+__all__ = ["FeatureModel", "MeasuredBackground", "background_values", "evidence_values"]
+
+#: Different-source population pairs kept by default (drawn with the case's seed beyond it).
+DEFAULT_MAX_DIFFERENT = 20_000
+
+
+@dataclass(frozen=True)
+class FeatureModel:
+    """What turns two items' measurements into one value.
+
+    Parameters
+    ----------
+    kind : {"two_level", "score"}
+    score : str
+        The score function of ``kind = "score"`` (:data:`SCORE_FUNCTIONS`).
+    between : {"normal", "kde"}
+        The two-level model's between-source distribution.
+    bandwidth : float, optional
+        The two-level kernel's bandwidth (default Aitken and Lucy's rule).
+    """
+
+    kind: Literal["two_level", "score"] = "two_level"
+    score: str = "standardised"
+    between: Literal["normal", "kde"] = "normal"
+    bandwidth: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("two_level", "score"):
+            raise InputError(f"model must be 'two_level' or 'score'; got {self.kind!r}")
+        if self.kind == "score":
+            DistanceScore(self.score)  # refuses an unknown name, listing the choices
+        else:
+            TwoLevelModel(between=self.between, bandwidth=self.bandwidth)
+
+    @property
+    def direction(self) -> str:
+        """``higher_is_similar`` (an LLR) or ``lower_is_similar`` (a distance)."""
+        return "higher_is_similar" if self.kind == "two_level" else "lower_is_similar"
+
+    @property
+    def typicality(self) -> bool:
+        """Whether the values account for how common the features are in the population."""
+        return self.kind == "two_level"
+
+    @property
+    def fitted_parameters(self) -> bool:
+        """Whether the model estimates anything from the population."""
+        return self.kind == "two_level" or self.score == "standardised"
+
+    def fit(self, population: Measurements):
+        """The model fitted on a population's measurements (every row of every source)."""
+        if self.kind == "two_level":
+            return TwoLevelModel(between=self.between, bandwidth=self.bandwidth).fit(population)
+        return DistanceScore(self.score).fit(population.values, population.sources)
+
+    def compare(self, fitted, a_means, a_counts, b_means, b_counts) -> np.ndarray:
+        """The value of each comparison of mean vectors with their replicate counts."""
+        if self.kind == "two_level":
+            return fitted.llr_means(a_means, a_counts, b_means, b_counts)
+        return fitted.score(a_means, b_means)
+
+    def describe(self) -> dict[str, str]:
+        """Title, summary and reference of the model, for the record."""
+        if self.kind == "score":
+            title, formula = SCORE_FUNCTIONS[self.score]
+            return {
+                "title": f"{title[:1].upper()}{title[1:]} of the mean feature values",
+                "summary": (f"The comparison score is the {title} between the questioned and "
+                            f"control items' mean measurements, {formula}; the calibration "
+                            "method turns it into an LR using the same-source and "
+                            "different-source comparisons of the population database."),
+                "reference": ("P. C. Mahalanobis, On the generalised distance in statistics, "
+                              "Proc. Natl. Inst. Sci. India 2 (1936) 49-55"
+                              if self.score == "standardised" else ""),
+            }
+        kernel = (" with a Gaussian kernel density estimate of the between-source distribution"
+                  if self.between == "kde" else
+                  " with a normal between-source distribution")
+        return {
+            "title": "Two-level random-effects model (Aitken and Lucy 2004)" + kernel,
+            "summary": ("Measurements vary normally about their source's true value "
+                        "(within-source covariance U); true values vary between sources as "
+                        "estimated from the population database (between-source covariance C"
+                        + (", kernel density over the sources' means" if self.between == "kde"
+                           else "") + "). The model's LR compares the probability of the "
+                        "questioned and control measurements if they share one source with "
+                        "the probability if they come from two sources drawn from the "
+                        "population; its natural logarithm is the comparison score, which the "
+                        "calibration method then calibrates on the population's comparisons."),
+            "reference": ("C. G. G. Aitken, D. Lucy, Evaluation of trace evidence in the form "
+                          "of multivariate data, Applied Statistics 53 (2004) 109-122; "
+                          "calibration as in G. S. Morrison, Australian Journal of Forensic "
+                          "Sciences 45 (2013) 173-197"),
+        }
+
+    def typicality_statement(self) -> str:
+        """What the report says about typicality."""
+        if self.typicality:
+            return ("The LR accounts for typicality: the two-level model weighs how close the "
+                    "questioned and control measurements are against how common such values "
+                    "are in the population database, so a match on rare values gives more "
+                    "support than a match on common ones.")
+        return ("The LR comes from a similarity-only score: the score measures how close the "
+                "questioned and control measurements are, not how common such values are in "
+                "the population, so a match on rare values and a match on common ones with "
+                "the same distance receive the same LR.")
+
+
+@dataclass(frozen=True, eq=False)
+class MeasuredBackground(Serialisable):
+    """The population's comparisons as a calibrator's background.
+
+    ``values``: one value per pair (score-like or distance, as ``model.direction``);
+    ``pairs``: which units were compared, with their sources; ``units``: the population's
+    units; ``out_of_fold``: whether each value comes from a model fitted without its pair's
+    sources.
+    """
+
+    values: np.ndarray
+    pairs: Pairs
+    units: Units
+    out_of_fold: bool
+
+    @property
+    def ss(self) -> np.ndarray:
+        return self.values[self.pairs.same]
+
+    @property
+    def ds(self) -> np.ndarray:
+        return self.values[~self.pairs.same]
+
+
+def background_values(model: FeatureModel, population: Measurements, *,
+                      unit: UnitKind = "item", max_different: int | None = DEFAULT_MAX_DIFFERENT,
+                      folds: int | None = 5, seed: int = DEFAULT_SEED) -> MeasuredBackground:
+    """Values of every same-source and the (sampled) different-source population pairs.
+
+    A model with fitted parameters is refitted for each source fold without the sources
+    the fold's test pairs involve; a parameter-free distance is computed once.
+    """
+    units, pairs = pair_units(population, unit, max_different=max_different, seed=seed)
+    first, second = pairs.first, pairs.second
+
+    def values_of(fitted, index):
+        return model.compare(fitted, units.means[first[index]], units.counts[first[index]],
+                             units.means[second[index]], units.counts[second[index]])
+
+    if not model.fitted_parameters:
+        every = np.arange(first.size)
+        return MeasuredBackground(values_of(model.fit(population), every), pairs, units, False)
+    ss_index, ds_index = np.flatnonzero(pairs.same), np.flatnonzero(~pairs.same)
+    values = np.full(first.size, np.nan)
+    for split in source_folds(pairs.ss_sources, pairs.ds_sources, folds=folds, seed=seed):
+        test = np.r_[ss_index[split.test_ss], ds_index[split.test_ds]]
+        train = population.select(~np.isin(population.sources, np.unique(pairs.sources[test])))
+        values[test] = values_of(model.fit(train), test)
+    return MeasuredBackground(values, pairs, units, True)
+
+
+def evidence_values(model: FeatureModel, population: Measurements, items: Measurements,
+                    comparisons) -> tuple[np.ndarray, dict[str, int]]:
+    """The case's comparisons: ``(values, replicates per item)``.
+
+    ``items``: the case items' measurements, with each row's item id as its source;
+    ``comparisons``: pairs of item ids. The model is fitted on the whole population.
+    """
+    units = units_of(items, "whole")
+    index = {str(s): k for k, s in enumerate(units.sources)}
+    missing = sorted({i for pair in comparisons for i in pair if i not in index})
+    if missing:
+        raise InputError(f"no measurements of item(s) {', '.join(map(repr, missing))} in the "
+                         f"items file (items: {', '.join(map(repr, index))})")
+    a = np.array([index[p[0]] for p in comparisons])
+    b = np.array([index[p[1]] for p in comparisons])
+    values = model.compare(model.fit(population), units.means[a], units.counts[a],
+                           units.means[b], units.counts[b])
+    return values, {s: int(n) for s, n in zip(units.sources.tolist(), units.counts.tolist(),
+                                               strict=True)}
+
+
+def population_summary(population: Measurements, background: MeasuredBackground,
+                       unit: str) -> dict[str, Any]:
+    """Sizes of the population database and its comparisons, for the record."""
+    _, per_source = np.unique(population.sources, return_counts=True)
+    pairs = background.pairs
+    return {
+        "measurements": int(population.values.shape[0]), "sources": int(per_source.size),
+        "features": list(population.features), "unit": unit,
+        "per_source_min": int(per_source.min()), "per_source_max": int(per_source.max()),
+        "same_source_pairs": int(pairs.same.sum()),
+        "different_source_pairs": int((~pairs.same).sum()),
+        "different_source_pairs_total": int(pairs.different_total),
+        "out_of_fold": background.out_of_fold,
+    }

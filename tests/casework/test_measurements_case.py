@@ -1,0 +1,163 @@
+"""Case files with [measurements]: the population database and the case items become the
+background and evidence of the one case pipeline; the record names the model, the population
+and whether the LR accounts for typicality; bad inputs name the file, line, column and fix."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from forensic_lr.casework import load_case
+from forensic_lr.casework.pipeline import run_case_full
+from forensic_lr.errors import InputError
+from forensic_lr.features import TwoLevelModel, load_measurements
+from forensic_lr.io.paths import resolve_path
+
+CASE = """\
+[case]
+id = "G-1"
+items = [{{ id = "Q1", description = "recovered" }}, {{ id = "K1", description = "control" }}]
+[propositions]
+hp = "Q1 comes from K1"
+hd = "Q1 comes from another window"
+[evidence]
+description = "measurements"
+[measurements]
+database = "db.csv"
+items = "items.csv"
+{measurements}
+[method]
+calibrator = "logistic"
+[uncertainty]
+method = "none"
+seed = 3
+[validation]
+folds = 3
+"""
+
+
+@pytest.fixture
+def folder(tmp_path):
+    rng = np.random.default_rng(12)
+    theta = rng.normal(size=(40, 2)) * [1.0, 2.0]
+    rows = ["source,item,a,b"]
+    for s in range(40):
+        for k in range(4):
+            x = theta[s] + rng.normal(size=2) * 0.3
+            rows.append(f"S{s},f{k // 2},{x[0]:.5f},{x[1]:.5f}")
+    (tmp_path / "db.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    case = theta[3] + rng.normal(size=(5, 2)) * 0.3
+    items = ["item,a,b"] + [f"{'K1' if i < 3 else 'Q1'},{x[0]:.5f},{x[1]:.5f}"
+                            for i, x in enumerate(case)]
+    (tmp_path / "items.csv").write_text("\n".join(items) + "\n", encoding="utf-8")
+    return tmp_path
+
+
+def _case(folder, measurements="", extra=""):
+    path = folder / "case.toml"
+    path.write_text(CASE.format(measurements=measurements) + extra, encoding="utf-8")
+    return load_case(path)
+
+
+def test_the_evidence_is_the_two_level_llr_of_the_items_by_the_model_fitted_on_the_database(
+        folder):
+    spec = _case(folder)
+    population = load_measurements(folder / "db.csv")
+    items = np.loadtxt(folder / "items.csv", delimiter=",", skiprows=1, usecols=(1, 2))
+    want = TwoLevelModel().fit(population).llr(items[3:], items[:3])
+    assert spec.evidence.values == pytest.approx((want,), abs=1e-12)
+    assert spec.evidence.labels == ("Q1-K1",)  # [case] items order
+    assert spec.evidence.score_direction == "higher_is_similar"
+
+
+def test_a_distance_model_is_lower_is_similar_and_its_value_is_the_distance_of_the_means(
+        folder):
+    spec = _case(folder, 'model = "score"\nscore = "euclidean"')
+    items = np.loadtxt(folder / "items.csv", delimiter=",", skiprows=1, usecols=(1, 2))
+    want = float(np.linalg.norm(items[3:].mean(0) - items[:3].mean(0)))
+    assert spec.evidence.values == pytest.approx((want,), rel=1e-12)
+    assert spec.evidence.score_direction == "lower_is_similar"
+
+
+def test_a_run_records_model_population_typicality_and_uses_folds_by_source(folder):
+    run = run_case_full(_case(folder))
+    m = run.result.measurements
+    assert m.model == "two_level" and m.typicality
+    assert "accounts for typicality" in m.typicality_statement
+    assert m.population["sources"] == 40 and m.population["measurements"] == 160
+    assert m.population["same_source_pairs"] == 40 * 1  # unit item: f0 and f1 per source
+    assert m.population["out_of_fold"]
+    assert {(i.id, i.replicates) for i in m.items} == {("K1", 3), ("Q1", 2)}
+    assert m.database == "db.csv" and m.features == ("a", "b")
+    assert run.result.validation.folds_by == "source"
+    assert run.ss.size == 40 and run.ds.size == 80 * 79 // 2 - 40
+    names = set(run.result.provenance.inputs)
+    assert names == {"db.csv", "items.csv"}
+    score = run_case_full(_case(folder, 'model = "score"')).result.measurements
+    assert not score.typicality and "similarity-only" in score.typicality_statement
+
+
+def test_the_same_case_gives_the_same_result_byte_for_byte(folder):
+    first = run_case_full(_case(folder, 'between = "kde"')).result.to_json()
+    assert run_case_full(_case(folder, 'between = "kde"')).result.to_json() == first
+    assert json.loads(first)["measurements"]["options"]["between"] == "kde"
+
+
+@pytest.mark.parametrize("measurements, extra, wanted", [
+    ("", '\n[background]\nss = "db.csv"\nds = "db.csv"\n', "remove the score files"),
+    ('score = "euclidean"', "", 'score applies to model = "score"'),
+    ('model = "score"\nbetween = "kde"', "", "apply to model = \"two_level\""),
+    ('model = "score"\nscore = "chebyshev"', "", "choose one of"),
+    ('compare = [["Q1", "K9"]]', "", "no measurements of item(s) 'K9'"),
+    ('feature_columns = ["a", "c"]', "", "has no 'c' column"),
+    ('unit = "fragment"', "", "unit"),
+])
+def test_bad_measurement_sections_name_the_key_and_the_fix(folder, measurements, extra, wanted):
+    with pytest.raises(InputError) as info:
+        _case(folder, measurements, extra)
+    assert wanted in str(info.value)
+
+
+def test_an_evidence_score_beside_measurements_is_refused(folder):
+    path = folder / "case.toml"
+    path.write_text(CASE.format(measurements="").replace(
+        'description = "measurements"', 'description = "x"\nscore = 2.0'), encoding="utf-8")
+    with pytest.raises(InputError, match=r"\[evidence\] score: a case from \[measurements\]"):
+        load_case(path)
+
+
+def test_a_bad_value_in_the_database_names_file_line_and_column(folder):
+    text = (folder / "db.csv").read_text().splitlines()
+    text[5] = text[5].rsplit(",", 1)[0] + ",x1.2"
+    (folder / "db.csv").write_text("\n".join(text) + "\n")
+    with pytest.raises(InputError) as info:
+        _case(folder)
+    message = str(info.value)
+    assert "[measurements] database:" in message and "db.csv" in message
+    assert "line 6" in message and "column 'b'" in message and "not a number" in message
+
+
+def test_the_command_line_exits_2_without_a_traceback(folder, capsys):
+    from forensic_lr.cli import main
+
+    (folder / "items.csv").write_text("item,a,b\nQ1,1,2\nK1,1,nan\n")
+    path = folder / "case.toml"
+    path.write_text(CASE.format(measurements=""), encoding="utf-8")
+    assert main(["run", str(path), "--out", str(folder / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "items:" in err and "Traceback" not in err and "not a finite number" in err
+
+
+def test_the_shipped_glass_case_reads_and_its_score_is_the_kde_two_level_llr():
+    from forensic_lr._resources import examples_dir
+
+    folder = resolve_path(examples_dir() / "glass-measurements")
+    spec = load_case(folder / "case.toml")
+    population = load_measurements(folder / "database.csv")
+    items = load_measurements(folder / "items.csv", source_column="item",
+                              feature_columns=population.features, population=False)
+    model = TwoLevelModel(between="kde").fit(population)
+    want = model.llr(items.values[items.sources == "Q1"], items.values[items.sources == "K1"])
+    assert spec.evidence.values == pytest.approx((want,), abs=1e-12)
