@@ -48,7 +48,7 @@ from scipy.special import ndtr, ndtri
 
 from . import metrics
 from ._checks import check_pair
-from .calibration.curves import ModelCurves, model_curves
+from .calibration.curves import ModelCurves, model_curves, shown_range
 from .errors import InputError
 from .io.scores import orient
 
@@ -1119,9 +1119,11 @@ def pav(
 
 # ------------------------------------------------------------------------------- histograms
 def _histogram(ax: Axes, ss, ds, bins, *, hidden=(0, 0), label: str | None = None,
-               color: str | None = None, line: dict | None = None) -> None:
+               color: str | None = None, line: dict | None = None,
+               why: str = "infinite") -> None:
     """Density histograms of DS then SS values, one filled step outline each (with
-    ``color``: outlines only, the DS one dashed); ``hidden`` counts values not shown."""
+    ``color``: outlines only, the DS one dashed); ``hidden`` counts values not shown and
+    ``why`` says which ("infinite", "beyond -1,200")."""
     ss_style, ds_style = _class_styles(color, {})
     filled = {"fill": True, "alpha": 0.45, "linewidth": 0} if color is None else {
         "fill": False, "linewidth": 1.2}
@@ -1129,7 +1131,7 @@ def _histogram(ax: Axes, ss, ds, bins, *, hidden=(0, 0), label: str | None = Non
         (ds, ds_style, "different source", hidden[1]),
         (ss, ss_style, "same source", hidden[0]),
     ):
-        note = f", {n_hidden:,} infinite not shown" if n_hidden else ""
+        note = f", {n_hidden:,} {why} not shown" if n_hidden else ""
         text = _named(label, f"{name} (n = {values.size + n_hidden:,}{note})")
         if values.size:
             density, edges = np.histogram(values, bins=bins, density=True)
@@ -1253,11 +1255,14 @@ def score_densities(
     if curves is None and calibrator is not None:
         curves = model_curves(calibrator, ss, ds, case_score=case_score)
     distance = direction == "lower_is_similar"
-    ss, ds = orient(ss, direction), orient(ds, direction)  # as measured
+    low, _ = shown_range(ss, ds)  # a far tail of DS scores is cut (and counted)
+    hidden = (int((ss < low).sum()), int((ds < low).sum()))
+    ss, ds = orient(ss[ss >= low], direction), orient(ds[ds >= low], direction)  # as measured
+    beyond = f"{'above' if distance else 'below'} {float(orient(low, direction)):,.4g}"
     marks = case_marks(case_score, case_labels, "case_score")
     with _axes(ax) as (ax, own):
         _histogram(ax, ss, ds, _bins(np.concatenate([ss, ds])), label=label, color=color,
-                   line=line)
+                   line=line, hidden=hidden, why=beyond)
         grid = None if curves is None else orient(curves.score, direction)
         if curves is not None and curves.pdf_ss is not None:
             ss_style, ds_style = _class_styles(color, {})
