@@ -615,6 +615,10 @@ def tippett(
     data = metrics.tippett(ss_llr, ds_llr)
     ss, ds = check_pair(ss_llr, ds_llr)
     ss_style, ds_style = _class_styles(color, line)
+    finite_ss, finite_ds = ss[np.isfinite(ss)], ds[np.isfinite(ds)]
+    low = (shown_range(finite_ss, finite_ds)[0] * _LOG10_E
+           if finite_ss.size and finite_ds.size else -np.inf)
+    far = int((ds * _LOG10_E < low).sum() + (ss * _LOG10_E < low).sum())
     with _axes(ax) as (ax, own):
         x = data.log10_lr
         if kind == "I":
@@ -625,8 +629,13 @@ def tippett(
             ss_le = np.searchsorted(ss10, x, side="right") / ss10.size
             ax.step(x, ss_le, where="post", label=_named(label, "same source: LR <= x"),
                     **ss_style)
-        ax.step(x, data.ds_prop_ge, where="pre", label=_named(label, "different source: LR >= x"),
-                **ds_style)
+        beyond = f" ({far:,} LRs below {low:,.4g} not shown)" if far else ""
+        ax.step(x, data.ds_prop_ge, where="pre",
+                label=_named(label, "different source: LR >= x" + beyond), **ds_style)
+        if far:  # a far tail of DS LLRs: the axis starts where shown_range cuts it
+            high = max([float(np.max(np.r_[finite_ss, finite_ds])) * _LOG10_E,
+                        *(v for _, v in marks)])
+            ax.set_xlim(low, high + 0.05 * (high - low))
         ax.axvline(0, color=REF_COLOUR, linewidth=0.8)
         _mark_elub(ax, elub_log10)
 

@@ -28,3 +28,19 @@ def test_a_far_tail_of_different_source_scores_is_cut_one_ss_range_below_the_ss_
     grid = model_curves(LogisticCalibrator().fit(ss, ds), ss, ds).score
     span = high - low
     assert grid[0] == low - 0.05 * span and grid[-1] == high + 0.05 * span
+
+
+def test_the_tippett_plot_starts_where_the_far_tail_is_cut_and_counts_it():
+    rng = np.random.default_rng(3)
+    ss = rng.uniform(0, 10, 200)
+    ds = np.r_[rng.uniform(-5000, -100, 900), rng.uniform(-15, 5, 100), -np.inf]
+    low = (ss.min() - (ss.max() - ss.min())) * np.log10(np.e)
+    fig = plots.tippett(ss, ds)
+    assert fig.axes[0].get_xlim()[0] == low
+    hidden = int((ds * np.log10(np.e) < low).sum())  # the -inf counts as beyond too
+    labels = [t.get_text() for a in fig.axes if a.get_legend() for t in a.get_legend().get_texts()]
+    labels += [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    assert any(f"({hidden:,} LRs below {low:,.4g} not shown)" in text for text in labels), labels
+    ordinary = plots.tippett(rng.normal(2, 1, 100), rng.normal(-2, 1, 100))
+    assert "not shown" not in " ".join(
+        t.get_text() for a in ordinary.axes if a.get_legend() for t in a.get_legend().get_texts())
