@@ -38,7 +38,8 @@ def run(args: argparse.Namespace) -> int:
     quiet = getattr(args, "quiet", False)
     if not quiet:
         for r in checklist.inputs:
-            print(f"read [{r.section}] {r.key} = {r.file!r}: {r.n:,} scores")
+            what = "comparisons" if r.section == "measurements" else "scores"
+            print(f"read [{r.section}] {r.key} = {r.file!r}: {r.n:,} {what}")
     if checklist.ready and not missing:
         if not quiet:
             print(f"{args.case}: ready for a final report")

@@ -252,6 +252,8 @@ def _check_llr_args(args: argparse.Namespace) -> None:
 
 
 def _check_inputs(args: argparse.Namespace) -> None:
+    if getattr(args, "case_spec", None) is not None:
+        return  # the case file named (and its validation checked) the inputs
     if args.scores is not None and (args.ss is not None or args.ds is not None):
         raise InputError("give either --scores FILE or --ss FILE --ds FILE, not both")
     if args.scores is None and (args.ss is None or args.ds is None):
@@ -330,7 +332,7 @@ def _from_case(args: argparse.Namespace) -> None:
     bg = spec.background
     if bg.scores is not None:
         args.scores = str(spec.resolve(bg.scores))
-    else:
+    elif spec.measurements is None:  # [measurements]: load_case_data forms the comparisons
         args.ss, args.ds = str(spec.resolve(bg.ss)), str(spec.resolve(bg.ds))
     args.direction = spec.evidence.score_direction
     args.folds = spec.validation.folds

@@ -161,3 +161,16 @@ def test_the_shipped_glass_case_reads_and_its_score_is_the_kde_two_level_llr():
     model = TwoLevelModel(between="kde").fit(population)
     want = model.llr(items.values[items.sources == "Q1"], items.values[items.sources == "K1"])
     assert spec.evidence.values == pytest.approx((want,), abs=1e-12)
+
+
+def test_check_and_validate_case_read_the_measurements_as_run_does(folder, capsys):
+    from forensic_lr.cli import main
+
+    spec = _case(folder)
+    path = folder / "case.toml"
+    main(["check", str(path)])
+    assert "read [measurements] database = 'db.csv': 3,160 comparisons" in capsys.readouterr().out
+    assert main(["validate", "--case", str(path), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    cllr = run_case_full(spec).result.validation.metrics["cllr"]
+    assert printed["cllr"] == pytest.approx(cllr, rel=1e-12) and printed["folds_by"] == "source"
