@@ -3,7 +3,9 @@
 The public API, importable from here (each name is imported on first use, so that
 ``forensic-lr --version`` and ``import forensic_lr`` stay fast):
 
-* reading data: :func:`load_scores`, :func:`load_case`;
+* reading data: :func:`load_scores`, :func:`load_case`, :func:`load_measurements` (feature
+  values: the sub-package ``features`` forms pairs by source, scores them and holds the
+  two-level model :class:`TwoLevelModel`);
 * calibration: :func:`make_calibrator`, :data:`CALIBRATORS`, :func:`save_calibrator` and
   :func:`load_calibrator` (a fitted calibrator as JSON, no pickle);
 * the evidence and the case: :func:`evaluate_evidence`, :func:`run_case`, :func:`run_case_full`;
@@ -16,8 +18,8 @@ The public API, importable from here (each name is imported on first use, so tha
 * the defaults every face shares (a case file's): :data:`DEFAULT_CALIBRATOR`,
   :data:`DEFAULT_SEED`. A function that takes a calibrator takes a name or an object, right
   after the data (``cross_validated_llr(ss, ds, "logistic")``);
-* sub-packages: ``io``, ``metrics``, ``calibration``, ``validation``, ``casework``, ``plots``,
-  ``report``, ``studies``, ``records``.
+* sub-packages: ``io``, ``features``, ``metrics``, ``calibration``, ``validation``,
+  ``casework``, ``plots``, ``report``, ``studies``, ``records``.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ _API = {
     "evaluate_llrs": "metrics",
     "evaluate": "metrics",  # the older name of evaluate_llrs
     "load_scores": "io",
+    "load_measurements": "features",
+    "TwoLevelModel": "features",
     "load_case": "casework",
     "make_calibrator": "calibration",
     "CALIBRATORS": "calibration",
@@ -51,8 +55,8 @@ _API = {
     "load_calibrator": "output",
 }
 _SUBPACKAGES = (
-    "calibration", "casework", "io", "metrics", "plots", "records", "report", "studies",
-    "uncertainty", "validation",
+    "calibration", "casework", "features", "io", "metrics", "plots", "records", "report",
+    "studies", "uncertainty", "validation",
 )
 
 __all__ = ["__version__", *sorted(_API)]

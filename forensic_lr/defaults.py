@@ -7,7 +7,7 @@ loading the numerical stack.
 from __future__ import annotations
 
 __all__ = ["DEFAULT_CALIBRATOR", "DEFAULT_DRAWS", "DEFAULT_INTERVAL", "DEFAULT_LEVEL",
-           "DEFAULT_SEED"]
+           "DEFAULT_MAX_DIFFERENT", "DEFAULT_SEED"]
 
 #: The calibration method of a case file without ``[method]``, of ``calibrate`` without
 #: ``--method`` and of the library's functions without a calibrator.
@@ -22,3 +22,8 @@ DEFAULT_LEVEL = 0.95
 DEFAULT_INTERVAL = "bootstrap"
 #: Default number of draws per interval kind (bootstrap replicates, posterior samples).
 DEFAULT_DRAWS = {"bootstrap": 1000, "bayes": 4000, "none": 0}
+
+#: Different-source comparisons a case from measurements forms from its population database
+#: (``[measurements] max_different``): all of them up to this many, else a sample drawn with the
+#: case's seed.
+DEFAULT_MAX_DIFFERENT = 20_000

@@ -33,6 +33,7 @@ from pydantic import (
 )
 
 from ..calibration import DEFAULT_CALIBRATOR, extra_inputs
+from ..defaults import DEFAULT_MAX_DIFFERENT
 from ..errors import InputError, excerpt
 from ..i18n import check_language
 from ..io.paths import input_file, input_folder, resolve_path
@@ -236,8 +237,8 @@ class MeasurementsSection(_Section):
         default="item", description="what a population comparison compares: rows, items "
         "(replicates averaged) or halves of a source's rows")
     max_different: StrictInt | None = Field(
-        default=20_000, ge=1, description="different-source population pairs kept (a seeded "
-        "sample beyond it)")
+        default=DEFAULT_MAX_DIFFERENT, ge=1, description="different-source population pairs "
+        "kept (a seeded sample beyond it)")
     source_column: str | StrictInt = Field(default="source",
                                            description="the database's source column")
     item_column: str | StrictInt = Field(

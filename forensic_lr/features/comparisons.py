@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..defaults import DEFAULT_SEED
+from ..defaults import DEFAULT_MAX_DIFFERENT, DEFAULT_SEED
 from ..errors import InputError
 from ..records import Serialisable
 from ..resampling import source_folds
@@ -37,10 +37,8 @@ from .pairs import Pairs, UnitKind, Units, pair_units, units_of
 from .scores import SCORE_FUNCTIONS, DistanceScore
 from .two_level import TwoLevelModel
 
-__all__ = ["FeatureModel", "MeasuredBackground", "background_values", "evidence_values"]
-
-#: Different-source population pairs kept by default (drawn with the case's seed beyond it).
-DEFAULT_MAX_DIFFERENT = 20_000
+__all__ = ["FeatureModel", "MeasuredBackground", "background_values", "evidence_values",
+           "population_summary"]
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, excerpt
+from ..errors import InputError
 from ..io.tables import Column, InputProvenance, names, read_table
 from ..records import Serialisable
 
@@ -66,10 +65,6 @@ class Measurements(Serialisable):
         """The measurements of ``rows`` (indices or a boolean mask), features unchanged."""
         return Measurements(self.values[rows], self.sources[rows], self.items[rows],
                             self.features, self.provenance)
-
-    def of_sources(self, sources) -> Measurements:
-        """The rows whose source is one of ``sources``."""
-        return self.select(np.isin(self.sources, np.asarray(sources, dtype=str)))
 
 
 def _check(values: np.ndarray, sources: np.ndarray, items: np.ndarray,
@@ -247,13 +242,3 @@ def load_measurements(path, *, source_column: str | int = "source",
     _check(values, sources, items, features, where, rows, population)
     return Measurements(values, sources, items, features, table.provenance)
 
-
-def describe(m: Measurements) -> dict[str, Any]:
-    """Sizes of a measurement table, for records and reports: rows, sources, items,
-    features and the smallest and largest number of rows per source."""
-    _, per_source = np.unique(m.sources, return_counts=True)
-    items = np.unique(np.char.add(np.char.add(m.sources, "\x1f"), m.items)).size
-    return {"measurements": int(m.values.shape[0]), "sources": int(per_source.size),
-            "items": int(items), "features": list(m.features),
-            "per_source_min": int(per_source.min()), "per_source_max": int(per_source.max()),
-            "file": None if m.provenance is None else excerpt(m.provenance.name, 200)}
