@@ -9,7 +9,15 @@ case pipeline and the command line only call it.
 from __future__ import annotations
 
 from .measurements import Measurements, load_measurements, measurements_from_arrays
-from .pairs import Pairs, Units, make_pairs, pair_units, split_by_sources, units_of
+from .pairs import (
+    Pairs,
+    Units,
+    make_pairs,
+    out_of_fold,
+    pair_units,
+    split_by_sources,
+    units_of,
+)
 from .scores import (
     SCORE_FUNCTIONS,
     ClassifierScore,
@@ -32,6 +40,7 @@ __all__ = [
     "load_measurements",
     "make_pairs",
     "measurements_from_arrays",
+    "out_of_fold",
     "pair_scores",
     "pair_units",
     "pooled_within_covariance",

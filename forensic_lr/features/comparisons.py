@@ -31,9 +31,8 @@ import numpy as np
 from ..defaults import DEFAULT_MAX_DIFFERENT, DEFAULT_SEED
 from ..errors import InputError
 from ..records import Serialisable
-from ..resampling import source_folds
 from .measurements import Measurements
-from .pairs import Pairs, UnitKind, Units, pair_units, units_of
+from .pairs import Pairs, UnitKind, Units, out_of_fold, pair_units, units_of
 from .scores import SCORE_FUNCTIONS, DistanceScore
 from .two_level import TwoLevelModel
 
@@ -95,6 +94,12 @@ class FeatureModel:
         if self.kind == "two_level":
             return fitted.llr_means(a_means, a_counts, b_means, b_counts)
         return fitted.score(a_means, b_means)
+
+    def compare_pairs(self, fitted, units: Units, pairs: Pairs) -> np.ndarray:
+        """The value of each pair of units (:meth:`compare`, each unit's own terms once)."""
+        if self.kind == "two_level":
+            return fitted.llr_pairs(units, pairs)
+        return fitted.score(units.means[pairs.first], units.means[pairs.second])
 
     def describe(self) -> dict[str, str]:
         """Title, summary and reference of the model, for the record."""
@@ -176,21 +181,11 @@ def background_values(model: FeatureModel, population: Measurements, *,
     the fold's test pairs involve; a parameter-free distance is computed once.
     """
     units, pairs = pair_units(population, unit, max_different=max_different, seed=seed)
-    first, second = pairs.first, pairs.second
-
-    def values_of(fitted, index):
-        return model.compare(fitted, units.means[first[index]], units.counts[first[index]],
-                             units.means[second[index]], units.counts[second[index]])
-
     if not model.fitted_parameters:
-        every = np.arange(first.size)
-        return MeasuredBackground(values_of(model.fit(population), every), pairs, units, False)
-    ss_index, ds_index = np.flatnonzero(pairs.same), np.flatnonzero(~pairs.same)
-    values = np.full(first.size, np.nan)
-    for split in source_folds(pairs.ss_sources, pairs.ds_sources, folds=folds, seed=seed):
-        test = np.r_[ss_index[split.test_ss], ds_index[split.test_ds]]
-        train = population.select(~np.isin(population.sources, np.unique(pairs.sources[test])))
-        values[test] = values_of(model.fit(train), test)
+        values = model.compare_pairs(model.fit(population), units, pairs)
+        return MeasuredBackground(values, pairs, units, False)
+    values = out_of_fold(model.fit, model.compare_pairs, population, units, pairs,
+                         folds=folds, seed=seed)
     return MeasuredBackground(values, pairs, units, True)
 
 

@@ -9,17 +9,20 @@ the test side of a split. Pairs are built with array operations, never a loop ov
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
 from ..defaults import DEFAULT_SEED
 from ..errors import InputError
 from ..records import Serialisable
+from ..resampling import source_folds
 from .measurements import Measurements
 
-__all__ = ["Pairs", "Units", "make_pairs", "pair_units", "split_by_sources", "units_of"]
+__all__ = ["Pairs", "Units", "make_pairs", "out_of_fold", "pair_units", "split_by_sources",
+           "units_of"]
 
 UnitKind = Literal["row", "item", "source", "whole"]
 
@@ -252,3 +255,23 @@ def split_by_sources(pairs: Pairs, test_sources) -> tuple[np.ndarray, np.ndarray
     """
     in_test = np.isin(pairs.sources, np.asarray(test_sources).astype(str))
     return ~in_test.any(axis=1), in_test.all(axis=1)
+
+
+def out_of_fold(fit: Callable[[Measurements], Any],
+                compare: Callable[[Any, Units, Pairs], np.ndarray], m: Measurements,
+                units: Units, pairs: Pairs, *, folds: int | None = 5,
+                seed: int = DEFAULT_SEED) -> np.ndarray:
+    """Each pair's value from a model fitted without its sources.
+
+    The pairs are split by :func:`~forensic_lr.resampling.source_folds` (by their two
+    source ids, the folds of a case's validation); for each split ``fit`` gets the
+    measurements of every source that no test pair of the split involves, and
+    ``compare(fitted, units, test_pairs)`` gives the test pairs' values.
+    """
+    ss_index, ds_index = np.flatnonzero(pairs.same), np.flatnonzero(~pairs.same)
+    out = np.full(pairs.same.size, np.nan)
+    for split in source_folds(pairs.ss_sources, pairs.ds_sources, folds=folds, seed=seed):
+        test = np.r_[ss_index[split.test_ss], ds_index[split.test_ds]]
+        train = m.select(~np.isin(m.sources, np.unique(pairs.sources[test])))
+        out[test] = compare(fit(train), units, pairs.select(test))
+    return out

@@ -50,9 +50,8 @@ from scipy.special import logsumexp
 
 from ..defaults import DEFAULT_SEED
 from ..errors import InputError, NotFittedError
-from ..resampling import source_folds
 from .measurements import Measurements
-from .pairs import Pairs, Units
+from .pairs import Pairs, Units, out_of_fold
 from .scores import pooled_within_covariance
 
 __all__ = ["TwoLevelModel", "cross_validated_pair_llr", "default_bandwidth"]
@@ -84,20 +83,29 @@ def _cholesky(matrix: np.ndarray, what: str) -> np.ndarray:
 def _log_mixture(points: np.ndarray, centres: np.ndarray, cov: np.ndarray) -> np.ndarray:
     """``log((1/k) sum_j N(points_i; centres_j, cov))`` for each point (``(p,)``).
 
-    Points and centres are whitened by the Cholesky factor of ``cov``; squared distances
-    come from the differences themselves (no ``|a|^2 + |b|^2 - 2ab`` cancellation),
-    ``_CHUNK_VALUES`` at a time.
+    Points and centres are whitened by the Cholesky factor of ``cov`` and shifted by the
+    centres' mean. One centre (the normal model): squared distances from the differences
+    themselves. Many centres (the kernel model): ``|a|^2 + |b|^2 - 2 a.b`` by a matrix
+    product, ``_CHUNK_VALUES`` at a time; after the shift the terms are of the size of the
+    distances, so the cancellation costs about ``1e-16`` times the largest squared
+    distance (far below the tests' ``1e-8``).
     """
     lower = _cholesky(cov, "combined")
     d = cov.shape[0]
     log_norm = -0.5 * d * np.log(2 * np.pi) - np.log(np.diag(lower)).sum() - np.log(len(centres))
-    pw = solve_triangular(lower, points.T, lower=True).T
     cw = solve_triangular(lower, centres.T, lower=True).T
-    step = max(1, _CHUNK_VALUES // (len(centres) * d))
+    shift = cw.mean(axis=0)
+    cw = cw - shift
+    pw = solve_triangular(lower, points.T, lower=True).T - shift
+    if len(centres) == 1:
+        return -0.5 * np.einsum("pd,pd->p", pw - cw, pw - cw) + log_norm
+    c2 = np.einsum("kd,kd->k", cw, cw)
+    step = max(1, _CHUNK_VALUES // len(centres))
     out = np.empty(len(points))
     for start in range(0, len(points), step):
-        diff = pw[start:start + step, None, :] - cw[None, :, :]
-        out[start:start + step] = logsumexp(-0.5 * np.einsum("pkd,pkd->pk", diff, diff), axis=1)
+        part = pw[start:start + step]
+        squared = np.einsum("pd,pd->p", part, part)[:, None] + c2[None, :] - 2.0 * part @ cw.T
+        out[start:start + step] = logsumexp(-0.5 * np.maximum(squared, 0.0), axis=1)
     return out + log_norm
 
 
@@ -215,6 +223,12 @@ class TwoLevelModel:
         if yc.shape != yr.shape or (nc < 1).any() or (nr < 1).any():
             raise InputError("control and recovered means must have the same shape and counts "
                              ">= 1")
+        return self._log_numerator(yc, nc, yr, nr) - self._log_g(yc, nc) - self._log_g(yr, nr)
+
+    def _log_numerator(self, yc: np.ndarray, nc: np.ndarray, yr: np.ndarray,
+                       nr: np.ndarray) -> np.ndarray:
+        """``log N(yc - yr; 0, U/nc + U/nr) + log g(y*; U/(nc + nr))`` of each comparison."""
+        d = self.within_.shape[0]
         # the difference term depends on 1/nc + 1/nr: one covariance per distinct value
         key = nc * (nr.max() + 1) + nr
         difference = _by_count(key, lambda k, i: _log_mixture(
@@ -222,8 +236,7 @@ class TwoLevelModel:
             self.within_ * (1.0 / nc[i[0]] + 1.0 / nr[i[0]])))
         total = nc + nr
         pooled = (nc[:, None] * yc + nr[:, None] * yr) / total[:, None]
-        return (difference + self._log_g(pooled, total)
-                - self._log_g(yc, nc) - self._log_g(yr, nr))
+        return difference + self._log_g(pooled, total)
 
     def llr(self, control, recovered) -> float:
         """The natural-log LR of one comparison from the two items' replicate measurements
@@ -235,9 +248,15 @@ class TwoLevelModel:
         return float(self.llr_means(c.mean(axis=0), len(c), r.mean(axis=0), len(r))[0])
 
     def llr_pairs(self, units: Units, pairs: Pairs) -> np.ndarray:
-        """Natural-log LRs of pairs of units (:mod:`forensic_lr.features.pairs`)."""
-        return self.llr_means(units.means[pairs.first], units.counts[pairs.first],
-                              units.means[pairs.second], units.counts[pairs.second])
+        """Natural-log LRs of pairs of units (:mod:`forensic_lr.features.pairs`); each
+        unit's denominator term ``g(y; U/n)`` is computed once, however many pairs it is in."""
+        self._check_fitted()
+        used, index = np.unique(np.r_[pairs.first, pairs.second], return_inverse=True)
+        a, b = np.split(index.reshape(-1), 2)
+        means, counts = units.means[used], units.counts[used].astype(np.int64)
+        log_g = self._log_g(means, counts)
+        return (self._log_numerator(means[a], counts[a], means[b], counts[b])
+                - log_g[a] - log_g[b])
 
     def params(self) -> dict[str, Any]:
         """The fitted parameters, JSON-able."""
@@ -254,17 +273,10 @@ def cross_validated_pair_llr(model: TwoLevelModel, m: Measurements, units: Units
     """Out-of-fold natural-log LRs of pairs: each pair scored by a model fitted without its
     sources.
 
-    The pairs are split by :func:`~forensic_lr.resampling.source_folds` (by their two
-    source ids); for each split the model is refitted on the measurements of every source
-    that no test pair of the split involves, so no source is on both sides.
+    :func:`~forensic_lr.features.pairs.out_of_fold`: for each split of the pairs by source
+    the model is refitted on the measurements of every source that no test pair involves,
+    so no source is on both sides.
     """
-    ss_index, ds_index = np.flatnonzero(pairs.same), np.flatnonzero(~pairs.same)
-    splits = source_folds(pairs.ss_sources, pairs.ds_sources, folds=folds, seed=seed)
-    out = np.full(pairs.same.size, np.nan)
-    for split in splits:
-        test = np.r_[ss_index[split.test_ss], ds_index[split.test_ds]]
-        tested = np.unique(pairs.sources[test])
-        train = m.select(~np.isin(m.sources, tested))
-        fitted = TwoLevelModel(between=model.between, bandwidth=model.bandwidth).fit(train)
-        out[test] = fitted.llr_pairs(units, pairs.select(test))
-    return out
+    return out_of_fold(
+        lambda train: TwoLevelModel(between=model.between, bandwidth=model.bandwidth).fit(train),
+        lambda fitted, u, p: fitted.llr_pairs(u, p), m, units, pairs, folds=folds, seed=seed)

@@ -213,3 +213,18 @@ def test_cross_validated_llrs_come_from_models_that_never_saw_the_pairs_sources(
     inside = model.fit(m).llr_pairs(units, pairs)
     assert not np.allclose(out, inside)
     assert np.mean(out[pairs.same] > 0) > 0.9 and np.mean(out[~pairs.same] < 0) > 0.9
+
+
+def test_pairs_of_units_get_the_llr_of_their_means_and_the_kernel_sum_matches_scipy():
+    m = _population(d=3, m=30, n=4, seed=9)
+    units, pairs = pair_units(m, "item")
+    model = TwoLevelModel(between="kde").fit(m)
+    a, b = pairs.first, pairs.second
+    direct = model.llr_means(units.means[a], units.counts[a], units.means[b], units.counts[b])
+    np.testing.assert_allclose(model.llr_pairs(units, pairs), direct, rtol=1e-12, atol=1e-12)
+    # log g(y; U/n) of one point as scipy's normal log densities summed one centre at a time
+    y, n = units.means[0], units.counts[0]
+    cov = model.within_ / n + model.bandwidth_**2 * model.between_
+    terms = [stats.multivariate_normal.logpdf(y, c, cov) for c in model.centres_]
+    want = np.logaddexp.reduce(terms) - np.log(len(terms))
+    assert model._log_g(y[None, :], np.array([n]))[0] == pytest.approx(want, abs=1e-10)
