@@ -102,3 +102,35 @@ def test_no_source_is_on_both_sides_of_any_fold(sources, folds, seed):
         trained = set(ss[split.train_ss].ravel()) | set(ds[split.train_ds].ravel())
         tested = set(ss[split.test_ss].ravel()) | set(ds[split.test_ds].ravel())
         assert not trained & tested
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(1, 5), min_size=10, max_size=16).filter(lambda c: max(c) > 1),
+       st.integers(3, 5),
+       st.integers(0, 2**32 - 1))
+def test_out_of_fold_never_fits_on_a_source_of_the_pairs_it_scores(counts, folds, seed):
+    """The model that scores a pair never saw a measurement of either of its sources, and
+    every pair is scored exactly once (10 to 16 sources with 1 to 5 measurements each)."""
+    from forensic_lr.features import measurements_from_arrays, out_of_fold
+
+    sources = np.repeat(np.arange(len(counts)), counts)
+    values = np.arange(sources.size, dtype=float)[:, None] + sources[:, None] * 100.0
+    m = measurements_from_arrays(values, sources)
+    units = units_of(m, "row")
+    pairs = make_pairs(units.sources)
+    seen = []
+
+    def fit(train):
+        return set(train.sources.tolist())
+
+    def compare(trained, u, p):
+        assert not trained & set(p.sources.ravel().tolist())
+        seen.append(p.first.size)
+        return np.zeros(p.first.size)
+
+    try:
+        out = out_of_fold(fit, compare, m, units, pairs, folds=folds, seed=seed)
+    except InputError as exc:  # the folds' own rule: 2 training pairs of each class
+        assert "training trials" in str(exc)
+        return
+    assert sum(seen) == pairs.first.size and not np.isnan(out).any()
