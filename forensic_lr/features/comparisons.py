@@ -89,14 +89,9 @@ class FeatureModel:
             return TwoLevelModel(between=self.between, bandwidth=self.bandwidth).fit(population)
         return DistanceScore(self.score).fit(population.values, population.sources)
 
-    def compare(self, fitted, a_means, a_counts, b_means, b_counts) -> np.ndarray:
-        """The value of each comparison of mean vectors with their replicate counts."""
-        if self.kind == "two_level":
-            return fitted.llr_means(a_means, a_counts, b_means, b_counts)
-        return fitted.score(a_means, b_means)
-
     def compare_pairs(self, fitted, units: Units, pairs: Pairs) -> np.ndarray:
-        """The value of each pair of units (:meth:`compare`, each unit's own terms once)."""
+        """The value of each pair of units (the two-level model's LLR, with each unit's own
+        terms computed once; or the score function of the units' means)."""
         if self.kind == "two_level":
             return fitted.llr_pairs(units, pairs)
         return fitted.score(units.means[pairs.first], units.means[pairs.second])
@@ -202,10 +197,11 @@ def evidence_values(model: FeatureModel, population: Measurements, items: Measur
     if missing:
         raise InputError(f"no measurements of item(s) {', '.join(map(repr, missing))} in the "
                          f"items file (items: {', '.join(map(repr, index))})")
-    a = np.array([index[p[0]] for p in comparisons])
-    b = np.array([index[p[1]] for p in comparisons])
-    values = model.compare(model.fit(population), units.means[a], units.counts[a],
-                           units.means[b], units.counts[b])
+    a = np.array([index[p[0]] for p in comparisons], dtype=np.intp)
+    b = np.array([index[p[1]] for p in comparisons], dtype=np.intp)
+    pairs = Pairs(a, b, np.zeros(a.size, bool),
+                  np.column_stack([units.sources[a], units.sources[b]]), a.size)
+    values = model.compare_pairs(model.fit(population), units, pairs)
     return values, {s: int(n) for s, n in zip(units.sources.tolist(), units.counts.tolist(),
                                                strict=True)}
 
