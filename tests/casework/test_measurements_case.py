@@ -174,3 +174,22 @@ def test_check_and_validate_case_read_the_measurements_as_run_does(folder, capsy
     printed = json.loads(capsys.readouterr().out)
     cllr = run_case_full(spec).result.validation.metrics["cllr"]
     assert printed["cllr"] == pytest.approx(cllr, rel=1e-12) and printed["folds_by"] == "source"
+
+
+def test_several_comparisons_each_get_their_value_and_label(folder):
+    items = (folder / "items.csv").read_text().splitlines()
+    items += [f"Q2,{row.split(',', 1)[1]}" for row in items[1:3]]  # two rows like K1's
+    (folder / "items.csv").write_text("\n".join(items) + "\n")
+    extra = ('\n[[propositions.comparison]]\nlabel = "Q1-K1"\nhp = "Q1 from K1"\nhd = "not"\n'
+             '[[propositions.comparison]]\nlabel = "Q2-K1"\nhp = "Q2 from K1"\nhd = "not"\n')
+    path = folder / "case.toml"
+    text = CASE.format(measurements='compare = [["Q1", "K1"], ["Q2", "K1"]]')
+    text = text.replace('hp = "Q1 comes from K1"\nhd = "Q1 comes from another window"\n', "")
+    path.write_text(text.replace("[evidence]", extra + "[evidence]"), encoding="utf-8")
+    spec = load_case(path)
+    population = load_measurements(folder / "db.csv")
+    rows = np.loadtxt(folder / "items.csv", delimiter=",", skiprows=1, usecols=(1, 2))
+    model = TwoLevelModel().fit(population)
+    want = (model.llr(rows[3:5], rows[:3]), model.llr(rows[5:7], rows[:3]))
+    assert spec.evidence.labels == ("Q1-K1", "Q2-K1")
+    assert spec.evidence.values == pytest.approx(want, abs=1e-12)
