@@ -23,7 +23,7 @@ from pathlib import Path
 from ..errors import InputError
 
 __all__ = ["LANGUAGE_NAMES", "N_", "SOURCE_LANGUAGE", "SUPPORTED_LANGUAGES", "catalogue_path",
-           "check_language", "incomplete_entries", "locale_dir", "supported",
+           "check_language", "incomplete_entries", "locale_dir", "read_catalogue", "supported",
            "translations"]
 
 #: The languages a report can be written in (ISO 639-1 codes, as Babel names the locales).
@@ -85,14 +85,23 @@ def translations(language: str, domain: str) -> gettext.NullTranslations:
 def _compiled(language: str, domain: str) -> gettext.GNUTranslations:
     from babel.messages.mofile import write_mo
 
-    catalog = _read(language, domain)
+    catalog = read_catalogue(language, domain)
     buffer = io.BytesIO()
     write_mo(buffer, catalog, use_fuzzy=False)
     buffer.seek(0)
     return gettext.GNUTranslations(buffer)
 
 
-def _read(language: str, domain: str):
+def read_catalogue(language: str, domain: str):
+    """The ``.po`` catalogue of ``domain`` in ``language`` (a Babel ``Catalog``), read as
+    written: empty and fuzzy entries included (:func:`translations` and
+    :func:`incomplete_entries` decide what they mean).
+
+    Raises
+    ------
+    InputError
+        When the language has no catalogue of ``domain``.
+    """
     from babel.messages.pofile import read_po
 
     path = catalogue_path(language, domain)
@@ -114,7 +123,7 @@ def incomplete_entries(language: str, domain: str, template=None) -> list[str]:
     """
     if language == SOURCE_LANGUAGE:
         return []
-    catalog = _read(language, domain)
+    catalog = read_catalogue(language, domain)
     if template is None:
         template = _template_ids(domain)
     missing = []

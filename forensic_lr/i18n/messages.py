@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping
 
 from ..errors import InputError
-from . import SOURCE_LANGUAGE, catalogue_path, supported, translations
+from . import SOURCE_LANGUAGE, catalogue_path, read_catalogue, supported, translations
 from .formatting import localized
 
 __all__ = ["english", "message_codes", "message_text"]
@@ -33,14 +33,7 @@ _NUMBER = re.compile(r"[-+−]?(1/\(?)?[0-9][0-9.,]*( × 10\^[-−]?[0-9]+)?\)?(
 @functools.lru_cache(maxsize=16)
 def _catalogue(language: str) -> dict[str, str]:
     """``code -> text`` of a language's messages catalogue (empty and fuzzy entries left out)."""
-    from babel.messages.pofile import read_po
-
-    path = catalogue_path(language, "messages")
-    if not path.is_file():
-        raise InputError(f"the report language {language!r} has no 'messages' catalogue yet",
-                         path=str(path))
-    with path.open("rb") as handle:
-        catalog = read_po(handle, locale=language, domain="messages")
+    catalog = read_catalogue(language, "messages")
     return {m.id: m.string for m in catalog if m.id and m.string and not m.fuzzy}
 
 
