@@ -4,7 +4,9 @@ Prints, from one run: the time of `forensic_lr.evaluate` on 10^5, 10^6 and 10^7 
 (10 % same-source, Gaussian LLRs) as a ratio to `np.sort` of the pooled array (the floor:
 any exact rank-based metric sorts once; the two are timed alternately, best of 5, so that
 both see the same machine load), and `min_cllr` against lir's `cllr_min` and a
-scikit-learn IsotonicRegression-based minimum Cllr, plus peak memory of `evaluate`.
+scikit-learn IsotonicRegression-based minimum Cllr, plus peak memory of `evaluate`;
+at 10^6 trials also the checks that values given as LLRs look like LLRs and the ELUB
+bounds, as ratios to np.sort.
 Run: python benchmarks/bench_metrics.py   (needs the `bench` extra for the peers)
 """
 
@@ -15,7 +17,9 @@ import tracemalloc
 import numpy as np
 from timing import best_of
 
+from forensic_lr.calibration.elub import elub_bounds
 from forensic_lr.metrics import evaluate, min_cllr
+from forensic_lr.metrics.llr_checks import warn_if_not_llrs
 
 
 def sklearn_min_cllr(ss, ds) -> float:
@@ -75,6 +79,14 @@ def main() -> None:
 
     n = 10**6
     ss, ds = rng.normal(2.0, 2.0, n // 10), rng.normal(-2.0, 2.0, n - n // 10)
+    floor, checks = interleaved(lambda: np.sort(np.concatenate([ss, ds])),
+                                lambda: warn_if_not_llrs(ss, ds))
+    _, elub = interleaved(lambda: None, lambda: elub_bounds(ss, ds))
+    print(f"\nat {n} trials, ratio to np.sort ({floor * 1e3:.1f} ms):")
+    print(f"  checks of values given as LLRs (one pass)  {checks * 1e3:8.1f} ms  "
+          f"{checks / floor:6.2f}x")
+    print(f"  ELUB bounds (sort + searchsorted)          {elub * 1e3:8.1f} ms  "
+          f"{elub / floor:6.2f}x")
     floor, ours = interleaved(lambda: np.sort(np.concatenate([ss, ds])), lambda: min_cllr(ss, ds))
     print(f"\nmin_cllr at {n} trials, ratio to np.sort ({floor * 1e3:.1f} ms):")
     print(f"  forensic-lr min_cllr        {ours * 1e3:8.1f} ms  {ours / floor:6.1f}x")

@@ -88,11 +88,34 @@ def raw_score_signs(ss_llr, ds_llr, *, presorted: bool = False) -> tuple[str, ..
         signs.append(f"RMEP = {rmep:.2f}: most same-source values favour Hd")
     if rmed > 0.5:
         signs.append(f"RMED = {rmed:.2f}: most different-source values favour Hp")
-    for value, what in ((_mean_exp_log10(ds, ds_above), "LR over the different-source values"),
-                        (_mean_exp_log10(-ss, -ss_below), "1/LR over the same-source values")):
+    for values, positive, kind, sign in ((ds, ds_above, "different-source", 1.0),
+                                         (-ss, -ss_below, "same-source", -1.0)):
+        value = _mean_exp_log10(values, positive)
         if value > EXPECTATION_LIMIT_LOG10:
-            signs.append(f"the mean {what} is 10^{value:.1f}; for calibrated LRs it is 1")
+            what = "LR" if sign > 0 else "1/LR"
+            signs.append(f"the mean {what} over the {kind} values is 10^{value:.1f}; for "
+                         f"calibrated LRs it is 1" + _one_outlier(values, kind, sign))
     return tuple(signs)
+
+
+def _one_outlier(values: np.ndarray, kind: str, sign: float) -> str:
+    """A clause naming the one value that lifts the mean of ``exp(values)`` above the limit
+    on its own (the others' mean is at most ``10**EXPECTATION_LIMIT_LOG10``), or "".
+
+    One strongly misleading LLR (a calibration extrapolating past its data, such as a
+    logistic fit with no bounds) can carry the mean alone, whereas raw scores on another
+    scale lift every term. The largest term's share of the sum is
+    :math:`e^{\\max - \\mathrm{logsumexp}}`.
+    """
+    top = int(np.argmax(values))
+    rest = np.delete(values, top)
+    limit = math.log(10 ** EXPECTATION_LIMIT_LOG10 * max(rest.size, 1))
+    if rest.size and float(logsumexp(rest)) > limit:
+        return ""
+    share = math.exp(float(values[top]) - float(logsumexp(values)))
+    return (f"; {share:.0%} of it comes from one {kind} LLR of {sign * values[top]:.3g}, a "
+            "strongly misleading value such as an unbounded calibration gives past its data "
+            "(bounds such as ELUB limit it)")
 
 
 def _without_nan(values: np.ndarray) -> np.ndarray:

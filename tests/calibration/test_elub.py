@@ -99,16 +99,6 @@ def test_elub_rejects_nan():
         elub_bounds([0.0, np.nan], [0.0])
 
 
-def test_elub_is_fast_on_a_million_llrs():
-    import time
-
-    rng = np.random.default_rng(0)
-    ss, ds = rng.normal(3, 2, 10**6), rng.normal(-3, 2, 10**6)
-    start = time.perf_counter()
-    elub_bounds(ss, ds)
-    assert time.perf_counter() - start < 5.0  # sort + searchsorted: well under a second
-
-
 # ---------------------------------------------------------------------- the wrapper
 
 
