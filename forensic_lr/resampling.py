@@ -301,13 +301,29 @@ def source_folds(
         train_ss = np.flatnonzero(~np.isin(f_ss, (f, g)).any(axis=1))
         train_ds = np.flatnonzero(~np.isin(f_ds, (f, g)).any(axis=1))
         if train_ss.size < 2 or train_ds.size < 2:
-            raise InputError(
-                f"leaving out source fold(s) {sorted({int(f), int(g)})} leaves "
-                f"{train_ss.size} SS and {train_ds.size} DS training trials (at least 2 of "
-                "each needed); use fewer folds or add sources"
-            )
+            raise InputError(too_few_training_message(int(f), int(g), int(fold_of.max()) + 1,
+                                                      train_ss.size, train_ds.size))
         splits.append(SourceSplit(train_ss, train_ds, test_ss, test_ds))
     return tuple(splits)
+
+
+def too_few_training_message(f: int, g: int, folds: int, n_ss: int, n_ds: int) -> str:
+    """What is wrong and what to do when leaving out source folds ``f`` and ``g`` leaves
+    fewer than 2 training trials of a class.
+
+    More folds mean fewer sources per fold, so more training trials in every split (the
+    most with leave-one-source-out). A trial comparing sources in folds ``f != g`` is tested
+    by a model trained without both folds; with 2 folds that leaves no training trial.
+    """
+    left_out = sorted({f, g})
+    message = (f"leaving out source fold(s) {left_out} leaves {n_ss} SS and {n_ds} DS "
+               "training trials (at least 2 of each needed)")
+    if len(left_out) == folds:
+        message += (f": with {folds} source folds, a trial comparing sources of different "
+                    "folds is scored by a model trained without both folds, which leaves "
+                    "nothing to train on")
+    return (f"{message}; use more folds (at least 3, at most the number of sources; from "
+            "Python also folds=None, leave-one-source-out), or add sources")
 
 
 def fold_ids(size: int, folds: int, rng: np.random.Generator) -> np.ndarray:

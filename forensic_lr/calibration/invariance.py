@@ -6,6 +6,7 @@ import numpy as np
 
 from .._checks import check_pair
 from .._numbers import LN10
+from ..errors import InputError
 from .base import check_weight
 from .elub import ELUB
 
@@ -90,8 +91,11 @@ def iv_bounds_log10(ss_llr, ds_llr, ss_weight=None, ds_weight=None, *, step: flo
     ss, ds = check_pair(ss_llr, ds_llr)
     w_ss, w_ds = check_weight(ss_weight, ss.size, "ss_weight"), check_weight(
         ds_weight, ds.size, "ds_weight")
-    if not (np.isfinite(step) and step > 0 and np.isfinite(clip) and clip > 0):
-        raise ValueError("step and clip must be positive numbers")
+    for name, value, example in (("step", step, "0.001"), ("clip", clip, "20")):
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                or not (np.isfinite(value) and value > 0):
+            raise InputError(f"iv_bounds_log10: {name} must be a positive finite number "
+                             f"(log10 units), got {value!r}; pass e.g. {name}={example}")
     ss, ds = (np.clip(v / LN10, -clip, clip) for v in (ss, ds))
     lo = min(0.0, float(min(ss.min(), ds.min())))
     hi = max(0.0, float(max(ss.max(), ds.max()))) + step

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from forensic_lr.calibration import IV, iv_bounds_log10, make_calibrator
+from forensic_lr.errors import InputError
 
 
 def _brute_iv(ss10, ds10, step=0.001, clip=20.0, on_grid=False):
@@ -73,3 +74,11 @@ def test_iv_bounder_limits_a_calibrator_to_its_training_bounds():
     llr = bounded.llr([-50.0, 0.0, 50.0]) / math.log(10)
     assert llr[0] == pytest.approx(low) and llr[2] == pytest.approx(high)
     assert bounded.params()["iv_log10_lr_high"] == pytest.approx(high)
+
+
+@pytest.mark.parametrize(("option", "value"), [("step", 0), ("step", -0.01), ("step", np.nan),
+                                               ("clip", np.inf), ("clip", 0), ("clip", "20")])
+def test_bad_step_or_clip_is_an_input_error_naming_the_option(option, value):
+    with pytest.raises(InputError, match=rf"{option} must be a positive finite number.*"
+                                         rf"pass e\.g\. {option}="):
+        iv_bounds_log10([1.0, 2.0], [-1.0, 0.0], **{option: value})

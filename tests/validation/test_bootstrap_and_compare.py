@@ -314,6 +314,21 @@ def test_leave_one_source_out_has_one_fold_per_source_for_single_ids():
         source_folds(ss_src, ds_src, folds=9)
 
 
+def test_two_source_folds_with_pair_sources_say_why_and_what_to_do():
+    # With 2 folds every split {0, 1} leaves out both folds: nothing is left to train on.
+    # The message says so and asks for more folds (the old one said "fewer").
+    rng = np.random.default_rng(2)
+    _, _, ss_src, ds_src = _clustered(rng, n_sources=9, per=3)
+    with pytest.raises(InputError) as exc:
+        source_folds(ss_src, ds_src, folds=2, seed=4)
+    text = str(exc.value)
+    assert "with 2 source folds" in text and "0 SS and 0 DS training trials" in text
+    assert "use more folds (at least 3" in text and "folds=None" in text
+    assert "fewer" not in text
+    # 1-D sources (labels) are split into 2 folds as before
+    assert len(source_folds(np.arange(6), np.arange(6), folds=2)) == 2
+
+
 def test_cross_validated_llr_by_source_matches_direct_fits():
     # Independent value: for chosen trials, fit the calibrator on the trials that share
     # no source (or source fold) with them, by explicit masks.
