@@ -17,9 +17,12 @@ The signature is a PAdES baseline signature (ETSI EN 319 142-1, B-B level: CMS w
 signing certificate and the signing time as signed attributes, sub-filter
 ``ETSI.CAdES.detached``) added as an incremental update, so the report's first revision
 keeps the bytes forensic-lr wrote (``verify`` compares those). Its reason is
-"evaluative report, case X", its name the certificate holder's (subject common name) and
-the role is stated in the signature's location field ("signed as ROLE"), the one free
-text field of a PDF signature readers show besides the reason.
+"evaluative report, case X" and its name the certificate holder's (subject common name).
+The role is a signed CAdES attribute: a claimed signer attribute (``signer-attributes-v2``,
+ETSI EN 319 122-1 section 5.2.6.1) of type ``role`` (X.509 attribute 2.5.4.72, RFC 5755
+``RoleSyntax``), which ``verify`` reads back from the signature; it is also stated in the
+signature's location field ("signed as ROLE"), the free text field PDF readers such as
+poppler's ``pdfsig`` show besides the reason.
 """
 
 from __future__ import annotations
@@ -35,8 +38,8 @@ from pathlib import Path
 
 from ..errors import InputError
 
-__all__ = ["SignatureCheck", "Signer", "add_signature", "check_signatures", "lab_signer",
-           "load_signer", "load_trust_anchors", "profile_signer", "sign_pdf"]
+__all__ = ["SignatureCheck", "Signer", "add_signature", "check_signatures", "claimed_roles",
+           "lab_signer", "load_signer", "load_trust_anchors", "profile_signer", "sign_pdf"]
 
 
 @contextlib.contextmanager
@@ -144,10 +147,36 @@ def lab_signer(profile_file: str | Path, *, role: str | None = None) -> Signer:
                        role=signing.role if role is None else role)
 
 
+def _role_attributes(role: str):
+    """The CAdES signed attributes claiming ``role`` (``signer-attributes-v2`` with one
+    claimed X.509 ``role`` attribute, RFC 5755 ``RoleSyntax``; the role name is a
+    GeneralName, here the URI form, which is how BouncyCastle's ``RoleSyntax(String)``
+    writes a text role), or None without a role."""
+    if not role:
+        return None
+    from asn1crypto import cms, x509
+    from pyhanko.sign.ades.api import CAdESSignedAttrSpec, SignerAttrSpec
+
+    name = x509.GeneralName(name="uniform_resource_identifier", value=role)
+    claimed = cms.AttCertAttribute({"type": "role",
+                                    "values": [cms.RoleSyntax({"role_name": name})]})
+    return CAdESSignedAttrSpec(signer_attributes=SignerAttrSpec(claimed_attrs=[claimed],
+                                                                certified_attrs=[]))
+
+
+def claimed_roles(status) -> list[str]:
+    """The roles a validated signature claims (its CAdES claimed ``role`` attributes)."""
+    attrs = getattr(status, "cades_signer_attrs", None)
+    if attrs is None or "role" not in attrs.claimed_attrs:
+        return []
+    return [str(value["role_name"].native) for value in attrs.claimed_attrs["role"].attr_values]
+
+
 def sign_pdf(pdf: bytes, signer: Signer, *, reason: str,
              field_name: str = "ExaminerSignature") -> bytes:
     """``pdf`` with a PAdES signature appended as an incremental update, in a new signature
-    field ``field_name``."""
+    field ``field_name``; the signer's role as a claimed CAdES signer attribute and in the
+    location field."""
     from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
     from pyhanko.sign import fields, signers
 
@@ -155,6 +184,7 @@ def sign_pdf(pdf: bytes, signer: Signer, *, reason: str,
         field_name=field_name, name=signer.name, reason=reason,
         location=f"signed as {signer.role}" if signer.role else None,
         subfilter=fields.SigSeedSubFilter.PADES, md_algorithm="sha256",
+        cades_signed_attr_spec=_role_attributes(signer.role),
     )
     writer = IncrementalPdfFileWriter(io.BytesIO(pdf), strict=False)
     out = signers.sign_pdf(writer, meta, signer=signer.signer)
@@ -281,8 +311,9 @@ def check_signatures(data: bytes, trust: list | None = None) -> list[SignatureCh
         when = status.signer_reported_dt.isoformat() if status.signer_reported_dt else "?"
         fingerprint = cert.sha256.hex()
         sig = embedded.sig_object
-        details = "; ".join(f"{k[1:].lower()}: {sig[k]}" for k in ("/Reason", "/Location")
-                            if k in sig)
+        details = "; ".join([*(f"{k[1:].lower()}: {sig[k]}" for k in ("/Reason", "/Location")
+                                 if k in sig),
+                               *(f"role (signed attribute): {r}" for r in claimed_roles(status))])
         problems = []
         if not status.intact:
             problems.append("the file's bytes do not match the signed digest: it was changed "

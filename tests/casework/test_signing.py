@@ -120,6 +120,7 @@ def test_signed_report_verifies_and_keeps_its_first_revision(signed, capsys):
             "signature 1 of 1: signed by ") in text and "Common Name: A. Examiner" in text
     assert "reason: evaluative report, case FVC-2026-017" in text
     assert "location: signed as forensic examiner" in text
+    assert "role (signed attribute): forensic examiner" in text
     assert "equals the report's first revision (before signing), byte for byte" in text
     assert "unsigned" not in text
 
@@ -132,6 +133,28 @@ def test_poppler_reports_the_signature_valid(signed):
     assert "Signer Certificate Common Name: A. Examiner" in shown
     assert "Signature Validation: Signature is Valid." in shown
     assert "Total document signed" in shown
+
+
+def _signer_info(pdf, number: int = 0):
+    """The CMS SignerInfo of the ``number``-th signature, read with pypdf and asn1crypto (not
+    with pyHanko, which wrote it)."""
+    from asn1crypto import cms
+    from pypdf import PdfReader
+
+    fields = [f for f in PdfReader(pdf).get_fields().values() if f.get("/FT") == "/Sig"]
+    contents = fields[number]["/V"].get_object()["/Contents"]
+    signed_data = cms.ContentInfo.load(bytes(contents))["content"]
+    return signed_data["signer_infos"][0]
+
+
+def test_role_is_a_signed_cades_claimed_attribute(signed):
+    """The role is in the signed attributes as signer-attributes-v2 (OID 0.4.0.19122.1.1)
+    claiming an X.509 role attribute (2.5.4.72) whose RoleSyntax names the profile's role."""
+    _, _, out = signed
+    attrs = {a["type"].dotted: a for a in _signer_info(out / "report.pdf")["signed_attrs"]}
+    claimed = attrs["0.4.0.19122.1.1"]["values"][0]["claimed_attributes"]
+    assert [a["type"].dotted for a in claimed] == ["2.5.4.72"]
+    assert claimed[0]["values"][0]["role_name"].native == "forensic examiner"
 
 
 def test_one_flipped_byte_breaks_the_signature(signed, tmp_path, capsys):
@@ -262,6 +285,8 @@ def test_reviewer_signature_is_second_and_first_revision_still_matches(signed, t
     assert first < second
     assert "A. Examiner" in text[first:second] and "B. Reviewer" in text[second:]
     assert "location: signed as reviewer" in text[second:]
+    assert "role (signed attribute): reviewer" in text[second:]
+    assert "role (signed attribute): forensic examiner" in text[first:second]
     assert "verdict: the report matches its case" in text
     # the same again refuses to overwrite; in place needs --force
     assert main(["sign", str(out / "report.pdf"), "--pkcs12", str(reviewer_p12),
