@@ -133,6 +133,11 @@ class SigningTable(_Table):
     passphrase_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
                                        description="environment variable with the passphrase")
     role: str = Field(default="", max_length=200)
+    tsa_url: str | None = Field(default=None, pattern=r"^https?://\S+$", max_length=2000,
+                                description="timestamp authority (RFC 3161) for PAdES-B-LTA")
+    ca_certificates: tuple[str, ...] = Field(
+        default=(), description="CA certificates (PEM/DER) the signer's and the timestamp "
+        "authority's certificates chain to, for the long-term validation data")
 
 
 class RecordsTable(_Table):
@@ -285,6 +290,8 @@ def load_profile(path: str | Path, *, confine_to: Path | None = None
               ("signing", "certificate", profile.signing.certificate, input_file),
               ("report", "template_dir", profile.report.template_dir, input_folder)]
     checks += [("data", "roots", root, input_folder) for root in profile.data.roots]
+    checks += [("signing", "ca_certificates", cert, input_file)
+               for cert in profile.signing.ca_certificates]
     for section, key, value, check in checks:
         try:
             if value is not None:

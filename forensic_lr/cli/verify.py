@@ -71,7 +71,7 @@ def _print_finding(finding) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``forensic-lr verify REPORT.pdf``: print the verdict; 0 matches, 1 differs."""
-    from ..casework.signing import check_signatures, load_trust_anchors
+    from ..casework.signing import check_signatures, load_trust_anchors, validation_data
     from ..casework.verify import Finding, check_against_case, read_report
 
     trust = load_trust_anchors(args.trust) if args.trust else None
@@ -81,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {line}")
     signatures = check_signatures(report.data, trust)
     findings = [Finding("signature", s.ok, s.text) for s in signatures]
+    lta = validation_data(report.data) if signatures else None
+    if lta:
+        findings.append(Finding("signature", None, lta))
     if not signatures:
         print("  signature: unsigned")
         if report.revisions > 1:

@@ -46,9 +46,12 @@ def _name(common_name: str) -> x509.Name:
                       x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Lab of Signatures")])
 
 
-def _certificate(subject: str, key, issuer: tuple | None = None, *, ca: bool = False):
+def _certificate(subject: str, key, issuer: tuple | None = None, *, ca: bool = False,
+                 crl_url: str | None = None, timestamping: bool = False):
     """An X.509 certificate for ``subject``'s ``key``, issued by ``issuer`` = (certificate,
-    key), self-signed when None; a CA certificate when ``ca``."""
+    key), self-signed when None; a CA certificate when ``ca``; naming a CRL distribution
+    point ``crl_url``; a timestamp authority's (extended key usage timeStamping) when
+    ``timestamping``."""
     issuer_cert, issuer_key = issuer or (None, key)
     now = datetime.datetime.now(datetime.UTC)
     builder = (x509.CertificateBuilder().subject_name(_name(subject))
@@ -63,6 +66,12 @@ def _certificate(subject: str, key, issuer: tuple | None = None, *, ca: bool = F
     usage.update({"key_cert_sign": True, "crl_sign": True} if ca else
                  {"digital_signature": True, "content_commitment": True})
     builder = builder.add_extension(x509.KeyUsage(**usage), critical=True)
+    if crl_url:
+        builder = builder.add_extension(x509.CRLDistributionPoints([x509.DistributionPoint(
+            [x509.UniformResourceIdentifier(crl_url)], None, None, None)]), critical=False)
+    if timestamping:
+        builder = builder.add_extension(
+            x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.TIME_STAMPING]), critical=True)
     return builder.sign(issuer_key, hashes.SHA256())
 
 
@@ -74,11 +83,12 @@ def _pem(path, cert) -> None:
     path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
 
 
-def _p12(path, passphrase: str, name: str = "A. Examiner", ca: tuple | None = None) -> None:
+def _p12(path, passphrase: str, name: str = "A. Examiner", ca: tuple | None = None,
+         crl_url: str | None = None) -> None:
     """An RSA certificate for ``name`` with its key (issued by ``ca`` = (certificate, key),
-    else self-signed), in a PKCS#12 file with the passphrase."""
+    else self-signed; naming the CRL ``crl_url``), in a PKCS#12 file with the passphrase."""
     key = _key()
-    cert = _certificate(name, key, ca)
+    cert = _certificate(name, key, ca, crl_url=crl_url)
     path.write_bytes(pkcs12.serialize_key_and_certificates(
         b"examiner", key, cert, [ca[0]] if ca else None,
         serialization.BestAvailableEncryption(passphrase.encode())))
