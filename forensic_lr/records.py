@@ -668,6 +668,10 @@ class ValidationStudy(Tabular, Record):
     selected_on_same_data: bool = False
     #: the best method's RMEP and RMED as counts with their intervals
     rates: tuple[RateCount, ...] = ()
+    #: the ``forensic-lr validate --report`` options that made the study (input files as
+    #: given, output options left out), which ``forensic-lr verify --study`` re-runs; None
+    #: for a study run from Python
+    command_options: dict[str, Any] | None = None
 
     _arrays: Any = PrivateAttr(default=None)
 

@@ -33,11 +33,15 @@ from typing import Any
 from ..errors import InputError
 from ..provenance import software_versions
 
-__all__ = ["RECORD_NAMES", "Finding", "ReportFile", "check_against_case", "first_difference",
-           "read_report"]
+__all__ = ["RECORD_NAMES", "STUDY_INPUT_OPTIONS", "Finding", "ReportFile", "check_against_case",
+           "check_against_study", "first_difference", "read_report"]
 
 #: The records a report embeds: a case report's and a validation study's.
 RECORD_NAMES = ("result.json", "validation.json")
+
+#: The ``validate --report`` options (kept in a study's ``command_options``) that name
+#: input files, which ``verify --study`` finds among the paths it is given.
+STUDY_INPUT_OPTIONS = ("ss", "ds", "scores", "case", "criteria")
 
 #: Most levels of a name tree walked (a report has one; a hostile file may nest without end).
 _MAX_TREE_DEPTH = 16
@@ -263,18 +267,19 @@ def _compare_digest(name: str, recorded: str | None, current: str | None) -> Fin
 
 
 def _record_finding(report: ReportFile, computed: bytes) -> Finding:
+    name = report.record_name
     if computed == report.record:
-        return Finding("record", True, "result.json recomputed from the inputs equals the "
+        return Finding("record", True, f"{name} recomputed from the inputs equals the "
                        "embedded one, byte for byte")
     diff = first_difference(report.content, json.loads(computed))
     if diff is None:
         offset = next(i for i, (x, y) in enumerate(zip(report.record, computed, strict=False))
                       if x != y) if len(computed) == len(report.record) else min(
             len(computed), len(report.record))
-        return Finding("record", False, "result.json recomputed has the same values but "
+        return Finding("record", False, f"{name} recomputed has the same values but "
                        f"other bytes (from byte {offset})")
     where, recorded, now = diff
-    return Finding("record", False, f"result.json differs first at {where}: the report says "
+    return Finding("record", False, f"{name} differs first at {where}: the report says "
                    f"{_shown(recorded)}, the re-run gives {_shown(now)}")
 
 
@@ -351,11 +356,103 @@ def check_against_case(
     findings.append(_record_finding(report, run.result.to_json().encode("utf-8")))
     if render is None:
         return findings
-    differ = _software_difference(recorded.get("provenance", {}).get("software", {}))
-    if differ:
-        findings.append(Finding("pdf", None, "the PDF could not be re-rendered identically: "
-                                "the report was made with other software versions ("
-                                + "; ".join(differ) + "); the record was checked"))
-    else:
-        findings.append(_pdf_finding(report, render(run)))
+    findings.append(_pdf_step(report, recorded.get("provenance", {}).get("software", {}),
+                              lambda: render(run)))
     return findings
+
+
+def _pdf_step(report: ReportFile, software: dict[str, str],
+              render: Callable[[], bytes]) -> Finding:
+    """The re-rendered PDF against the report's first revision, when the recorded software
+    versions are the installed ones; else a note that it cannot be re-rendered identically."""
+    differ = _software_difference(software)
+    if differ:
+        return Finding("pdf", None, "the PDF could not be re-rendered identically: the report "
+                       "was made with other software versions (" + "; ".join(differ)
+                       + "); the record was checked")
+    return _pdf_finding(report, render())
+
+
+def _study_file(name: str, given: list[Path]) -> Path | None:
+    """Where the input ``name`` (a path as the study's record gives it) is among the
+    ``--study`` paths: a given file of that file name, else that relative path or file
+    name inside a given folder."""
+    base = Path(name).name
+    for path in given:
+        if path.is_file() and path.name == base:
+            return path
+    for folder in (p for p in given if p.is_dir()):
+        candidates = [folder / base] if Path(name).is_absolute() else [folder / name,
+                                                                      folder / base]
+        found = next((c for c in candidates if c.is_file()), None)
+        if found is not None:
+            return found
+    return None
+
+
+def check_against_study(
+    report: ReportFile, study: list[str | Path], *,
+    rerun: Callable[[dict, dict[str, str], dict[str, str]], dict[str, bytes]],
+) -> list[Finding]:
+    """Re-run the validation study of a validation-study report and compare: the inputs'
+    SHA-256, then ``validation.json`` byte for byte, then (same software versions) the
+    re-rendered PDF with the report's first revision.
+
+    Parameters
+    ----------
+    report : ReportFile
+        From :func:`read_report`; a validation-study report (``validation.json``) made by
+        ``forensic-lr validate --report``, whose record keeps the command's options.
+    study : list of paths
+        The study's input files, or folders holding them (found by file name).
+    rerun : callable(options, paths, recorded_inputs) -> files
+        Re-makes ``validate --report``'s files in memory from the recorded options, the
+        input options pointing at ``paths`` (option -> the file found)
+        (:func:`forensic_lr.cli.validate.rerun_report`); this module does not render.
+
+    Raises
+    ------
+    InputError
+        A case report, a study run from Python (no recorded options), a ``--study`` path
+        that does not exist.
+    """
+    if report.is_case_report:
+        raise InputError("embeds result.json: it is a case report; re-run it with --case, "
+                         "not --study", path=str(report.path))
+    recorded = report.content
+    options = recorded.get("command_options")
+    if not options:
+        raise InputError("its validation.json keeps no validate options (the study was run "
+                         "from Python, or by a forensic-lr that did not record them): re-run "
+                         "the study with the settings its record lists and compare "
+                         "validation.json", path=str(report.path))
+    given = [Path(p) for p in study]
+    for path in given:
+        if not path.exists():
+            raise InputError("--study: no such file or folder", path=str(path))
+    from ..calibration import extra_inputs
+
+    mapped = {}
+    for option in (*STUDY_INPUT_OPTIONS, *extra_inputs()):
+        if option in options:
+            found = _study_file(str(options[option]), given)
+            if found is None:
+                return [Finding("input", False, f"{Path(str(options[option])).name} (the "
+                                f"study's --{option.replace('_', '-')}): not found among the "
+                                "--study files and folders")]
+            mapped[option] = str(found)
+    places = [*given, Path(mapped["case"]).parent] if "case" in mapped else given
+    inputs = []
+    for name, digest in recorded.get("inputs", {}).items():
+        found = _study_file(name, places)
+        inputs.append(_compare_digest(name, digest, None if found is None else _sha256(found)))
+    if not all(f.ok for f in inputs):
+        return inputs
+    names = ", ".join(Path(f.text.partition(":")[0]).name for f in inputs)
+    findings = [Finding("input", True, f"every input has its recorded SHA-256 ({names})")]
+    files = rerun(options, mapped, recorded.get("inputs", {}))
+    findings.append(_record_finding(report, files["validation.json"]))
+    findings.append(_pdf_step(report, recorded.get("software", {}),
+                              lambda: files["validation_report.pdf"]))
+    return findings
+

@@ -147,8 +147,28 @@ def _refuse_ignored(args: argparse.Namespace) -> None:
         raise InputError(f"{flags} would be ignored: {reason}; remove the option")
 
 
+#: The options of ``validate --report`` a study's record keeps (``command_options``), so
+#: that ``verify --study`` can re-run it: inputs (as given), how they are read, the study's
+#: settings and the report's identity and language; not the output options.
+STUDY_OPTIONS = ("ss", "ds", "scores", "case", "criteria", "log_base", "direction", "column",
+                 "label_column", "source_column", "decimal", "sheet", "calibrate", "compare",
+                 "folds", "fold_seed", "data_role", "ci", "by", "n", "seed", "level",
+                 "interval", "title", "laboratory", "analyst", "date", "data_description",
+                 "language")
+
+
+def _command_options(args: argparse.Namespace) -> dict:
+    """The :data:`STUDY_OPTIONS` (and the calibrators' extra score inputs) given, as set on
+    the command line, before ``--case`` fills any in."""
+    from ..calibration import extra_inputs
+
+    names = (*STUDY_OPTIONS, *extra_inputs())
+    return {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
+
+
 def run(args: argparse.Namespace) -> int:
     """``forensic-lr validate``."""
+    args.command_options = _command_options(args)
     _refuse_ignored(args)
     check_count("folds", args.folds, "--folds")
     if args.ci == "bootstrap":
@@ -373,7 +393,8 @@ def _study(args: argparse.Namespace, *, criteria=None, intervals=None, about=Non
     study = run_validation_study(
         data.ss, data.ds, methods=methods,
         folds=None if data.has_sources and args.folds == 0 else args.folds,
-        seed=args.fold_seed, criteria=criteria, inputs=data.files,
+        seed=args.fold_seed, criteria=criteria,
+        inputs=_recorded_names(data.files, getattr(args, "recorded_inputs", None)),
         ss_sources=data.ss_sources, ds_sources=data.ds_sources,
         metric_intervals=intervals, about=about, data_role=args.data_role,
         criteria_rule=criteria_rule,
@@ -381,6 +402,17 @@ def _study(args: argparse.Namespace, *, criteria=None, intervals=None, about=Non
         progress=(stages or Stages(args)).for_stage("validation study (cross-validation)"),
     )
     return study, data
+
+
+def _recorded_names(files: dict[str, str], recorded: dict[str, str] | None) -> dict[str, str]:
+    """``files`` (name -> SHA-256), each under the name a re-run study's record gives the
+    file with the same SHA-256 and file name (``verify --study``: the same bytes, read from
+    where they are now); as they are without a record."""
+    if not recorded:
+        return files
+    return {next((r for r, digest in recorded.items()
+                  if digest == sha and Path(r).name == Path(name).name), name): sha
+            for name, sha in files.items()}
 
 
 def _raw_scores(args: argparse.Namespace, folder: OutputFolder | None) -> int:
@@ -456,10 +488,43 @@ def _criteria(path_text: str | None):
 
 def _report(args: argparse.Namespace, folder: OutputFolder) -> int:
     """``validate --report DIR``: the validation study, rendered (PDF, HTML, JSON)."""
+    stages = Stages(args)
+    written = folder.commit(_report_files(args, stages))
+    stages.finish()
+    if not args.quiet:
+        print(f"wrote {len(written)} file(s) to {args.report}")
+        if not args.data_description:
+            print("note: the report says that no description of the data was given; "
+                  "give one with --data-description")
+    return EXIT_OK
+
+
+def rerun_report(options: dict, paths: dict[str, str],
+                 recorded_inputs: dict[str, str]) -> dict[str, bytes]:
+    """The files of ``validate --report`` re-made in memory (``verify --study``) from a
+    study record's ``command_options``, its input options pointing at ``paths`` (option ->
+    the file as it is now); the new record keeps the recorded options, and names the input
+    files as ``recorded_inputs`` does."""
+    from . import build_parser
+
+    args = build_parser("validate").parse_args(["validate"])
+    for name, value in {**options, **paths}.items():
+        setattr(args, name, value)
+    args.quiet, args.report = True, "(verify)"
+    args.command_options = dict(options)
+    args.recorded_inputs = recorded_inputs
+    _refuse_ignored(args)
+    _from_case(args)
+    _check_inputs(args)
+    return _report_files(args, Stages(args))
+
+
+def _report_files(args: argparse.Namespace, stages: Stages) -> dict[str, bytes]:
+    """The study of ``validate --report`` run and rendered, in memory: ``validation.json``,
+    the PDF, the HTML and the figures; the record keeps the command's options."""
     from ..report.validation import build_validation_report
 
     intervals = ci_options(args)
-    stages = Stages(args)
     criteria, rule = _criteria(args.criteria)
     if criteria is None:
         criteria = getattr(args, "case_criteria", None)
@@ -469,14 +534,7 @@ def _report(args: argparse.Namespace, folder: OutputFolder) -> int:
         about={"title": args.title, "laboratory": args.laboratory, "analyst": args.analyst,
                "date": args.date, "data": args.data_description}, stages=stages,
     )
+    study = study.model_copy(update={"command_options": args.command_options})
     with stages.stage("rendering"):
-        files = build_validation_report(study, direction=args.direction,
-                                        language=args.language or "en")
-    written = folder.commit(files)
-    stages.finish()
-    if not args.quiet:
-        print(f"wrote {len(written)} file(s) to {args.report}")
-        if not args.data_description:
-            print("note: the report says that no description of the data was given; "
-                  "give one with --data-description")
-    return EXIT_OK
+        return build_validation_report(study, direction=args.direction,
+                                       language=args.language or "en")

@@ -1,12 +1,15 @@
-"""``forensic-lr verify REPORT.pdf [--case CASE] [--lab LAB.toml]``: check a report file.
+"""``forensic-lr verify REPORT.pdf [--case CASE | --study FILES] [--lab LAB.toml]``: check a
+report file.
 
 Validates the report's signatures (:func:`forensic_lr.casework.signing.check_signatures`),
 reads the record the report embeds (:func:`forensic_lr.casework.verify.read_report`) and
 says what it is; with ``--case`` re-runs the case and compares inputs, record and PDF
-(:func:`forensic_lr.casework.verify.check_against_case`). ``--trust CERT.pem`` (repeatable)
-checks each signer's certificate against trust anchors. Exit 0 when everything checked
-matches (with --trust: every signature chains to a trust anchor), 1 when something differs
-or a signer is not trusted, 2 for input that cannot be checked.
+(:func:`forensic_lr.casework.verify.check_against_case`); with ``--study`` re-runs a
+validation study (:func:`forensic_lr.casework.verify.check_against_study`).
+``--trust CERT.pem`` (repeatable) checks each signer's certificate against trust anchors.
+Exit 0 when everything checked matches (with --trust: every signature chains to a trust
+anchor), 1 when something differs or a signer is not trusted, 2 for input that cannot be
+checked.
 """
 
 from __future__ import annotations
@@ -31,6 +34,11 @@ def add_parser(sub) -> None:
     p.add_argument("report", metavar="REPORT.pdf", help="the report's PDF file")
     p.add_argument("--case", metavar="CASE", default=None,
                    help="the case file (or the folder holding case.toml) to re-run")
+    p.add_argument("--study", metavar="FILE_OR_FOLDER", nargs="+", default=None,
+                   help="for a validation-study report: its input files, or the folder(s) "
+                   "holding them (found by file name); re-runs validate --report with the "
+                   "options the record keeps and compares the inputs' SHA-256, "
+                   "validation.json and the PDF")
     p.add_argument("--lab", metavar="LAB.toml", default=None,
                    help="the laboratory's profile the report was made with (run --lab)")
     p.add_argument("--trust", metavar="CERT.pem", action="append", default=None,
@@ -89,6 +97,16 @@ def run(args: argparse.Namespace) -> int:
         if report.revisions > 1:
             findings.append(Finding("integrity", False, f"the file has {report.revisions} "
                                     "revisions: it was changed after forensic-lr wrote it"))
+    if args.case is not None and args.study is not None:
+        from ..errors import InputError
+
+        raise InputError("give --case for a case report or --study for a validation-study "
+                         "report, not both")
+    if args.study is not None:
+        from ..casework.verify import check_against_study
+        from .validate import rerun_report
+
+        findings += check_against_study(report, args.study, rerun=rerun_report)
     if args.case is not None:
         from ..report import build_report
 
@@ -101,8 +119,11 @@ def run(args: argparse.Namespace) -> int:
     if differs:
         print(f"verdict: DIFFERS - {differs[0].text.partition(' (')[0]}")
         return EXIT_DIFFERS
-    if args.case is None:
-        print("verdict: record read; give --case to re-run the case and compare")
+    if args.study is not None:
+        print("verdict: the report matches its study")
+    elif args.case is None:
+        print("verdict: record read; give --case (a case report) or --study (a validation-"
+              "study report) to re-run and compare")
     else:
         print("verdict: the report matches its case")
     return EXIT_OK
