@@ -27,6 +27,13 @@ coordinates rounded to 0.01 pt, every style written as presentation attributes, 
 marks and the grid lines of an axis one path each, and long lines (a Tippett or DET
 staircase of 10^5 trials) without the vertices that lie within 0.3 pt of the line drawn,
 so that a PDF renderer has few elements and no CSS to parse. Axes name their log base.
+
+Every figure function takes ``language=`` (default ``"en"``, one of
+:data:`forensic_lr.i18n.SUPPORTED_LANGUAGES`): its title, axis labels, legend entries and
+numbers (tick labels included) are then written in that language, from the ``report``
+catalogue that the reports' templates use and with the locale's decimal and grouping marks
+(:func:`forensic_lr.i18n.formatting.localized`). English figures are the same bytes as
+without the argument.
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 import matplotlib
 import matplotlib.style
+import matplotlib.ticker
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
@@ -50,6 +58,8 @@ from . import metrics
 from ._checks import check_pair
 from .calibration.curves import ModelCurves, model_curves, shown_range
 from .errors import InputError
+from .i18n import N_, SOURCE_LANGUAGE, translations
+from .i18n.formatting import localized, percent_text
 from .io.scores import orient
 
 __all__ = [
@@ -130,22 +140,54 @@ def _package_style(style: dict) -> contextlib.AbstractContextManager:
 ELUB_COLOUR = "#7b3f99"
 
 
+def _gettext(language: str) -> Callable[[str], str]:
+    """The ``report`` catalogue's gettext in ``language``: English returns each text itself."""
+    return translations(language, "report").gettext
+
+
+class _LocaleFormatter(matplotlib.ticker.ScalarFormatter):
+    """matplotlib's tick labels of numbers, with the decimal and grouping marks of
+    ``language`` (CLDR, :func:`forensic_lr.i18n.formatting.localized`): "0,5" in German."""
+
+    def __init__(self, language: str) -> None:
+        super().__init__()
+        self._language = language
+
+    def __call__(self, x, pos=None) -> str:
+        return localized(super().__call__(x, pos), self._language)
+
+
+def _localize_ticks(fig: Figure, language: str) -> None:
+    """Number tick labels of every axis in ``language``'s marks (English: left as they are;
+    tick labels the figure wrote itself, such as the DET's percentages, are not numbers
+    matplotlib formats and stay as written)."""
+    if language == SOURCE_LANGUAGE:
+        return
+    for axes in fig.axes:
+        for axis in (axes.xaxis, axes.yaxis):
+            formatter = axis.get_major_formatter()
+            if type(formatter) is matplotlib.ticker.ScalarFormatter:
+                axis.set_major_formatter(_LocaleFormatter(language))
+
+
 # ------------------------------------------------------------------------ canvas and legend
 #: The Figures made here (weak: they leave with their last reference).
 _OWN_FIGURES: weakref.WeakSet = weakref.WeakSet()
 
 
 @contextlib.contextmanager
-def _axes(ax: Axes | None) -> Iterator[tuple[Axes, bool]]:
+def _axes(ax: Axes | None, language: str = SOURCE_LANGUAGE) -> Iterator[tuple[Axes, bool]]:
     """Yield ``(axes, own)``: the caller's Axes, or a new Figure's in the package style.
 
     The style is applied (:func:`_package_style`) only while a Figure of ours is drawn
     (every setting is restored on exit); a caller's Axes keep the caller's style. The Axes
     of a Figure made here (a second system drawn into the first one's Figure) count as
     our own: its legend below the axes is made again with every entry, and refitted.
+    Number tick labels are written in ``language``'s marks (:func:`_localize_ticks`).
     """
     if ax is not None and ax.figure not in _OWN_FIGURES:
         yield ax, False
+        _localize_ticks(ax.figure, language)
         return
     with _package_style(_STYLE):
         if ax is None:
@@ -155,6 +197,7 @@ def _axes(ax: Axes | None) -> Iterator[tuple[Axes, bool]]:
         for legend in list(ax.figure.legends):  # made again, with every system's entries
             legend.remove()
         yield ax, True
+        _localize_ticks(ax.figure, language)
         _fix_tick_labels(ax.figure)
         _fit(ax.figure)
 
@@ -326,37 +369,45 @@ def _mark_each(ax: Axes, marks, text: Callable[[int], str], *, transform=None) -
             _COMPARISON.add(line)
 
 
-def _elub_label(elub_log10: tuple[float, float]) -> str:
+def _elub_label(elub_log10: tuple[float, float], language: str = SOURCE_LANGUAGE) -> str:
     low, high = elub_log10
-    return f"ELUB (log10 LR {low:+.2f}, {high:+.2f})"
+    _ = _gettext(language)
+    return _("ELUB (log10 LR %(low)s, %(high)s)") % {
+        "low": localized(f"{low:+.2f}", language), "high": localized(f"{high:+.2f}", language)}
 
 
-def _mark_elub(ax: Axes, elub_log10, *, axis: str = "x") -> None:
+def _mark_elub(ax: Axes, elub_log10, *, axis: str = "x",
+               language: str = SOURCE_LANGUAGE) -> None:
     """Dotted lines at the ELUB bounds (Vergeer et al. 2016), one legend entry for both."""
     if elub_log10 is None:
         return
     low, high = (float(v) for v in elub_log10)
     line = ax.axvline if axis == "x" else ax.axhline
     style = {"color": ELUB_COLOUR, "linestyle": ":", "linewidth": 1.4}
-    line(low, label=_elub_label((low, high)), **style)
+    line(low, label=_elub_label((low, high), language), **style)
     line(high, **style)
 
 
-def count_with_rate(count: int, total: int) -> str:
+def count_with_rate(count: int, total: int, language: str = SOURCE_LANGUAGE) -> str:
     """``"1 of 3,000 (0.03 %)"``: a count, its total and the percentage.
 
     The percentage keeps one significant digit below 1 % and one decimal above, so a
-    single trial among thousands never reads as "0.0 %".
+    single trial among thousands never reads as "0.0 %". In ``language`` (the ``report``
+    catalogue, CLDR marks): "1 von 3.000 (0,03 %)" in German.
     """
+    _ = _gettext(language)
+    numbers = {"count": localized(f"{count:,}", language),
+               "total": localized(f"{total:,}", language)}
     if total <= 0:
-        return f"{count:,} of {total:,}"
+        return _("%(count)s of %(total)s") % numbers
     percent = 100.0 * count / total
     if percent == 0.0 or percent == 100.0:
         text = f"{percent:.0f}"
     else:
         decimals = max(1, -int(np.floor(np.log10(percent))))
         text = f"{percent:.{decimals}f}"
-    return f"{count:,} of {total:,} ({text} %)"
+    return _("%(count)s of %(total)s (%(percent)s)") % {
+        **numbers, "percent": percent_text(text, language)}
 
 
 # ------------------------------------------------------------------------------ SVG output
@@ -540,7 +591,8 @@ def tippett(
     ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None, kind: str = "I",
     elub_log10: tuple[float, float] | None = None, case_labels: Sequence[str] | None = None,
     label: str | None = None, color: str | None = None, ax: Axes | None = None,
-    case_log10_lr: float | Sequence[float] | None = None, **line,
+    case_log10_lr: float | Sequence[float] | None = None, language: str = SOURCE_LANGUAGE,
+    **line,
 ) -> Figure:
     """Tippett plot of SS and DS log10 LRs.
 
@@ -579,6 +631,8 @@ def tippett(
         its reference lines.
     case_log10_lr : float or sequence of float, optional
         Deprecated: the case's LR in log10 (:class:`DeprecationWarning`); give ``case_llr``.
+    language : str
+        The language of the figure's texts and numbers (default English).
 
     Returns
     -------
@@ -619,54 +673,62 @@ def tippett(
     low = (shown_range(finite_ss, finite_ds)[0] * _LOG10_E
            if finite_ss.size and finite_ds.size else -np.inf)
     far = int((ds * _LOG10_E < low).sum() + (ss * _LOG10_E < low).sum())
-    with _axes(ax) as (ax, own):
+    _ = _gettext(language)
+    with _axes(ax, language) as (ax, own):
         x = data.log10_lr
         if kind == "I":
-            ax.step(x, data.ss_prop_ge, where="pre", label=_named(label, "same source: LR >= x"),
-                    **ss_style)
+            ax.step(x, data.ss_prop_ge, where="pre",
+                    label=_named(label, _("same source: LR >= x")), **ss_style)
         else:
             ss10 = np.sort(ss * _LOG10_E)
             ss_le = np.searchsorted(ss10, x, side="right") / ss10.size
-            ax.step(x, ss_le, where="post", label=_named(label, "same source: LR <= x"),
+            ax.step(x, ss_le, where="post", label=_named(label, _("same source: LR <= x")),
                     **ss_style)
-        beyond = f" ({far:,} LRs below {low:,.4g} not shown)" if far else ""
+        beyond = " " + _("(%(count)s LRs below %(low)s not shown)") % {
+            "count": localized(f"{far:,}", language),
+            "low": localized(f"{low:,.4g}", language)} if far else ""
         ax.step(x, data.ds_prop_ge, where="pre",
-                label=_named(label, "different source: LR >= x" + beyond), **ds_style)
+                label=_named(label, _("different source: LR >= x") + beyond), **ds_style)
         if far:  # a far tail of DS LLRs: the axis starts where shown_range cuts it
             high = max([float(np.max(np.r_[finite_ss, finite_ds])) * _LOG10_E,
                         *(v for _, v in marks)])
             ax.set_xlim(low, high + 0.05 * (high - low))
         ax.axvline(0, color=REF_COLOUR, linewidth=0.8)
-        _mark_elub(ax, elub_log10)
+        _mark_elub(ax, elub_log10, language=language)
 
         def counts(i: int) -> str:
-            n_ss, n_ds, side = _as_strong(ss, ds, llrs[i])
-            return (f"this case; LRs {side} it:\nsame source {count_with_rate(n_ss, ss.size)},"
-                    f"\ndifferent source {count_with_rate(n_ds, ds.size)}")
+            n_ss, n_ds = _as_strong(ss, ds, llrs[i])
+            text = (_("this case; LRs at or above it:\nsame source %(ss)s,\ndifferent source "
+                      "%(ds)s") if llrs[i] >= 0 else
+                    _("this case; LRs at or below it:\nsame source %(ss)s,\ndifferent source "
+                      "%(ds)s"))
+            return text % {"ss": count_with_rate(n_ss, ss.size, language),
+                           "ds": count_with_rate(n_ds, ds.size, language)}
 
         _mark_each(ax, marks, counts)
-        ax.set_xlabel("log10 LR (x)")
-        ax.set_ylabel("proportion of trials")
+        ax.set_xlabel(_("log10 LR (x)"))
+        ax.set_ylabel(_("proportion of trials"))
         ax.set_ylim(-0.02, 1.02)
-        ax.set_title(f"Tippett plot (type {kind})")
+        ax.set_title(_("Tippett plot (type I)") if kind == "I" else _("Tippett plot (type II)"))
         _legend(ax, own)
     return ax.figure
 
 
-def _as_strong(ss: np.ndarray, ds: np.ndarray, case_llr: float) -> tuple[int, int, str]:
-    """How many SS and DS LLRs support the case's side at least as strongly, and the words.
+def _as_strong(ss: np.ndarray, ds: np.ndarray, case_llr: float) -> tuple[int, int]:
+    """How many SS and DS LLRs support the case's side at least as strongly.
 
     For a case LR >= 1 the trials with LLR at or above it, for LR < 1 those at or below it
     (the same comparison for both classes, whatever the Tippett form).
     """
     n_ss, n_ds = metrics.tippett_counts(ss, ds, case_llr)
-    return int(n_ss[0]), int(n_ds[0]), "at or above" if case_llr >= 0 else "at or below"
+    return int(n_ss[0]), int(n_ds[0])
 
 
 # ------------------------------------------------------------------------------ APE and ECE
 def ape(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
         case_labels: Sequence[str] | None = None, label: str | None = None,
-        color: str | None = None, ax: Axes | None = None, **line) -> Figure:
+        color: str | None = None, ax: Axes | None = None,
+        language: str = SOURCE_LANGUAGE, **line) -> Figure:
     """APE curve: Bayes error rate against prior log10 odds.
 
     Parameters
@@ -688,6 +750,8 @@ def ape(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
     ax : matplotlib Axes, optional
         Draw here; default a new Figure. A second system drawn into the same Axes shares
         its reference lines.
+    language : str
+        The language of the figure's texts and numbers (default English).
 
     Returns
     -------
@@ -707,28 +771,30 @@ def ape(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
            detection", Computer Speech and Language 20 (2006) 230-275.
     """
     curve = metrics.ape_curve(ss_llr, ds_llr)
-    with _axes(ax) as (ax, own):
+    _ = _gettext(language)
+    with _axes(ax, language) as (ax, own):
         x = curve.plo * _LOG10_E
         colour = color or SS_COLOUR
-        ax.plot(x, curve.actual, color=colour, label=_named(label, "actual LRs"), **line)
-        ax.plot(x, curve.minimum, color=colour, label=_named(label, "after PAV (minimum)"),
+        ax.plot(x, curve.actual, color=colour, label=_named(label, _("actual LRs")), **line)
+        ax.plot(x, curve.minimum, color=colour, label=_named(label, _("after PAV (minimum)")),
                 **{"linestyle": "--", **line})
-        if _missing(ax, "LR = 1 (no evidence)"):
+        if _missing(ax, _("LR = 1 (no evidence)")):
             ax.plot(x, curve.reference, color=REF_COLOUR, linestyle=":",
-                    label="LR = 1 (no evidence)")
+                    label=_("LR = 1 (no evidence)"))
         _mark_each(ax, case_marks(case_llr, case_labels, "case_llr"),
-                   lambda _: "prior where this case's LR changes the decision",
+                   lambda i: _("prior where this case's LR changes the decision"),
                    transform=lambda v: -v * _LOG10_E)
-        ax.set_xlabel("prior log10 odds")
-        ax.set_ylabel("Bayes error rate")
-        ax.set_title("Applied probability of error (APE)")
+        ax.set_xlabel(_("prior log10 odds"))
+        ax.set_ylabel(_("Bayes error rate"))
+        ax.set_title(_("Applied probability of error (APE)"))
         _legend(ax, own)
     return ax.figure
 
 
 def ece(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
         case_labels: Sequence[str] | None = None, label: str | None = None,
-        color: str | None = None, ax: Axes | None = None, **line) -> Figure:
+        color: str | None = None, ax: Axes | None = None,
+        language: str = SOURCE_LANGUAGE, **line) -> Figure:
     """Empirical cross-entropy (ECE, bits) against prior log10 odds.
 
     Parameters
@@ -750,6 +816,8 @@ def ece(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
     ax : matplotlib Axes, optional
         Draw here; default a new Figure. A second system drawn into the same Axes shares
         its reference lines.
+    language : str
+        The language of the figure's texts and numbers (default English).
 
     Returns
     -------
@@ -769,21 +837,23 @@ def ece(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
            of Forensic Sciences 58 (2013) 1503-1518.
     """
     curve = metrics.ece_curve(ss_llr, ds_llr)
-    with _axes(ax) as (ax, own):
+    _ = _gettext(language)
+    with _axes(ax, language) as (ax, own):
         x = curve.plo * _LOG10_E
         colour = color or SS_COLOUR
-        ax.plot(x, curve.actual, color=colour, label=_named(label, "LRs as computed"), **line)
-        ax.plot(x, curve.calibrated, color=colour, label=_named(label, "after PAV calibration"),
-                **{"linestyle": "--", **line})
-        if _missing(ax, "LR = 1 (no evidence)"):
+        ax.plot(x, curve.actual, color=colour, label=_named(label, _("LRs as computed")),
+                **line)
+        ax.plot(x, curve.calibrated, color=colour,
+                label=_named(label, _("after PAV calibration")), **{"linestyle": "--", **line})
+        if _missing(ax, _("LR = 1 (no evidence)")):
             ax.plot(x, curve.reference, color=REF_COLOUR, linestyle=":",
-                    label="LR = 1 (no evidence)")
-        ax.set_xlabel("prior log10 odds")
+                    label=_("LR = 1 (no evidence)"))
+        ax.set_xlabel(_("prior log10 odds"))
         _mark_each(ax, case_marks(case_llr, case_labels, "case_llr"),
-                   lambda _: "prior odds that this case's LR would bring to 1",
+                   lambda i: _("prior odds that this case's LR would bring to 1"),
                    transform=lambda v: -v * _LOG10_E)
-        ax.set_ylabel("empirical cross-entropy (bits)")
-        ax.set_title("Empirical cross-entropy (ECE)")
+        ax.set_ylabel(_("empirical cross-entropy (bits)"))
+        ax.set_title(_("Empirical cross-entropy (ECE)"))
         ax.set_ylim(bottom=0)
         _legend(ax, own)
     return ax.figure
@@ -837,6 +907,14 @@ def _det_ticks(limits: tuple[float, float]) -> np.ndarray:
     return np.sort(np.array(kept))
 
 
+def _det_tick(rate: float, language: str) -> str:
+    """A DET tick's label: ``"0.1%"`` in English (as always written), the locale's
+    percentage in another language (CLDR's pattern: a no-break space before "%" in German)."""
+    if language == SOURCE_LANGUAGE:
+        return f"{100 * rate:g}%"
+    return percent_text(f"{100 * rate:g}", language)
+
+
 def _det_union(limits: tuple[float, float], shown: tuple[float, float]
                ) -> tuple[float, float]:
     """``limits`` (rates) widened to the probit range ``shown`` that the Axes already show."""
@@ -875,8 +953,8 @@ def _hull_path(hull: metrics.ROC, eer: float, limits) -> tuple[np.ndarray, np.nd
 
 
 def _mark_operating_point(ax: Axes, rates: tuple[float, float], x_lim, y_lim,
-                          label: str, colour: str = CASE_COLOUR, several: bool = False
-                          ) -> None:
+                          label: str, colour: str = CASE_COLOUR, several: bool = False,
+                          language: str = SOURCE_LANGUAGE) -> None:
     """This case's (false alarm, miss) point, named ``label`` in the legend; a rate of 0
     or 1 (no probit position) is drawn at the edge of its axis as a triangle pointing off
     it, and the legend says so. ``several``: one of several comparisons' points (listed
@@ -887,7 +965,10 @@ def _mark_operating_point(ax: Axes, rates: tuple[float, float], x_lim, y_lim,
         point.append(float(ndtri(clipped)))
         if clipped != rate:
             marker = arrows[rate > high]
-    note = ",\n0 % and 100 % drawn at the axis edge" if marker != "s" else ""
+    _ = _gettext(language)
+    note = ",\n" + _("%(zero)s and %(hundred)s drawn at the axis edge") % {
+        "zero": percent_text("0", language), "hundred": percent_text("100", language)
+    } if marker != "s" else ""
     (line,) = ax.plot(*point, marker, color=colour, fillstyle="none", clip_on=False,
                       label=f"{label}{note}")
     if several:  # one of several comparisons' points: listed apart by _legend
@@ -896,7 +977,8 @@ def _mark_operating_point(ax: Axes, rates: tuple[float, float], x_lim, y_lim,
 
 def det(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
         case_labels: Sequence[str] | None = None, label: str | None = None,
-        color: str | None = None, ax: Axes | None = None, **line) -> Figure:
+        color: str | None = None, ax: Axes | None = None,
+        language: str = SOURCE_LANGUAGE, **line) -> Figure:
     """DET plot: miss against false-alarm rate on probit axes.
 
     Parameters
@@ -919,6 +1001,8 @@ def det(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
     ax : matplotlib Axes, optional
         Draw here; default a new Figure. A second system drawn into the same Axes shares
         its reference lines.
+    language : str
+        The language of the figure's texts and numbers (default English).
 
     Returns
     -------
@@ -954,45 +1038,49 @@ def det(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
         points.append((name, n_miss, n_fa))  # the axes reach every operating point
         x_lim, y_lim = _det_reach(x_lim, n_fa / ds.size), _det_reach(y_lim, n_miss / ss.size)
     colour = color or SS_COLOUR
-    with _axes(ax) as (ax, own):
+    _ = _gettext(language)
+    with _axes(ax, language) as (ax, own):
         if ax.lines:  # a second system: the axes keep showing the first
             x_lim, y_lim = _det_union(x_lim, ax.get_xlim()), _det_union(y_lim, ax.get_ylim())
         with np.errstate(divide="ignore"):
             ax.plot(ndtri(curve.p_fa), ndtri(curve.p_miss), color=colour,
-                    label=_named(label, "DET"), **line)
+                    label=_named(label, _("DET")), **line)
         hx, hy = _hull_path(hull, eer, (min(x_lim[0], y_lim[0]), max(x_lim[1], y_lim[1])))
-        ax.plot(hx, hy, color=colour, label=_named(label, "convex hull"),
+        ax.plot(hx, hy, color=colour, label=_named(label, _("convex hull")),
                 **{"linestyle": "--", "linewidth": 0.9, **line})
         diagonal = ndtri(np.array([min(x_lim[0], y_lim[0]), max(x_lim[1], y_lim[1])]))
         ax.plot(diagonal, diagonal, color=REF_COLOUR, linewidth=0.6)
         shown = x_lim[0] <= eer <= x_lim[1] and y_lim[0] <= eer <= y_lim[1]
-        text = _named(label, f"EER = {100 * eer:.1f} % (on the convex hull)")
+        eer_text = {"eer": percent_text(f"{100 * eer:.1f}", language)}
         if shown:
-            ax.plot([ndtri(eer)], [ndtri(eer)], "o", color=color or CASE_COLOUR, label=text)
+            ax.plot([ndtri(eer)], [ndtri(eer)], "o", color=color or CASE_COLOUR,
+                    label=_named(label, _("EER = %(eer)s (on the convex hull)") % eer_text))
         else:
-            ax.plot([], [], "o", color=color or CASE_COLOUR, label=text + ", outside the range")
+            ax.plot([], [], "o", color=color or CASE_COLOUR, label=_named(
+                label, _("EER = %(eer)s (on the convex hull), outside the range") % eer_text))
         for i, (name, n_miss, n_fa) in enumerate(points):
-            text = (f"threshold at this case's LR:\nfalse alarms "
-                    f"{count_with_rate(n_fa, ds.size)},\nmisses "
-                    f"{count_with_rate(n_miss, ss.size)}") if len(points) == 1 else str(name)
+            text = _("threshold at this case's LR:\nfalse alarms %(fa)s,\nmisses %(miss)s") % {
+                "fa": count_with_rate(n_fa, ds.size, language),
+                "miss": count_with_rate(n_miss, ss.size, language),
+            } if len(points) == 1 else str(name)
             _mark_operating_point(ax, (n_fa / ds.size, n_miss / ss.size), x_lim, y_lim, text,
                                   CASE_MARKS[i % len(CASE_MARKS)][0],
-                                  several=len(points) > 1)
+                                  several=len(points) > 1, language=language)
         for limits, set_lim, set_ticks in ((x_lim, ax.set_xlim, ax.set_xticks),
                                            (y_lim, ax.set_ylim, ax.set_yticks)):
             ticks = _det_ticks(limits)
             set_lim(*ndtri(np.array(limits)))
-            set_ticks(ndtri(ticks), [f"{100 * t:g}%" for t in ticks])
-        ax.set_xlabel("false alarm rate (different source judged same)")
-        ax.set_ylabel("miss rate\n(same source judged different)")
-        ax.set_title("Detection error trade-off (DET)")
+            set_ticks(ndtri(ticks), [_det_tick(t, language) for t in ticks])
+        ax.set_xlabel(_("false alarm rate (different source judged same)"))
+        ax.set_ylabel(_("miss rate\n(same source judged different)"))
+        ax.set_title(_("Detection error trade-off (DET)"))
         _legend(ax, own)
     return ax.figure
 
 
 # -------------------------------------------------------------------------------------- ROC
 def roc(ss_llr, ds_llr, *, label: str | None = None, color: str | None = None,
-        ax: Axes | None = None, **line) -> Figure:
+        ax: Axes | None = None, language: str = SOURCE_LANGUAGE, **line) -> Figure:
     """ROC: hit rate against false-alarm rate, with its convex hull and the AUC.
 
     Parameters
@@ -1009,6 +1097,8 @@ def roc(ss_llr, ds_llr, *, label: str | None = None, color: str | None = None,
     ax : matplotlib Axes, optional
         Draw here; default a new Figure. A second system drawn into the same Axes shares
         its reference lines.
+    language : str
+        The language of the figure's texts and numbers (default English).
 
     Returns
     -------
@@ -1028,16 +1118,19 @@ def roc(ss_llr, ds_llr, *, label: str | None = None, color: str | None = None,
     """
     curve = metrics.roc(ss_llr, ds_llr)
     hull = metrics.roc_convex_hull(ss_llr, ds_llr)
-    with _axes(ax) as (ax, own):
+    _ = _gettext(language)
+    with _axes(ax, language) as (ax, own):
         colour = color or SS_COLOUR
+        auc = localized(f"{metrics.auc(ss_llr, ds_llr):.3f}", language)
         ax.plot(curve.p_fa, 1 - curve.p_miss, color=colour,
-                label=_named(label, f"ROC (AUC = {metrics.auc(ss_llr, ds_llr):.3f})"), **line)
-        ax.plot(hull.p_fa, 1 - hull.p_miss, color=colour, label=_named(label, "convex hull"),
+                label=_named(label, _("ROC (AUC = %(auc)s)") % {"auc": auc}), **line)
+        ax.plot(hull.p_fa, 1 - hull.p_miss, color=colour,
+                label=_named(label, _("convex hull")),
                 **{"linestyle": "--", "linewidth": 0.9, **line})
         ax.plot([0, 1], [0, 1], color=REF_COLOUR, linewidth=0.6)
-        ax.set_xlabel("false alarm rate")
-        ax.set_ylabel("hit rate")
-        ax.set_title("Receiver operating characteristic (ROC)")
+        ax.set_xlabel(_("false alarm rate"))
+        ax.set_ylabel(_("hit rate"))
+        ax.set_title(_("Receiver operating characteristic (ROC)"))
         _legend(ax, own)
     return ax.figure
 
@@ -1046,7 +1139,7 @@ def roc(ss_llr, ds_llr, *, label: str | None = None, color: str | None = None,
 def pav(
     ss_scores, ds_scores, *, xlabel: str | None = None, llr_input: bool = False,
     elub_log10: tuple[float, float] | None = None, label: str | None = None,
-    color: str | None = None, ax: Axes | None = None, **line,
+    color: str | None = None, ax: Axes | None = None, language: str = SOURCE_LANGUAGE, **line,
 ) -> Figure:
     """PAV transform: each score's optimal (PAV) log10 LR, a non-decreasing step curve.
 
@@ -1071,6 +1164,8 @@ def pav(
     ax : matplotlib Axes, optional
         Draw here; default a new Figure. A second system drawn into the same Axes shares
         its reference lines.
+    language : str
+        The language of the figure's texts and numbers (default English).
 
     Returns
     -------
@@ -1091,9 +1186,10 @@ def pav(
     """
     fit = metrics.pav_fit(ss_scores, ds_scores)
     scale = _LOG10_E if llr_input else 1.0
+    _ = _gettext(language)
     if xlabel is None:
-        xlabel = "log10 LR (input)" if llr_input else "score"
-    with _axes(ax) as (ax, own):
+        xlabel = _("log10 LR (input)") if llr_input else _("score")
+    with _axes(ax, language) as (ax, own):
         x = np.append(fit.block_low, fit.block_high[-1]) * scale
         y10 = fit.llr * _LOG10_E
         finite = np.isfinite(y10)
@@ -1105,23 +1201,24 @@ def pav(
         shown = np.clip(y10, low - pad, high + pad)  # +-inf blocks sit at the plot's edge
         colour = color or SS_COLOUR
         ax.step(x, np.append(shown, shown[-1]), where="post", color=colour,
-                label=_named(label, "PAV (optimal) log10 LR"), **line)
+                label=_named(label, _("PAV (optimal) log10 LR")), **line)
         for sign, marker, text in ((1, "^", "+inf"), (-1, "v", "-inf")):
             edge = np.isinf(y10) & (np.sign(y10) == sign)
             if edge.any():
                 centre = 0.5 * (fit.block_low[edge] + fit.block_high[edge]) * scale
-                ax.plot(centre, shown[edge], marker, color=colour,
-                        label=_named(label, f"block with log10 LR = {text} (drawn at the edge)"))
+                ax.plot(centre, shown[edge], marker, color=colour, label=_named(
+                    label, _("block with log10 LR = %(inf)s (drawn at the edge)") % {
+                        "inf": text}))
         if llr_input:
             span = x[np.isfinite(x)]
-            if span.size and _missing(ax, "y = x (well calibrated)"):
+            if span.size and _missing(ax, _("y = x (well calibrated)")):
                 ends = np.array([span.min(), span.max()])
                 ax.plot(ends, ends, color=REF_COLOUR, linestyle=":",
-                        label="y = x (well calibrated)")
-        _mark_elub(ax, elub_log10, axis="y")
+                        label=_("y = x (well calibrated)"))
+        _mark_elub(ax, elub_log10, axis="y", language=language)
         ax.set_xlabel(xlabel)
-        ax.set_ylabel("PAV log10 LR")
-        ax.set_title("Pool-adjacent-violators transform")
+        ax.set_ylabel(_("PAV log10 LR"))
+        ax.set_title(_("Pool-adjacent-violators transform"))
         _legend(ax, own)
     return ax.figure
 
@@ -1129,19 +1226,23 @@ def pav(
 # ------------------------------------------------------------------------------- histograms
 def _histogram(ax: Axes, ss, ds, bins, *, hidden=(0, 0), label: str | None = None,
                color: str | None = None, line: dict | None = None,
-               why: str = "infinite") -> None:
+               why: str | None = None, language: str = SOURCE_LANGUAGE) -> None:
     """Density histograms of DS then SS values, one filled step outline each (with
     ``color``: outlines only, the DS one dashed); ``hidden`` counts values not shown and
-    ``why`` says which ("infinite", "beyond -1,200")."""
+    ``why`` says which (default "infinite"; "below -1,200", in ``language``)."""
+    _ = _gettext(language)
     ss_style, ds_style = _class_styles(color, {})
     filled = {"fill": True, "alpha": 0.45, "linewidth": 0} if color is None else {
         "fill": False, "linewidth": 1.2}
     for values, style, name, n_hidden in (
-        (ds, ds_style, "different source", hidden[1]),
-        (ss, ss_style, "same source", hidden[0]),
+        (ds, ds_style, _("different source"), hidden[1]),
+        (ss, ss_style, _("same source"), hidden[0]),
     ):
-        note = f", {n_hidden:,} {why} not shown" if n_hidden else ""
-        text = _named(label, f"{name} (n = {values.size + n_hidden:,}{note})")
+        note = ", " + _("%(count)s %(which)s not shown") % {
+            "count": localized(f"{n_hidden:,}", language),
+            "which": _("infinite") if why is None else why} if n_hidden else ""
+        text = _named(label, f"{name} (n = {localized(f'{values.size + n_hidden:,}', language)}"
+                             f"{note})")
         if values.size:
             density, edges = np.histogram(values, bins=bins, density=True)
             ax.stairs(density, edges, label=text, **{**filled, **style, **(line or {})})
@@ -1159,7 +1260,8 @@ def _bins(values: np.ndarray) -> np.ndarray:
 def llr_histogram(
     ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
     elub_log10: tuple[float, float] | None = None, case_labels: Sequence[str] | None = None,
-    label: str | None = None, color: str | None = None, ax: Axes | None = None, **line,
+    label: str | None = None, color: str | None = None, ax: Axes | None = None,
+    language: str = SOURCE_LANGUAGE, **line,
 ) -> Figure:
     """Histograms of the SS and DS log10 LRs.
 
@@ -1183,6 +1285,8 @@ def llr_histogram(
         ``alpha``, ...).
     ax : matplotlib Axes, optional
         Draw here; default a new Figure.
+    language : str
+        The language of the figure's texts and numbers (default English).
 
     Returns
     -------
@@ -1196,16 +1300,18 @@ def llr_histogram(
     ss, ds = check_pair(ss_llr, ds_llr)
     ss_ok, ds_ok = np.isfinite(ss), np.isfinite(ds)
     ss10, ds10 = ss[ss_ok] * _LOG10_E, ds[ds_ok] * _LOG10_E
-    with _axes(ax) as (ax, own):
+    _ = _gettext(language)
+    with _axes(ax, language) as (ax, own):
         bins = _bins(np.concatenate([ss10, ds10]))
         hidden = (int(ss.size - ss_ok.sum()), int(ds.size - ds_ok.sum()))
-        _histogram(ax, ss10, ds10, bins, hidden=hidden, label=label, color=color, line=line)
-        _mark_each(ax, case_marks(case_llr, case_labels, "case_llr"), lambda _: "this case",
+        _histogram(ax, ss10, ds10, bins, hidden=hidden, label=label, color=color, line=line,
+                   language=language)
+        _mark_each(ax, case_marks(case_llr, case_labels, "case_llr"), lambda i: _("this case"),
                    transform=lambda v: v * _LOG10_E)
-        _mark_elub(ax, elub_log10)
-        ax.set_xlabel("log10 LR")
-        ax.set_ylabel("density")
-        ax.set_title("Distribution of log10 LRs")
+        _mark_elub(ax, elub_log10, language=language)
+        ax.set_xlabel(_("log10 LR"))
+        ax.set_ylabel(_("density"))
+        ax.set_title(_("Distribution of log10 LRs"))
         _legend(ax, own)
     return ax.figure
 
@@ -1214,7 +1320,8 @@ def score_densities(
     ss, ds, calibrator=None, *, case_score: float | Sequence[float] | None = None,
     curves: ModelCurves | None = None, elub_log10: tuple[float, float] | None = None,
     direction: str = "higher_is_similar", case_labels: Sequence[str] | None = None,
-    label: str | None = None, color: str | None = None, ax: Axes | None = None, **line,
+    label: str | None = None, color: str | None = None, ax: Axes | None = None,
+    language: str = SOURCE_LANGUAGE, **line,
 ) -> Figure:
     """Histograms of the raw SS and DS scores with the fitted model.
 
@@ -1250,6 +1357,8 @@ def score_densities(
         ``alpha``, ...).
     ax : matplotlib Axes, optional
         Draw here; default a new Figure.
+    language : str
+        The language of the figure's texts and numbers (default English).
 
     Returns
     -------
@@ -1267,32 +1376,36 @@ def score_densities(
     low, _ = shown_range(ss, ds)  # a far tail of DS scores is cut (and counted)
     hidden = (int((ss < low).sum()), int((ds < low).sum()))
     ss, ds = orient(ss[ss >= low], direction), orient(ds[ds >= low], direction)  # as measured
-    beyond = f"{'above' if distance else 'below'} {float(orient(low, direction)):,.4g}"
+    _ = _gettext(language)
+    edge = localized(f"{float(orient(low, direction)):,.4g}", language)
+    beyond = (_("above %(edge)s") if distance else _("below %(edge)s")) % {"edge": edge}
     marks = case_marks(case_score, case_labels, "case_score")
-    with _axes(ax) as (ax, own):
+    with _axes(ax, language) as (ax, own):
         _histogram(ax, ss, ds, _bins(np.concatenate([ss, ds])), label=label, color=color,
-                   line=line, hidden=hidden, why=beyond)
+                   line=line, hidden=hidden, why=beyond, language=language)
         grid = None if curves is None else orient(curves.score, direction)
         if curves is not None and curves.pdf_ss is not None:
             ss_style, ds_style = _class_styles(color, {})
-            ax.plot(grid, curves.pdf_ss, label=_named(label, "fitted same-source density"),
+            ax.plot(grid, curves.pdf_ss, label=_named(label, _("fitted same-source density")),
                     **ss_style)
-            ax.plot(grid, curves.pdf_ds, label=_named(label, "fitted different-source density"),
-                    **ds_style)
-        _mark_each(ax, marks, lambda _: f"this case's {'distance' if distance else 'score'}",
+            ax.plot(grid, curves.pdf_ds,
+                    label=_named(label, _("fitted different-source density")), **ds_style)
+        _mark_each(ax, marks,
+                   lambda i: _("this case's distance") if distance else _("this case's score"),
                    transform=lambda v: float(orient(v, direction)))
-        ax.set_xlabel("distance (lower = more similar)" if distance else "score")
-        ax.set_ylabel("density")
+        ax.set_xlabel(_("distance (lower = more similar)") if distance else _("score"))
+        ax.set_ylabel(_("density"))
         twin = None
         if curves is not None:
             twin = _twin(ax)
             twin.plot(grid, curves.log10_lr, color=color or "black", linewidth=1,
-                      linestyle="-.", label=_named(label, "log10 LR (right axis)"))
-            _mark_elub(twin, elub_log10, axis="y")
-            twin.set_ylabel("log10 LR")
+                      linestyle="-.", label=_named(label, _("log10 LR (right axis)")))
+            _mark_elub(twin, elub_log10, axis="y", language=language)
+            twin.set_ylabel(_("log10 LR"))
             twin.grid(False)
         _legend(ax, own, twin)
-        ax.set_title(f"Background {'distances' if distance else 'scores'} and the fitted model")
+        ax.set_title(_("Background distances and the fitted model") if distance
+                     else _("Background scores and the fitted model"))
     return ax.figure
 
 
@@ -1306,34 +1419,40 @@ def _twin(ax: Axes) -> Axes:
 
 
 # ------------------------------------------------------------------- multiclass, comparison
-def reliability(diagram, *, title: str = "Reliability diagram", ax: Axes | None = None
-                ) -> Figure:
+def reliability(diagram, *, title: str | None = None, ax: Axes | None = None,
+                language: str = SOURCE_LANGUAGE) -> Figure:
     """Top-label reliability diagram (:func:`~forensic_lr.studies.multiclass.reliability_diagram`).
 
     Bars give each bin's accuracy, dots its (mean confidence, accuracy); the dotted
     diagonal is perfect calibration (Guo et al. 2017, "On calibration of modern neural
-    networks", ICML). Returns the Figure (drawn into ``ax`` if given).
+    networks", ICML). ``title`` defaults to "Reliability diagram" (in ``language``).
+    Returns the Figure (drawn into ``ax`` if given).
     """
-    with _axes(ax) as (ax, own):
+    _ = _gettext(language)
+    if title is None:
+        title = _("Reliability diagram")
+    with _axes(ax, language) as (ax, own):
         used = diagram.count > 0
         edges = diagram.bin_edges
         centres = 0.5 * (edges[:-1] + edges[1:])
         widths = np.diff(edges)
         ax.bar(centres[used], diagram.accuracy[used], width=widths[used] * 0.95,
-               color=SS_COLOUR, alpha=0.6, label="accuracy in bin")
+               color=SS_COLOUR, alpha=0.6, label=_("accuracy in bin"))
         ax.plot(diagram.confidence[used], diagram.accuracy[used], "o", color=SS_COLOUR,
-                markersize=3, label="(mean confidence, accuracy)")
-        ax.plot([0, 1], [0, 1], color=REF_COLOUR, linestyle=":", label="perfect calibration")
+                markersize=3, label=_("(mean confidence, accuracy)"))
+        ax.plot([0, 1], [0, 1], color=REF_COLOUR, linestyle=":",
+                label=_("perfect calibration"))
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1)
-        ax.set_xlabel("confidence (top-label probability)")
-        ax.set_ylabel("accuracy")
-        ax.set_title(f"{title}: ECE = {diagram.ece:.3f}")
+        ax.set_xlabel(_("confidence (top-label probability)"))
+        ax.set_ylabel(_("accuracy"))
+        ax.set_title(f"{title}: ECE = {localized(f'{diagram.ece:.3f}', language)}")
         _legend(ax, own)
     return ax.figure
 
 
-def paired_comparison(comparison, *, ax: Sequence[Axes] | None = None) -> Figure:
+def paired_comparison(comparison, *, ax: Sequence[Axes] | None = None,
+                      language: str = SOURCE_LANGUAGE) -> Figure:
     """Bootstrap distributions of the paired differences in Cllr and minCllr (``a - b``).
 
     Parameters
@@ -1343,6 +1462,8 @@ def paired_comparison(comparison, *, ax: Sequence[Axes] | None = None) -> Figure
         title), its intervals of the differences, ``level``, ``interval`` and ``names``.
     ax : pair of matplotlib Axes, optional
         The two panels (Cllr, minCllr); default a new Figure with two subplots.
+    language : str
+        The language of the figure's texts and numbers (default English).
 
     Returns
     -------
@@ -1357,7 +1478,12 @@ def paired_comparison(comparison, *, ax: Sequence[Axes] | None = None) -> Figure
     from .validation import INTERVALS
 
     a, b = comparison.names
-    kind = INTERVALS[comparison.interval]
+    _ = _gettext(language)
+    level = f"{100 * comparison.level:g}"  # "95%" in English, as always written
+    level = f"{level}%" if language == SOURCE_LANGUAGE else percent_text(level, language)
+    interval = (_("%(level)s bias-corrected percentile interval")
+                if INTERVALS[comparison.interval] == "bias-corrected percentile"
+                else _("%(level)s percentile interval"))
     own = ax is None
     with contextlib.ExitStack() as stack:
         if own:
@@ -1378,21 +1504,23 @@ def paired_comparison(comparison, *, ax: Sequence[Axes] | None = None) -> Figure
             v = np.asarray(values, dtype=np.float64)
             v = v[~np.isnan(v)]
             finite = v[np.isfinite(v)]
-            title = f"{label}: {a} - {b} (bits)"
+            title = f"{label}: {a} - {b} (" + _("bits") + ")"
             if finite.size < v.size:
-                title += f"\n{v.size - finite.size} infinite replicate(s) not drawn"
+                title += "\n" + _("%(count)s infinite replicate(s) not drawn") % {
+                    "count": localized(f"{v.size - finite.size:,}", language)}
             if finite.size:
                 counts, edges = np.histogram(finite, bins=40)
                 panel.stairs(counts, edges, fill=True, color=colour, alpha=0.6, linewidth=0,
-                             label="bootstrap replicates")
+                             label=_("bootstrap replicates"))
             if np.isfinite(diff.low) and np.isfinite(diff.high):
                 panel.axvspan(diff.low, diff.high, color=colour, alpha=0.15,
-                              label=f"{100 * comparison.level:g}% {kind} interval")
-            panel.axvline(0.0, color=REF_COLOUR, linestyle="--", label="no difference")
-            panel.set_xlabel(f"difference in {label} (bits)")
+                              label=interval % {"level": level})
+            panel.axvline(0.0, color=REF_COLOUR, linestyle="--", label=_("no difference"))
+            panel.set_xlabel(_("difference in %(metric)s (bits)") % {"metric": label})
             panel.set_title(title)
-        axes[0].set_ylabel("replicates")
+        axes[0].set_ylabel(_("replicates"))
         _legend(axes[0], own)
+        _localize_ticks(axes[0].figure, language)
         if own:
             _fix_tick_labels(axes[0].figure)
     return axes[0].figure
@@ -1401,7 +1529,7 @@ def paired_comparison(comparison, *, ax: Sequence[Axes] | None = None) -> Figure
 # ------------------------------------------------------------------------------ sensitivity
 def sensitivity(
     record, *, evidence: int = 0, elub_log10: tuple[float, float] | None = None,
-    ax: Axes | None = None,
+    ax: Axes | None = None, language: str = SOURCE_LANGUAGE,
 ) -> Figure:
     """The LR of one evidence score under each alternative choice: one dot per row.
 
@@ -1416,6 +1544,9 @@ def sensitivity(
         unit of the values drawn; a bound far away would squeeze the dots).
     ax : matplotlib Axes, optional
         Draw here; default a new Figure (its height grows with the number of rows).
+    language : str
+        The language of the figure's texts and numbers (default English); the rows'
+        labels are the record's.
 
     Returns
     -------
@@ -1437,8 +1568,10 @@ def sensitivity(
     names = [r.label for r in rows]
     values = [float(r.log10_lr[evidence]) for r in rows]
     boot = record.bootstrap
+    _ = _gettext(language)
     if boot is not None:
-        names.append(f"background bootstrap ({'sources' if boot.by == 'source' else 'trials'})")
+        names.append(_("background bootstrap (sources)") if boot.by == "source"
+                     else _("background bootstrap (trials)"))
     reported = record.case_log10_lr[evidence]
     limit = getattr(record, "elub_log10", None)
     if reported is not None and limit is not None:
@@ -1448,17 +1581,22 @@ def sensitivity(
         with _package_style(_STYLE):
             fig = Figure(figsize=(_SIZE[0], height))
             ax = fig.add_subplot()
-            _draw_sensitivity(ax, rows, names, values, boot, evidence, elub_log10, reported)
+            _draw_sensitivity(ax, rows, names, values, boot, evidence, elub_log10, reported,
+                              language)
             _legend(ax, True)
+            _localize_ticks(fig, language)
             _fix_tick_labels(fig)
             _fit(fig)
         return fig
-    _draw_sensitivity(ax, rows, names, values, boot, evidence, elub_log10, reported)
+    _draw_sensitivity(ax, rows, names, values, boot, evidence, elub_log10, reported, language)
     _legend(ax, False)
+    _localize_ticks(ax.figure, language)
     return ax.figure
 
 
-def _draw_sensitivity(ax, rows, names, values, boot, evidence, elub_log10, case) -> None:
+def _draw_sensitivity(ax, rows, names, values, boot, evidence, elub_log10, case,
+                      language: str = SOURCE_LANGUAGE) -> None:
+    _ = _gettext(language)
     y = np.arange(len(names))[::-1]
     colours = [CASE_COLOUR if r.is_case else SS_COLOUR for r in rows]
     ax.scatter(values, y[: len(values)], color=colours, zorder=3, s=18)
@@ -1466,13 +1604,14 @@ def _draw_sensitivity(ax, rows, names, values, boot, evidence, elub_log10, case)
         yb = y[-1]
         ax.plot([boot.log10_lr_low[evidence], boot.log10_lr_high[evidence]], [yb, yb],
                 color=REF_COLOUR, linewidth=3, solid_capstyle="butt",
-                label=f"{100 * boot.level:g} % of bootstrap refits")
+                label=_("%(level)s of bootstrap refits") % {
+                    "level": percent_text(f"{100 * boot.level:g}", language)})
         ax.scatter([boot.log10_lr_median[evidence]], [yb], color=REF_COLOUR, marker="|",
                    s=80, zorder=3)
     drawn = list(values)
     if case is not None:
         ax.axvline(case, color=CASE_COLOUR, linewidth=1.2, linestyle="--",
-                   label="reported value")
+                   label=_("reported value"))
         drawn.append(case)
     if boot is not None:
         drawn += [boot.log10_lr_low[evidence], boot.log10_lr_high[evidence]]
@@ -1483,13 +1622,13 @@ def _draw_sensitivity(ax, rows, names, values, boot, evidence, elub_log10, case)
         low, high = min([low, *near]), max([high, *near])
         for b in near:
             ax.axvline(b, color=ELUB_COLOUR, linestyle=":", linewidth=1.4,
-                       label=_elub_label(elub_log10) if b == near[0] else None)
+                       label=_elub_label(elub_log10, language) if b == near[0] else None)
     ax.set_xlim(low - pad, high + pad)
     ax.set_yticks(y, names)
     ax.set_ylim(-0.7, len(names) - 0.3)
     ax.grid(axis="y", visible=False)
-    ax.set_xlabel("log10 LR")
-    ax.set_title("How the LR depends on the method and the background")
+    ax.set_xlabel(_("log10 LR"))
+    ax.set_title(_("How the LR depends on the method and the background"))
 
 
 # ----------------------------------------------------------- SVG text for reports and the CLI
@@ -1506,20 +1645,22 @@ paired_comparison_svg = _svg_of(paired_comparison, "paired_comparison_svg")
 sensitivity_svg = _svg_of(sensitivity, "sensitivity_svg")
 
 
-def llr_figures(ss_llr, ds_llr, *, xlabel: str = "input log10 LR") -> dict[str, str]:
+def llr_figures(ss_llr, ds_llr, *, xlabel: str = N_("input log10 LR"),
+                language: str = SOURCE_LANGUAGE) -> dict[str, str]:
     """The validation figures of one set of natural-log LLRs, file name -> SVG text.
 
     Tippett (types I and II), APE, ECE, DET, ROC, PAV (``xlabel`` names its x axis: the
-    input or the out-of-fold log10 LR) and the LLR histogram: what ``forensic-lr validate
-    --plots DIR`` writes.
+    input or the out-of-fold log10 LR, translated by the ``report`` catalogue) and the
+    LLR histogram, in ``language``: what ``forensic-lr validate --plots DIR`` writes.
     """
+    xlabel = _gettext(language)(xlabel)
     return {
-        "tippett.svg": tippett_svg(ss_llr, ds_llr),
-        "tippett_type2.svg": tippett_svg(ss_llr, ds_llr, kind="II"),
-        "ape.svg": ape_svg(ss_llr, ds_llr),
-        "ece.svg": ece_svg(ss_llr, ds_llr),
-        "det.svg": det_svg(ss_llr, ds_llr),
-        "roc.svg": roc_svg(ss_llr, ds_llr),
-        "pav.svg": pav_svg(ss_llr, ds_llr, llr_input=True, xlabel=xlabel),
-        "llr_hist.svg": llr_histogram_svg(ss_llr, ds_llr),
+        "tippett.svg": tippett_svg(ss_llr, ds_llr, language=language),
+        "tippett_type2.svg": tippett_svg(ss_llr, ds_llr, kind="II", language=language),
+        "ape.svg": ape_svg(ss_llr, ds_llr, language=language),
+        "ece.svg": ece_svg(ss_llr, ds_llr, language=language),
+        "det.svg": det_svg(ss_llr, ds_llr, language=language),
+        "roc.svg": roc_svg(ss_llr, ds_llr, language=language),
+        "pav.svg": pav_svg(ss_llr, ds_llr, llr_input=True, xlabel=xlabel, language=language),
+        "llr_hist.svg": llr_histogram_svg(ss_llr, ds_llr, language=language),
     }

@@ -38,10 +38,12 @@ def tippett_rows(run) -> list[dict]:
     """Per comparison, the background LRs that support its side at least as strongly
     (``tippett_ss``/``tippett_ds`` of each result): ``{"label", "log10_lr", "log10_text",
     "ss", "ds", "side"}``, ``log10_text`` as section 6 prints it, the counts as "3 of 300
-    (1 %)", ``side`` "at or above" or "at or below"."""
+    (1 %)" in the report's language, ``side`` "at or above" or "at or below"."""
     n_ss, n_ds = run.ss_llr_cv.size, run.ds_llr_cv.size
+    language = run.spec.report.language  # the counts as the report's language writes them
     return [{"label": e.label, "log10_lr": e.log10_lr, "log10_text": e.log10_text,
-             "ss": count_with_rate(e.tippett_ss, n_ss), "ds": count_with_rate(e.tippett_ds, n_ds),
+             "ss": count_with_rate(e.tippett_ss, n_ss, language),
+             "ds": count_with_rate(e.tippett_ds, n_ds, language),
              "side": "at or above" if e.llr >= 0 else "at or below"}
             for e in run.result.results]
 
@@ -133,7 +135,7 @@ def build_report(run, formats=("pdf", "html", "json"), template_dir=None) -> dic
         files["result.json"] = record
     if not ({"pdf", "html"} & set(formats)):
         return files
-    figures = case_figures(run)
+    figures = case_figures(run, language=run.spec.report.language)
     for name, svg in figures.items():
         files[f"figures/{name}.svg"] = svg.encode("utf-8")
     html = render("case_report.html", case_context(run, figures, template_dir), template_dir,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import partial
 
 from .. import plots
+from ..i18n import SOURCE_LANGUAGE
 from ..parallel import collector_paused, run_jobs
 
 
@@ -14,7 +15,8 @@ def sensitivity_figure(i: int) -> str:
     return "sensitivity" if i == 0 else f"sensitivity_{i + 1}"
 
 
-def case_figures(run, *, workers: int | None = None) -> dict[str, str]:
+def case_figures(run, *, workers: int | None = None,
+                 language: str = SOURCE_LANGUAGE) -> dict[str, str]:
     """Figure name -> SVG for a :class:`forensic_lr.casework.pipeline.CaseRun`.
 
     Validation figures use the cross-validated LLRs of the background (what the
@@ -24,6 +26,7 @@ def case_figures(run, *, workers: int | None = None) -> dict[str, str]:
     drawn once per comparison (``sensitivity``, ``sensitivity_2``, ...). Figures with a
     log10 LR axis mark the ELUB bounds the background supports (applied or not, as the
     report's method section states).
+    Their texts and numbers are in ``language`` (the report's ``[report] language``).
     The figures are drawn on up to ``workers`` cores (default 1: drawing them in a process
     pool did not pay at casework sizes on two cores; :func:`~forensic_lr.parallel.run_jobs`),
     with the same bytes as one by one.
@@ -37,7 +40,7 @@ def case_figures(run, *, workers: int | None = None) -> dict[str, str]:
         elub = (method.elub_log10_lr_low, method.elub_log10_lr_high)
     ss, ds = run.ss_llr_cv, run.ds_llr_cv
     case_score = [float(v) for v in run.evidence_scores]
-    marked = {"case_labels": labels}
+    marked = {"case_labels": labels, "language": language}
     jobs = {
         "tippett": partial(plots.tippett_svg, ss, ds, case_llr=llr,
                            elub_log10=elub, **marked),
@@ -54,6 +57,7 @@ def case_figures(run, *, workers: int | None = None) -> dict[str, str]:
     if sensitivity is not None:
         for i in range(len(sensitivity.labels)):
             jobs[sensitivity_figure(i)] = partial(plots.sensitivity_svg, sensitivity,
-                                                  evidence=i, elub_log10=elub)
+                                                  evidence=i, elub_log10=elub,
+                                                  language=language)
     with collector_paused():
         return run_jobs(jobs, 1 if workers is None else workers)

@@ -11,6 +11,7 @@ from markupsafe import Markup
 
 from .. import plots
 from .._numbers import interval_misses
+from ..i18n import translations
 from ..metrics.catalogue import metric, printed_metrics
 from ..records import ValidationStudy
 from .context import check_rows, metric_table, safe_svg
@@ -40,17 +41,20 @@ def build_validation_report(
         return files
     arrays = study.arrays
     ss_llr, ds_llr = arrays.llrs[study.best_method]
+    words = {"language": language}  # the figures' texts and numbers
+    _ = translations(language, "report").gettext
     figures = {
-        "tippett": plots.tippett_svg(ss_llr, ds_llr),
-        "tippett_type2": plots.tippett_svg(ss_llr, ds_llr, kind="II"),
-        "ece": plots.ece_svg(ss_llr, ds_llr),
-        "ape": plots.ape_svg(ss_llr, ds_llr),
-        "det": plots.det_svg(ss_llr, ds_llr),
-        "pav": plots.pav_svg(ss_llr, ds_llr, llr_input=True, xlabel="cross-validated log10 LR"),
+        "tippett": plots.tippett_svg(ss_llr, ds_llr, **words),
+        "tippett_type2": plots.tippett_svg(ss_llr, ds_llr, kind="II", **words),
+        "ece": plots.ece_svg(ss_llr, ds_llr, **words),
+        "ape": plots.ape_svg(ss_llr, ds_llr, **words),
+        "det": plots.det_svg(ss_llr, ds_llr, **words),
+        "pav": plots.pav_svg(ss_llr, ds_llr, llr_input=True, **words,
+                             xlabel=_("cross-validated log10 LR")),
     }
     if arrays.best_curves is not None:  # None: LLRs validated as given, no model to draw
         figures["score_densities"] = plots.score_density_svg(
-            arrays.ss, arrays.ds, curves=arrays.best_curves, direction=direction)
+            arrays.ss, arrays.ds, curves=arrays.best_curves, direction=direction, **words)
     for name, svg in figures.items():
         files[f"figures/{name}.svg"] = svg.encode("utf-8")
     table = metric_table()
