@@ -13,8 +13,6 @@ committed as a whole (all or nothing, like one case).
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import re
 import sys
 from pathlib import Path
@@ -135,25 +133,30 @@ def _case_row(result) -> dict:
     }
 
 
-def _summary_files(rows: list[dict]) -> dict[str, bytes]:
-    """``summary.json`` (one entry per case) and ``summary.csv`` (one line per LR)."""
+def _summary_files(rows: list[dict], csv_locale: str = "en") -> dict[str, bytes]:
+    """``summary.json`` (one entry per case) and ``summary.csv`` (one line per LR).
+
+    ``csv_locale``: the spreadsheet conventions of summary.csv (``--csv-locale``; ``;``
+    and the locale's decimal mark in the score and log10 LR, the LR as the locale writes
+    it; :func:`forensic_lr.i18n.spreadsheet.csv_text`). summary.json never changes.
+    """
+    from ..i18n.formatting import localized
+    from ..i18n.spreadsheet import csv_text
     from ..records import dumps
 
-    text = io.StringIO()
-    writer = csv.DictWriter(text, fieldnames=SUMMARY_COLUMNS, lineterminator="\n")
-    writer.writeheader()
+    lines = [list(SUMMARY_COLUMNS)]
     for row in rows:
         base = {k: row[k] for k in ("case_file", "case_id", "folder", "status", "conclusion")}
         base["reasons"] = " | ".join(row["reasons"])
         base["warnings"] = " | ".join(row["warnings"])
         base["error"] = row["error"]
         for r in row["results"] or [{}]:
-            writer.writerow({**base, "label": r.get("label", ""), "score": r.get("score", ""),
-                             "lr": r.get("lr_text") or "",
-                             "log10_lr": "" if r.get("log10_lr") is None else r["log10_lr"],
-                             "verbal": r.get("verbal") or ""})
+            line = {**base, "label": r.get("label", ""), "score": r.get("score", ""),
+                    "lr": localized(r.get("lr_text") or "", csv_locale),
+                    "log10_lr": r.get("log10_lr"), "verbal": r.get("verbal") or ""}
+            lines.append([line[k] for k in SUMMARY_COLUMNS])
     return {"summary.json": dumps({"cases": rows}).encode("utf-8"),
-            "summary.csv": text.getvalue().encode("utf-8")}
+            "summary.csv": csv_text(lines, csv_locale).encode("utf-8")}
 
 
 def run_batch(args: argparse.Namespace) -> int:
@@ -190,7 +193,7 @@ def run_batch(args: argparse.Namespace) -> int:
             files.update({f"{folder}/{name}": data for name, data in case_files.items()})
             row.update(case_id=spec.case.id, folder=folder, **_case_row(run.result))
             rows.append(row)
-        files.update(_summary_files(rows))
+        files.update(_summary_files(rows, args.csv_locale or "en"))
         target.commit(files)
     stages.finish()
     failed = [r for r in rows if r["status"] == "failed"]

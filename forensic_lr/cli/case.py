@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from ..calibration import methods_help
 from ..errors import InputError
-from .common import EXIT_OK, add_language_option
+from .common import EXIT_OK, add_csv_locale_option, add_language_option
 
 
 def add_parsers(sub) -> None:
@@ -42,6 +42,7 @@ def add_parsers(sub) -> None:
                    help="bound the LR by ELUB (default: the case file, then the lab profile, "
                         "then on)")
     add_language_option(p, "[report] language of the case file, then the lab profile, then en")
+    add_csv_locale_option(p, "a batch's summary.csv")
     p.set_defaults(func=run)
 
     p = sub.add_parser("examples", help="list the worked examples, or copy one to a folder")
@@ -93,6 +94,11 @@ def run(args: argparse.Namespace) -> int:
         from .batch import run_batch
 
         return run_batch(args)
+    if args.csv_locale:
+        from ..errors import InputError
+
+        raise InputError("--csv-locale would be ignored: it says how a batch's summary.csv "
+                         "is written, and one case writes none; remove the option")
     stages = Stages(args)
     formats = format_option(args.format)
     with stages.stage("reading the case"):

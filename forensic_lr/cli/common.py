@@ -145,6 +145,17 @@ def add_language_option(p: argparse.ArgumentParser, default: str) -> None:
                    help=f"language of the report's text, numbers and dates (default: {default})")
 
 
+def add_csv_locale_option(p: argparse.ArgumentParser, files: str) -> None:
+    """``--csv-locale LANG``: write ``files`` as LANG's spreadsheets read CSV
+    (:func:`forensic_lr.i18n.spreadsheet.csv_text`; docs/user/report-languages.md)."""
+    from ..i18n import SUPPORTED_LANGUAGES
+
+    p.add_argument("--csv-locale", choices=SUPPORTED_LANGUAGES, default=None, metavar="LANG",
+                   help=f"write {files} as a spreadsheet in this language reads CSV: for "
+                   "de, es, fr, nl, sv ';' between cells and a decimal comma (default: "
+                   f"en, ',' and a decimal point); one of {', '.join(SUPPORTED_LANGUAGES)}")
+
+
 def add_table_options(p: argparse.ArgumentParser, *, columns: bool = True) -> None:
     """How to read the score tables: columns by name or position, decimal comma, sheet."""
     g = p.add_argument_group("reading the score files (spreadsheet exports)")

@@ -25,6 +25,7 @@ from ..limits import check_count
 from .common import (
     EXIT_OK,
     Stages,
+    add_csv_locale_option,
     add_language_option,
     add_llr_inputs,
     add_table_options,
@@ -62,6 +63,7 @@ def add_parser(sub) -> None:
     p.add_argument("--csv", metavar="FILE",
                    help="also write the metrics as CSV: a header system,<metric>,... and one "
                    "line per method (or the input LLRs), full precision")
+    add_csv_locale_option(p, "the --csv file")
     p.add_argument("--plots", metavar="DIR", help="write the figures (SVG) to this folder")
     p.add_argument("--report", metavar="DIR",
                    help="raw scores: write a validation-study report (PDF, HTML, JSON) here")
@@ -136,6 +138,8 @@ def _refuse_ignored(args: argparse.Namespace) -> None:
         if args.folds != 5 or args.fold_seed is not None:
             given.append(("--folds/--fold-seed", "cross-validation applies to raw scores "
                           "(with --calibrate, --compare or --report)"))
+    if args.csv_locale and not args.csv:
+        given.append(("--csv-locale", "it says how the --csv file is written: add --csv FILE"))
     if not args.report:
         identity = ("criteria", "title", "laboratory", "analyst", "date", "data_description")
         named = [f"--{k.replace('_', '-')}" for k in identity if getattr(args, k) is not None]
@@ -237,14 +241,15 @@ def _llr_metrics(args: argparse.Namespace, folder: OutputFolder | None) -> int:
 
 
 def _write_csv(args: argparse.Namespace, rows) -> None:
-    """``--csv FILE``: :func:`forensic_lr.validation.metrics_csv` of ``rows``, written
-    atomically (never over a file without --force)."""
+    """``--csv FILE``: :func:`forensic_lr.validation.metrics_csv` of ``rows`` (in the
+    ``--csv-locale`` conventions), written atomically (never over a file without --force)."""
     if not args.csv:
         return
     from ..output import write_file
     from ..validation import metrics_csv
 
-    write_file(args.csv, metrics_csv(rows).encode("utf-8"), force=args.force,
+    write_file(args.csv, metrics_csv(rows, args.csv_locale or "en").encode("utf-8"),
+               force=args.force,
                inputs=score_inputs(args), option="--csv")
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from .._checks import renamed_keyword, sources_pair
 from ..errors import InputError, RawScoreWarning, SwappedClassesWarning
+from ..i18n.spreadsheet import csv_text
 from ..metrics import evaluate_llrs
 from ..metrics.dcf import dcf, min_dcf
 from ..metrics.llr_checks import raw_score_signs, swapped_sign
@@ -150,26 +151,21 @@ def study_method_metrics(
     return tuple(rows)
 
 
-def metrics_csv(rows: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
+def metrics_csv(rows: Sequence[tuple[str, Mapping[str, Any]]],
+                language: str = "en") -> str:
     """Metrics as CSV text: a header ``system,<metric>,...`` and one line per system.
 
     ``rows`` holds ``(system name, metrics)`` pairs (e.g. ``("logistic",
     MethodMetrics.metrics)``); the columns are the first row's metric keys, in order.
     Numbers are written as Python's shortest round-trip repr (``float(cell)`` gives the
     value back exactly), None as an empty cell, +-inf as ``inf``/``-inf``; lines end in
-    ``\\n`` (RFC 4180 quoting where a name needs it).
+    ``\\n`` (RFC 4180 quoting where a name needs it). ``language``: the spreadsheet
+    conventions of that locale (``;`` and a decimal comma for de, es, fr, nl, sv;
+    :func:`forensic_lr.i18n.spreadsheet.csv_text`); English is the comma form.
     """
-    import csv
-    import io
-
     if not rows:
         raise InputError("no metrics to write")
     keys = list(rows[0][1])
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["system", *keys])
-    for name, metrics in rows:
-        writer.writerow([name, *("" if metrics.get(k) is None else repr(metrics[k])
-                                 if isinstance(metrics[k], float) else str(metrics[k])
-                                 for k in keys)])
-    return out.getvalue()
+    return csv_text([["system", *keys],
+                     *([name, *(metrics.get(k) for k in keys)] for name, metrics in rows)],
+                    language)
