@@ -210,10 +210,33 @@ def sign_pdf(pdf: bytes, signer: Signer, *, reason: str,
         cades_signed_attr_spec=_role_attributes(signer.role),
     )
     writer = IncrementalPdfFileWriter(io.BytesIO(pdf), strict=False)
+    _producer_as_in_xmp(writer)
     if signer.tsa_url:
         return _sign_lta(writer, meta, signer)
     out = signers.sign_pdf(writer, meta, signer=signer.signer)
     return out.getvalue()
+
+
+def _producer_as_in_xmp(writer) -> None:
+    """Keep the document information dictionary equivalent to the XMP metadata, as PDF/A
+    requires (ISO 19005-3, 6.6.2.3): pyHanko writes its own name as the XMP
+    ``pdf:Producer`` of the revision it adds but appends it to the dictionary's
+    ``/Producer`` ("WeasyPrint ...; pyHanko ..."). The new revision's ``/Producer`` is set
+    to pyHanko's name, which pyHanko then leaves as it is; the first revision keeps
+    WeasyPrint's."""
+    from pyhanko.pdf_utils import generic
+    from pyhanko.pdf_utils.metadata.model import VENDOR
+
+    try:
+        info = writer.trailer.raw_get("/Info")
+    except KeyError:  # no information dictionary: pyHanko writes only XMP
+        return
+    if not isinstance(info, generic.IndirectObject):
+        return
+    entries = info.get_object()
+    if str(entries.get("/Producer", "")) != VENDOR:
+        entries["/Producer"] = generic.TextStringObject(VENDOR)
+        writer.mark_update(info)
 
 
 def _sign_lta(writer, meta, signer: Signer) -> bytes:

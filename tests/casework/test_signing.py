@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -143,6 +144,63 @@ def test_poppler_reports_the_signature_valid(signed):
     assert "Signer Certificate Common Name: A. Examiner" in shown
     assert "Signature Validation: Signature is Valid." in shown
     assert "Total document signed" in shown
+
+
+def assert_still_pdfa(pdf, record) -> None:
+    """What PDF/A-3b asks of a signed report, checked without pyHanko (which signed):
+
+    * poppler's ``pdfinfo -meta`` still shows the PDF/A-3B identification, ``pdfdetach``
+      lists exactly the record and extracts it equal, byte for byte, to ``record``;
+    * the last revision's document information dictionary equals its XMP metadata in every
+      entry both have (ISO 19005-3, 6.6.2.3), read with pypdf;
+    * every signature widget is printable and not hidden (its /F has the Print flag and
+      none of Hidden, Invisible, NoView, ToggleNoView; ISO 19005-3, 6.3.2), zero-sized.
+    """
+    from pypdf import PdfReader
+
+    reader = PdfReader(pdf)
+    info, xmp = reader.metadata, reader.xmp_metadata
+    assert (xmp.pdfaid_part, xmp.pdfaid_conformance) == ("3", "B")
+    pairs = {"/Producer": xmp.pdf_producer, "/Keywords": xmp.pdf_keywords,
+             "/Creator": xmp.xmp_creator_tool, "/Title": xmp.dc_title["x-default"],
+             "/Author": xmp.dc_creator[0], "/Subject": xmp.dc_description["x-default"]}
+    for key, value in pairs.items():
+        assert str(info[key]) == value, (key, info[key], value)
+    assert info.modification_date == xmp.xmp_modify_date.astimezone(
+        info.modification_date.tzinfo)
+    widgets = [f.get_object() for f in reader.trailer["/Root"]["/AcroForm"]["/Fields"]]
+    assert widgets and all(w["/FT"] == "/Sig" for w in widgets)
+    for widget in widgets:
+        flags = int(widget["/F"])
+        assert flags & 4 and not flags & (1 | 2 | 32 | 256), flags
+        assert [float(x) for x in widget["/Rect"]] == [0, 0, 0, 0]
+    if shutil.which("pdfinfo") is None:
+        return
+    meta = subprocess.run(["pdfinfo", "-meta", str(pdf)], capture_output=True, text=True,
+                          check=True).stdout
+    assert 'pdfaid:part="3"' in meta and 'pdfaid:conformance="B"' in meta
+    listed = subprocess.run(["pdfdetach", "-list", str(pdf)], capture_output=True, text=True,
+                            check=True).stdout
+    assert listed.splitlines()[1:] == [f"1: {Path(record).name}"]
+    out = Path(pdf).parent / f"{Path(pdf).stem}-extracted.json"
+    subprocess.run(["pdfdetach", "-save", "1", "-o", str(out), str(pdf)], check=True)
+    try:
+        assert out.read_bytes() == Path(record).read_bytes()
+    finally:
+        out.unlink()
+
+
+def test_signed_report_is_still_pdfa(signed, tmp_path, monkeypatch):
+    _, _, out = signed
+    assert_still_pdfa(out / "report.pdf", out / "result.json")
+    reviewer_p12 = tmp_path / "reviewer.p12"
+    _p12(reviewer_p12, "battery staple 9", name="B. Reviewer")
+    monkeypatch.setenv("FLR_TEST_REVIEWER", "battery staple 9")
+    reviewed = tmp_path / "reviewed" / "report.pdf"
+    reviewed.parent.mkdir()
+    assert main(["-q", "sign", str(out / "report.pdf"), "--pkcs12", str(reviewer_p12),
+                 "--passphrase-env", "FLR_TEST_REVIEWER", "--out", str(reviewed)]) == 0
+    assert_still_pdfa(reviewed, out / "result.json")
 
 
 def _signer_info(pdf, number: int = 0):

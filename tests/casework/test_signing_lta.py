@@ -39,7 +39,7 @@ from pypdf import PdfReader
 
 from forensic_lr.casework.verify import read_report
 from forensic_lr.cli import main
-from tests.casework.test_signing import _certificate, _key, _p12, _pem
+from tests.casework.test_signing import _certificate, _key, _p12, _pem, assert_still_pdfa
 
 PASSPHRASE = "tsa horse 3"
 VARIABLE = "FLR_TEST_LTA_PASSPHRASE"
@@ -194,6 +194,10 @@ def _examiner_pem(lta) -> bytes:
     _, cert, _ = pkcs12.load_key_and_certificates(
         (lta["lab"].parent / "examiner.p12").read_bytes(), PASSPHRASE.encode())
     return cert.public_bytes(serialization.Encoding.PEM)
+
+
+def test_lta_report_is_still_pdfa(lta):
+    assert_still_pdfa(lta["out"] / "report.pdf", lta["out"] / "result.json")
 
 
 @pytest.mark.skipif(shutil.which("pdfsig") is None, reason="poppler-utils not installed")
