@@ -353,7 +353,9 @@ def cross_validated_llr(
     Parameters
     ----------
     ss, ds : array_like
-        Same-source and different-source background scores (finite).
+        Same-source and different-source background scores (finite); ``(n, k)`` score
+        matrices (one column per system) for a fusion
+        (:class:`~forensic_lr.calibration.fusion.LogisticFusion`).
     calibrator : str or Calibrator
         A method name (default :data:`~forensic_lr.calibration.DEFAULT_CALIBRATOR`) or a
         calibrator object, copied (``copy.deepcopy``) for each fold; never modified.
@@ -395,24 +397,29 @@ def cross_validated_llr(
     """
     groups = sources_pair(ss_sources, ds_sources, groups, function="cross_validated_llr")
     calibrator = as_calibrator(calibrator)
-    ss, ds = check_pair(ss, ds, names=("ss", "ds"), allow_inf=False, min_size=2)
+    if np.ndim(ss) == 2 or np.ndim(ds) == 2:  # several systems' scores per comparison
+        from .calibration.fusion import as_score_matrix
+
+        ss, ds = as_score_matrix(ss, "ss"), as_score_matrix(ds, "ds")
+    else:
+        ss, ds = check_pair(ss, ds, names=("ss", "ds"), allow_inf=False, min_size=2)
     if groups is not None:
         return _source_cross_validated_llr(ss, ds, calibrator, folds, seed, groups, progress)
     if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2:
         raise InputError(f"folds must be an integer >= 2, got {folds!r}; use e.g. folds=5")
-    smallest = min(ss.size, ds.size)
+    smallest = min(len(ss), len(ds))
     if folds > smallest:
-        which = "ss" if ss.size <= ds.size else "ds"
+        which = "ss" if len(ss) <= len(ds) else "ds"
         raise InputError(
             f"{folds} folds are more than the {smallest} scores of the smaller class "
             f"({which}): each fold needs at least one score of each class; use at most "
             f"{smallest} folds"
         )
     rng = np.random.default_rng(seed)
-    fold_ss = fold_ids(ss.size, int(folds), rng)
-    fold_ds = fold_ids(ds.size, int(folds), rng)
-    out_ss = np.empty(ss.size)
-    out_ds = np.empty(ds.size)
+    fold_ss = fold_ids(len(ss), int(folds), rng)
+    fold_ds = fold_ids(len(ds), int(folds), rng)
+    out_ss = np.empty(len(ss))
+    out_ds = np.empty(len(ds))
     for k in range(int(folds)):
         in_ss, in_ds = fold_ss == k, fold_ds == k
         split = SourceSplit(np.flatnonzero(~in_ss), np.flatnonzero(~in_ds),
@@ -425,9 +432,9 @@ def cross_validated_llr(
 
 def _source_cross_validated_llr(ss, ds, calibrator, folds, seed, groups, progress=None):
     """Out-of-fold LLRs with folds by source (see :func:`cross_validated_llr`)."""
-    out_ss, out_ds = np.empty(ss.size), np.empty(ds.size)
+    out_ss, out_ds = np.empty(len(ss)), np.empty(len(ds))
     splits = list(source_folds(*groups, folds=folds, seed=seed))
-    codes = coded_sources(*groups, ss.size, ds.size)
+    codes = coded_sources(*groups, len(ss), len(ds))
     for k, split in enumerate(splits):
         if progress is not None and k:
             progress(k, len(splits))
@@ -452,5 +459,5 @@ def _fold_llr(calibrator, ss, ds, split: SourceSplit, sources):
         return hook(ss, ds, split, sources)
     model.fit(ss[split.train_ss], ds[split.train_ds])
     test_ss, test_ds = ss[split.test_ss], ds[split.test_ds]
-    return (model.llr(test_ss) if test_ss.size else test_ss,
-            model.llr(test_ds) if test_ds.size else test_ds)
+    return (model.llr(test_ss) if len(test_ss) else np.empty(0),
+            model.llr(test_ds) if len(test_ds) else np.empty(0))

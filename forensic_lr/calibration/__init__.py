@@ -62,6 +62,7 @@ _EXPORTS = {
     "calibrator_to_json": "persist",
     "calibrator_from_json": "persist",
     "iv_bounds_log10": "invariance",
+    "LogisticFusion": "fusion",
     "calibration_checks": "checks",
     "eer_linear_calibration": "checks",
     **{cls: module for module, cls in _REGISTRY.values()},
