@@ -43,8 +43,8 @@ from pathlib import Path
 from ..errors import InputError
 
 __all__ = ["SignatureCheck", "Signer", "add_signature", "check_signatures", "claimed_roles",
-           "lab_signer", "load_signer", "load_trust_anchors", "profile_signer", "sign_pdf",
-           "validation_data"]
+           "lab_signer", "load_signer", "load_trust_anchors", "pkcs12_signer", "profile_signer",
+           "sign_pdf", "validation_data"]
 
 
 @contextlib.contextmanager
@@ -107,26 +107,34 @@ def load_signer(certificate: str | Path, *, passphrase_env: str | None = None,
         The file is missing, or the passphrase does not open it, or a CA certificate file
         holds no certificate.
     """
-    from pyhanko.sign import signers
-
     path = Path(certificate)
     if not path.is_file():
         raise InputError("[signing] certificate: no such file", path=str(path))
-    secret = _passphrase(passphrase_env, path)
-    try:
-        with _quiet_pyhanko():
-            signer = signers.SimpleSigner.load_pkcs12_data(path.read_bytes(), (),
-                                                           passphrase=secret)
-    except (ValueError, OSError):
-        signer = None
-    if signer is None:  # pyHanko logs and returns None for a wrong passphrase
+    signer = pkcs12_signer(path.read_bytes(), _passphrase(passphrase_env, path), role=role)
+    if signer is None:
         raise InputError("[signing] certificate: cannot open it with the passphrase given "
                          "(wrong passphrase, or not a PKCS#12 file)", path=str(path))
+    cas = tuple(_load_certs(ca_certificates, "[signing] ca_certificates"))
+    return replace(signer, tsa_url=tsa_url, ca_certificates=cas)
+
+
+def pkcs12_signer(data: bytes, passphrase: bytes, *, role: str = "") -> Signer | None:
+    """The signer of a PKCS#12 file's bytes opened with ``passphrase`` (both held only by
+    the caller, e.g. a reviewer's upload in the web app), or None when the passphrase does
+    not open it or it is no PKCS#12 file. Its name is the certificate holder's (subject
+    common name)."""
+    from pyhanko.sign import signers
+
+    try:
+        with _quiet_pyhanko():
+            signer = signers.SimpleSigner.load_pkcs12_data(data, (), passphrase=passphrase)
+    except (ValueError, TypeError, OSError):
+        signer = None
+    if signer is None:  # pyHanko logs and returns None for a wrong passphrase
+        return None
     name = signer.signing_cert.subject.native.get("common_name") or \
         signer.signing_cert.subject.human_friendly
-    cas = tuple(_load_certs(ca_certificates, "[signing] ca_certificates"))
-    return Signer(signer=signer, name=str(name), role=role, tsa_url=tsa_url,
-                  ca_certificates=cas)
+    return Signer(signer=signer, name=str(name), role=role)
 
 
 def _profile_signer(profile_file: str | Path, signing, role: str) -> Signer:
@@ -334,10 +342,19 @@ def add_signature(report, signer: Signer) -> bytes:
 class SignatureCheck:
     """One signature of a PDF as validated: ``ok`` when it is intact, cryptographically
     valid and covers the whole file (nothing was changed after it); ``text`` says who
-    signed when, and what failed."""
+    signed when, and what failed (``kind``, ``signer``, ``time`` and ``roles`` the same
+    for a table)."""
 
     ok: bool
     text: str
+    #: "signature" or "document timestamp"; who signed (the certificate's common name: the
+    #: timestamp authority's for a document timestamp), when (ISO 8601: the signer's clock,
+    #: or the timestamp's time) and the roles a signature claims (signed attributes); empty
+    #: when the signature cannot be read
+    kind: str = "signature"
+    signer: str = ""
+    time: str = ""
+    roles: tuple[str, ...] = ()
 
 
 def load_trust_anchors(paths) -> list:
@@ -417,13 +434,14 @@ def _check_one(embedded, context, trust: list | None, label: str, last: bool) ->
     from pyhanko.sign.validation import validate_pdf_signature, validate_pdf_timestamp
 
     stamp = embedded.sig_object.get("/Type") == "/DocTimeStamp"
+    kind = "document timestamp" if stamp else "signature"
     try:
         with _quiet_pyhanko():
             status = (validate_pdf_timestamp(embedded, context) if stamp
                       else validate_pdf_signature(embedded, context))
     except Exception as exc:  # a damaged signature may fail anywhere in the validator
         return SignatureCheck(False, f"{label} {embedded.field_name!r} cannot be validated "
-                              f"({type(exc).__name__}: {str(exc)[:160]})")
+                              f"({type(exc).__name__}: {str(exc)[:160]})", kind=kind)
     problems = []
     if not status.intact:
         problems.append("the file's bytes do not match the signed digest: it was changed "
@@ -439,14 +457,20 @@ def _check_one(embedded, context, trust: list | None, label: str, last: bool) ->
     if problem:
         problems.append(problem)
     fingerprint = f"certificate SHA-256 {cert.sha256.hex()}, {said}"
+    table = {"kind": kind,
+             "signer": str(cert.subject.native.get("common_name")
+                           or cert.subject.human_friendly),
+             "roles": () if stamp else tuple(claimed_roles(status))}
     if stamp:
-        text = (f"{label}: at {status.timestamp.isoformat()} by "
+        table["time"] = status.timestamp.isoformat()
+        text = (f"{label}: at {table['time']} by "
                 f"{cert.subject.human_friendly} ({fingerprint})")
     else:
         sig = embedded.sig_object
         details = [*(f"{k[1:].lower()}: {sig[k]}" for k in ("/Reason", "/Location") if k in sig),
                    *(f"role (signed attribute): {r}" for r in claimed_roles(status))]
         when = status.signer_reported_dt.isoformat() if status.signer_reported_dt else "?"
+        table["time"] = when
         text = (f"{label}: signed by {cert.subject.human_friendly} at {when} "
                 f"({'; '.join([*details, fingerprint])})")
         if status.timestamp_validity is not None:
@@ -454,8 +478,8 @@ def _check_one(embedded, context, trust: list | None, label: str, last: bool) ->
             text += f"; {stamped}"
             problems += stamp_problems
     if problems:
-        return SignatureCheck(False, f"INVALID {'document timestamp' if stamp else 'signature'}"
-                              f": {'; '.join(problems)} - {text}")
+        return SignatureCheck(False, f"INVALID {kind}: {'; '.join(problems)} - {text}",
+                              **table)
     if trust is None:
         verdict = ("document timestamp intact, timestamp authority not checked against a "
                    "trust anchor" if stamp else
@@ -463,7 +487,7 @@ def _check_one(embedded, context, trust: list | None, label: str, last: bool) ->
     else:
         verdict = "document timestamp valid and trusted" if stamp else \
             "signature valid and trusted"
-    return SignatureCheck(True, f"{verdict}: {text}")
+    return SignatureCheck(True, f"{verdict}: {text}", **table)
 
 
 def check_signatures(data: bytes, trust: list | None = None) -> list[SignatureCheck]:

@@ -14,7 +14,7 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +60,11 @@ DOWNLOADS = {"report.pdf": "application/pdf", "report.html": "text/html; charset
 REPORT_CSP = (b"default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
               b"frame-ancestors 'self'; sandbox")
 LOGIN_COOKIE = "forensic_lr_login"
+#: The largest sign-off form (a PKCS#12 file of a few kB and its passphrase): small enough
+#: that the form parser keeps it in memory, never in a temporary file.
+SIGN_FORM_LIMIT = 256 * 2**10
+#: The role a reviewer's sign-off signature claims (as ``forensic-lr sign``'s default).
+REVIEWER_ROLE = "reviewer"
 
 
 @dataclass
@@ -168,16 +173,18 @@ def create_app(config: ServerConfig) -> Any:
         response.set_cookie(COOKIE, sid, httponly=True, samesite="strict",
                             secure=config.secure_cookie, path="/")
 
-    async def limited_body(request: Request) -> None:
-        """413 for a body over the upload limit (by its declared length), 411 without one."""
+    async def limited_body(request: Request, limit: int | None = None) -> None:
+        """413 for a body over the upload limit (by its declared length), 411 without one
+        (``limit``: a route's own, smaller limit)."""
+        limit = config.max_upload if limit is None else limit
         length = request.headers.get("content-length")
         if length is None or not length.isdigit():
-            if request.headers.get("transfer-encoding"):
+            if request.headers.get("transfer-encoding") or limit < config.max_upload:
                 raise HTTPException(411, "send the request with a Content-Length")
             return
-        if int(length) > config.max_upload:
+        if int(length) > limit:
             raise HTTPException(413, f"the request is larger than the upload limit of "
-                                     f"{config.max_upload:,} bytes")
+                                     f"{limit:,} bytes")
 
     async def upload(request: Request) -> tuple[bytes, list[tuple[str | None, bytes]], Any]:
         """The case part and the files of a multipart upload."""
@@ -504,6 +511,55 @@ def create_app(config: ServerConfig) -> Any:
         else:
             raise HTTPException(404, f"no step {step!r}")
 
+    async def sign(request: Request) -> Response:
+        """A reviewer's sign-off signature on the final report (page and API): a form with
+        the reviewer's PKCS#12 file (``pkcs12``) and its passphrase (``passphrase``), both
+        kept in memory for this request only (never written, logged or echoed)."""
+        api = request.url.path.startswith("/api/")
+        await limited_body(request, SIGN_FORM_LIMIT)
+        form = await request.form(max_files=1, max_fields=4)
+        user = await user_of(request, api=api, unsafe=True, form=form)
+        key = request.path_params["key"]
+        part, passphrase = form.get("pkcs12"), form.get("passphrase")
+        if not isinstance(part, UploadFile) or not isinstance(passphrase, str):
+            raise UploadError("send the signer's PKCS#12 file in a part named 'pkcs12' and its "
+                              "passphrase in a field named 'passphrase'",
+                              [{"field": "pkcs12", "message": "missing"}])
+        data = await part.read()
+        run_id, digest = await run_in_threadpool(reviewer_sign, key, user, data,
+                                                 passphrase.encode("utf-8"))
+        if api:
+            return JSONResponse({**registered(key), "signed_run": run_id, "sha256": digest})
+        return RedirectResponse(f"/cases/{key}", status_code=303)
+
+    def reviewer_sign(key: str, user: User, data: bytes, passphrase: bytes) -> tuple[int, str]:
+        """The rules of a sign-off: by the reviewer who approved the case (never its own
+        examiner), on its final report; returns (run id, SHA-256 of the signed file)."""
+        from ..casework.signing import pkcs12_signer
+
+        case = registered(key)
+        if user.name == case["owner"]:
+            raise HTTPException(403, "a reviewer cannot sign their own case")
+        if not user.can("reviewer"):
+            raise HTTPException(403, "only a reviewer signs a case off")
+        if case["status"] != "final":
+            raise Conflict(f"case {key} is {case['status']}: the reviewer signs the final "
+                           "report, once the examiner has made the case final")
+        if user.name != case["reviewer"]:
+            raise HTTPException(403, f"only the reviewer who approved the case "
+                                     f"({case['reviewer']}) signs it off")
+        run_id = [e for e in store.register.audit(key)
+                  if e["action"] == "finalised"][-1]["details"]["run"]
+        signer = pkcs12_signer(data, passphrase, role=REVIEWER_ROLE)
+        if signer is None:
+            raise UploadError("pkcs12: the passphrase does not open this file (wrong "
+                              "passphrase, or not a PKCS#12 file)",
+                              [{"field": "pkcs12", "message": "cannot be opened"}])
+        if store.signer is not None:  # the laboratory's timestamp authority, if it has one
+            signer = replace(signer, tsa_url=store.signer.tsa_url,
+                             ca_certificates=store.signer.ca_certificates)
+        return run_id, store.sign_off(key, run_id, signer, user)
+
     def final_run(key: str, user: User) -> int:
         """The final report: the case run again with the reviewer's approval in its record
         (the report's sign-off block); its results must be those the reviewer approved."""
@@ -598,7 +654,7 @@ def create_app(config: ServerConfig) -> Any:
         return RedirectResponse(f"/cases/{key}", status_code=303)
 
     async def case_page(request: Request) -> Response:
-        await user_of(request, api=False, unsafe=False)
+        user = await user_of(request, api=False, unsafe=False)
         key = request.path_params["key"]
         case = registered(key)
         runs = store.register.runs(key)
@@ -614,7 +670,17 @@ def create_app(config: ServerConfig) -> Any:
         diff = None
         if result is not None and base is not None and base != done[-1]["run_id"]:
             diff = run_diff(key, base, done[-1]["run_id"])
+        signatures = None  # no report.pdf
+        if done:
+            pdf = store.root / key / "runs" / str(done[-1]["run_id"]) / "report.pdf"
+            if pdf.is_file():
+                signatures = await run_in_threadpool(report_signatures, pdf)
+        sign_off = (case["status"] == "final" and user.name == case["reviewer"]
+                    and user.name != case["owner"] and not any(
+                        e["action"] == "report signed" and e["user"] == user.name
+                        for e in store.register.audit(key)))
         return page("case.html", request, case=case, runs=runs, result=result,
+                    signatures=signatures, sign_off=sign_off,
                     last_run=done[-1] if done else None, audit=store.register.audit(key),
                     running=any(r["status"] == "running" for r in runs), diff=diff, base=base,
                     case_text=(store.root / key / CASE_FILE).read_text(encoding="utf-8"))
@@ -706,6 +772,7 @@ def create_app(config: ServerConfig) -> Any:
         Route("/cases/new", new_case, methods=["GET", "POST"]),
         Route("/cases/{key}", case_page),
         Route("/cases/{key}/compare", compare_page),
+        Route("/cases/{key}/sign", sign, methods=["POST"]),
         Route("/cases/{key}/{step}", case_action, methods=["POST"]),
         Route("/teaching", teaching_page),
         Route("/api", api_page),
@@ -719,6 +786,7 @@ def create_app(config: ServerConfig) -> Any:
         Route("/api/cases/{key}/export", api_export),
         Route("/api/cases/{key}/runs/{run}/figures/{name}", api_figure),
         Route("/api/cases/{key}/runs/{run}/{name}", api_download),
+        Route("/api/cases/{key}/sign", sign, methods=["POST"]),
         Route("/api/cases/{key}/{step}", api_step, methods=["POST"]),
         Route("/api/lr", api_lr, methods=["POST"]),
         Route("/api/lab", api_lab, methods=["GET", "PUT"]),
@@ -730,6 +798,14 @@ def create_app(config: ServerConfig) -> Any:
         HTTPException: http_error, UploadError: http_error, Conflict: http_error,
         ForensicLRError: http_error, KeyError: http_error})
     return HostCheck(app, allowed_hosts(config.host, config.allow_hosts))
+
+
+def report_signatures(path: Path) -> list[Any]:
+    """The signatures of a report PDF as ``forensic-lr verify`` checks them
+    (:func:`forensic_lr.casework.signing.check_signatures`), in signing order."""
+    from ..casework.signing import check_signatures
+
+    return check_signatures(path.read_bytes())
 
 
 def method_list() -> list[str]:

@@ -131,6 +131,9 @@ class CaseStore:
             uploaded if uploaded.is_file() else None)
         self.max_upload = max_upload
         self.progress: dict[str, Progress] = {}
+        #: the examiner's signer of ``serve --lab``'s ``[signing]`` table, opened once here
+        self.signer = server_signer(self.lab) if self.lab_fixed else None
+        self._signing = threading.Lock()  # one sign-off at a time (read, sign, replace)
 
     def retention_end(self, case: dict[str, Any]) -> dt.datetime:
         """When a case may be deleted: ``[records] retention_years`` of the server's lab
@@ -312,6 +315,13 @@ class CaseStore:
             job, files = render_case(folder / CASE_FILE, lab=self.lab, draft=draft,
                                      progress=progress, review=review)
             spec = job.spec
+            signature = None
+            if self.signer is not None and not draft and "report.pdf" in files:
+                from ..casework.signing import sign_pdf
+
+                files["report.pdf"] = sign_pdf(files["report.pdf"], self.signer,
+                                               reason=f"evaluative report, case {spec.case.id}")
+                signature = _signed_entry(self.signer, files["report.pdf"])
             with OutputFolder(folder / RUNS / str(run_id), force=False,
                               inputs=job.inputs) as target:
                 target.commit(files)
@@ -321,7 +331,8 @@ class CaseStore:
             self.register.finish_run(
                 key, run_id, by=user.name, case_sha256=sha256_file(folder / CASE_FILE),
                 inputs={p.name: sha256_file(p) for p in spec.input_paths() if p.is_file()},
-                outputs={name: sha256(content) for name, content in sorted(files.items())})
+                outputs={name: sha256(content) for name, content in sorted(files.items())},
+                signature=signature)
             return run_id, result
         except BaseException as exc:
             message = str(exc) if isinstance(exc, InputError) else (
@@ -331,6 +342,31 @@ class CaseStore:
             raise
         finally:
             self.progress.pop(key, None)
+
+    def sign_off(self, key: str, run_id: int, signer, user: User) -> str:
+        """Add ``signer``'s signature to the report PDF of a finished run (a reviewer's
+        sign-off: :func:`forensic_lr.casework.signing.add_signature`, which refuses a draft
+        and a file whose present signatures do not check); the file is replaced atomically
+        and the signing logged with the SHA-256 before and after. Returns the new SHA-256."""
+        from ..casework.signing import add_signature
+        from ..casework.verify import read_report
+        from ..output import write_file
+
+        path = self.folder(key) / RUNS / str(run_id) / "report.pdf"
+        if not path.is_file():
+            raise Conflict(f"case {key}: run {run_id} wrote no report.pdf to sign")
+        with self._signing:
+            if any(e["action"] == "report signed" and e["user"] == user.name
+                   and e["details"].get("run") == run_id for e in self.register.audit(key)):
+                raise Conflict(f"case {key}: {user.name} has signed the report of run "
+                               f"{run_id} already")
+            report = read_report(path)
+            signed = add_signature(report, signer)
+            write_file(path, signed, force=True)
+            entry = _signed_entry(signer, signed)
+            self.register.log(user.name, "report signed", key, run=run_id,
+                              sha256_before=sha256(report.data), **entry)
+        return entry["sha256"]
 
     def run_folder(self, key: str, run: str) -> tuple[int, Path]:
         """``(run id, folder)`` of a finished run (``run`` a number or ``latest``)."""
@@ -344,6 +380,25 @@ class CaseStore:
                 raise KeyError(run)
             run_id = int(run)
         return run_id, self.folder(key) / RUNS / str(run_id)
+
+
+def server_signer(lab: Path | None):
+    """The signer the server's lab profile's ``[signing]`` table names, or None: opened once
+    when the server starts (its passphrase from the profile's ``passphrase_env``, or asked in
+    the terminal that starts the server; never while a request waits)."""
+    from ..casework.profile import load_profile
+    from ..casework.signing import lab_signer
+
+    if lab is None or load_profile(lab)[0].signing.certificate is None:
+        return None
+    return lab_signer(lab)
+
+
+def _signed_entry(signer, pdf: bytes) -> dict[str, str]:
+    """What the audit log records of a signing: the signed file's SHA-256, the signer's
+    name and role and the SHA-256 of the signer's certificate (never a key or passphrase)."""
+    return {"sha256": sha256(pdf), "signer": signer.name, "role": signer.role,
+            "certificate_sha256": signer.signer.signing_cert.sha256.hex()}
 
 
 def render_case(case_file: Path, *, lab: Path | None, draft: bool,

@@ -376,8 +376,11 @@ class Register:
         return run_id
 
     def finish_run(self, case_id: str, run_id: int, *, by: str, case_sha256: str,
-                   inputs: Mapping[str, str], outputs: Mapping[str, str]) -> None:
-        """Mark a run done with the SHA-256 of its case file, inputs and outputs."""
+                   inputs: Mapping[str, str], outputs: Mapping[str, str],
+                   signature: Mapping[str, str] | None = None) -> None:
+        """Mark a run done with the SHA-256 of its case file, inputs and outputs; with
+        ``signature`` (its report PDF was signed: signer, role, SHA-256) a "report signed"
+        entry follows in the same transaction."""
         with self.transaction() as db:
             db.execute("UPDATE runs SET status = 'done', finished = ?, case_sha256 = ?, "
                        "inputs = ?, outputs = ? WHERE case_id = ? AND run_id = ?",
@@ -387,6 +390,8 @@ class Register:
             self._append(db, by, "run finished", case_id, {
                 "run": run_id, "case_sha256": case_sha256, "inputs": dict(inputs),
                 "outputs": dict(outputs)})
+            if signature is not None:
+                self._append(db, by, "report signed", case_id, {"run": run_id, **signature})
 
     def fail_run(self, case_id: str, run_id: int, *, by: str, error: str) -> None:
         """Mark a run failed with its error (the register stays consistent)."""
