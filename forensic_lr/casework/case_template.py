@@ -118,6 +118,7 @@ study_id = ""                 # required: identifier of the validation study the
 # rmep_max = 0.1              # rate of misleading evidence for Hp (SS with LR < 1) at most
 # rmed_max = 0.1              # rate of misleading evidence for Hd (DS with LR > 1) at most
 # devpav_max = 0.5            # devPAV calibration deviation at most
+# llr_overestimation_max = 0.3  # mean absolute LLR overestimation (log10) at most
 
 [report]
 language = "en"

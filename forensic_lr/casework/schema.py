@@ -44,6 +44,7 @@ class Criteria(Section):
     rmep_max: StrictFloat | None = Field(default=None, ge=0, le=1)
     rmed_max: StrictFloat | None = Field(default=None, ge=0, le=1)
     devpav_max: StrictFloat | None = Field(default=None, gt=0)
+    llr_overestimation_max: StrictFloat | None = Field(default=None, gt=0)
 
 
 #: The rule for an evidence score outside the pooled range of the background scores, from

@@ -18,6 +18,7 @@ from .dcf import APECurve, ape_curve, bayes_threshold, dcf, min_dcf, normalized_
 from .ece import ECECurve, ece_curve
 from .evidence import TippettData, devpav, devpav_of_fit, rmed, rmep, tippett, tippett_counts
 from .llr_checks import warn_if_not_llrs
+from .overestimation import llr_overestimation, llr_overestimation_curve, overestimation_of_sorted
 from .pav import PAVFit, fit_runs, pav_fit, pav_llr, sorted_runs
 from .roc import (
     ROC,
@@ -52,6 +53,8 @@ __all__ = [
     "eer_interpolated",
     "evaluate",
     "evaluate_llrs",
+    "llr_overestimation",
+    "llr_overestimation_curve",
     "min_cllr",
     "min_dcf",
     "normalized_bayes_error",
@@ -85,6 +88,9 @@ class Evaluation(Tabular, Serialisable):
         Shares of SS trials with LR < 1 and of DS trials with LR > 1.
     devpav : float
         devPAV in log10 units (NaN when no PAV block is finite).
+    llr_overestimation : float
+        Mean absolute LLR overestimation in log10 units (:func:`llr_overestimation`; NaN
+        when the classes' LRs do not overlap).
     """
 
     n_ss: int
@@ -97,12 +103,13 @@ class Evaluation(Tabular, Serialisable):
     rmep: float
     rmed: float
     devpav: float
+    llr_overestimation: float = float("nan")
 
     def _table(self) -> Table:
         """One row per metric with its unit (``repr``, notebooks, ``to_frame()``)."""
         units = {"cllr": "bits", "min_cllr": "bits", "cllr_cal": "bits", "eer": "proportion",
                  "auc": "probability", "rmep": "proportion", "rmed": "proportion",
-                 "devpav": "log10"}
+                 "devpav": "log10", "llr_overestimation": "log10"}
         return Table(
             title=f"Evaluation of {self.n_ss} same-source and {self.n_ds} different-source "
                   "LLRs",
@@ -125,8 +132,8 @@ def evaluate_llrs(ss_llr, ds_llr, *, check: bool = True) -> Evaluation:
     Returns
     -------
     Evaluation
-        Trial counts, Cllr, minCllr and Cllr_cal (bits), ROCCH-EER, AUC, RMEP, RMED and
-        devPAV (log10 units).
+        Trial counts, Cllr, minCllr and Cllr_cal (bits), ROCCH-EER, AUC, RMEP, RMED,
+        devPAV and the LLR overestimation (log10 units).
 
     Warns
     -----
@@ -173,6 +180,7 @@ def evaluate_llrs(ss_llr, ds_llr, *, check: bool = True) -> Evaluation:
         rmep=float(np.searchsorted(ss, 0.0, side="left") / ss.size),  # share < 0
         rmed=float((ds.size - np.searchsorted(ds, 0.0, side="right")) / ds.size),  # share > 0
         devpav=devpav_of_fit(fit),
+        llr_overestimation=overestimation_of_sorted(ss, ds),
     )
 
 

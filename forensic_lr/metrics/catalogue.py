@@ -106,6 +106,9 @@ METRICS: tuple[Metric, ...] = (
     Metric("devpav", N_("devPAV"), N_("devPAV"),
            N_("mean distance of the calibration curve from ideal (log10 units)"), 3, "lower",
            resampled=False),
+    Metric("llr_overestimation", N_("LLR overestimation"), N_("LLR overest."),
+           N_("mean distance of the LRs from the LRs their own distributions support "
+              "(log10 units)"), 3, "lower", resampled=False),
 )
 
 _BY_KEY = {m.key: m for m in METRICS}

@@ -157,6 +157,7 @@ def test_evaluation_to_dict_holds_plain_python_types():
     d = e.to_dict()
     assert list(d) == [
         "n_ss", "n_ds", "cllr", "min_cllr", "cllr_cal", "eer", "auc", "rmep", "rmed", "devpav",
+        "llr_overestimation",
     ]  # fmt: skip
     assert type(d["n_ss"]) is int and all(type(d[k]) is float for k in list(d)[2:])
     assert json.loads(json.dumps(d)) == d
