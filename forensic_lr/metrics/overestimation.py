@@ -125,20 +125,26 @@ def llr_overestimation_curve(ss_llr, ds_llr, *, points: int = GRID_POINTS
 
 def curve_of_sorted(ss: np.ndarray, ds: np.ndarray, *, points: int = GRID_POINTS
                     ) -> tuple[np.ndarray, np.ndarray] | None:
-    """:func:`llr_overestimation_curve` of sorted natural-log LLRs (checked already)."""
-    ss, ds = ss / LN10, ds / LN10
-    lo = max(hazen_quantile(ss, TAIL), hazen_quantile(ds, TAIL))
-    hi = min(hazen_quantile(ss, 1 - TAIL), hazen_quantile(ds, 1 - TAIL))
-    if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
-        return None
-    grid = np.linspace(lo, hi, points)
-    log_f = []
-    for values in (ss, ds):
-        h = robust_normal_reference(values[(values >= lo) & (values <= hi)])
-        if not h > 0:
+    """:func:`llr_overestimation_curve` of sorted natural-log LLRs (checked already).
+
+    Values so extreme that a bandwidth's square or a density leaves the floating-point
+    range (e.g. LLRs of 1e-159 apart) make the curve undefined (None), never a warning.
+    """
+    with np.errstate(all="ignore"):
+        ss, ds = ss / LN10, ds / LN10
+        lo = max(hazen_quantile(ss, TAIL), hazen_quantile(ds, TAIL))
+        hi = min(hazen_quantile(ss, 1 - TAIL), hazen_quantile(ds, 1 - TAIL))
+        if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
             return None
-        log_f.append(_log_density(grid, values, h))
-    return grid, grid - (log_f[0] - log_f[1]) / LN10
+        grid = np.linspace(lo, hi, points)
+        log_f = []
+        for values in (ss, ds):
+            h = robust_normal_reference(values[(values >= lo) & (values <= hi)])
+            if not h > 0:
+                return None
+            log_f.append(_log_density(grid, values, h))
+        over = grid - (log_f[0] - log_f[1]) / LN10
+    return (grid, over) if np.all(np.isfinite(over)) else None
 
 
 def llr_overestimation(ss_llr, ds_llr) -> float:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import statistics
+import warnings
 
 import numpy as np
 import pytest
@@ -105,3 +106,10 @@ def test_no_overlap_is_undefined():
     assert math.isnan(llr_overestimation([5.0, 6.0, 7.0], [-3.0, -2.0, -1.0]))
     assert math.isnan(evaluate_llrs([5.0, 6.0, 7.0], [-3.0, -2.0, -1.0],
                                     check=False).llr_overestimation)
+
+
+def test_values_beyond_floating_point_range_are_undefined_without_warnings():
+    # hypothesis found LLRs 1e-159 apart: the bandwidth's square underflows
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert math.isnan(llr_overestimation([7.9e-159, 9.3e-180], [0.0, 1.0]))
