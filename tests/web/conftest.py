@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import warnings
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,24 @@ from forensic_lr.web.app import ServerConfig, create_app
 TOKEN = "test-token-0123456789"
 BASE = "http://127.0.0.1:8000"
 EXAMPLES = Path(__file__).resolve().parents[2] / "case_examples"
+
+
+@pytest.fixture(scope="package", autouse=True)
+def cheap_password_hashes():
+    """argon2id at its smallest cost (1 pass over 64 KiB, one lane) for the web tests.
+
+    The register hashes and verifies every password with ``argon2.PasswordHasher()``, whose
+    defaults (3 passes over 64 MiB, four lanes) take about 0.2 s of processor time a hash, by
+    design; a login test hashes some twenty times. The hashes stay real argon2id hashes,
+    verified by argon2 (``tests/web/test_api.py`` checks the stored form); only their
+    cost differs from a server's.
+    """
+    import argon2
+
+    cheap = partial(argon2.PasswordHasher, time_cost=1, memory_cost=64, parallelism=1)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(argon2, "PasswordHasher", cheap)
+        yield
 
 
 @pytest.fixture
