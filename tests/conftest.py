@@ -16,6 +16,34 @@ from threadpoolctl import threadpool_limits
 _ONE_BLAS_THREAD = threadpool_limits(limits=1, user_api="blas")
 
 
+#: Test files holding the longest single tests (a case run in a fresh interpreter, a browser,
+#: several reports rendered), longest first. They run before all others: pytest-xdist gives
+#: each worker a run of consecutive tests and, when one is idle, moves tests from the end of
+#: another's queue, so a long test left at the end keeps one core busy while the other waits.
+#: Whole files move (their module fixtures are set up once); the other tests keep their order.
+_LONG_FIRST = (
+    "tests/report/test_pdf_reproducible.py",
+    "tests/web/test_browser.py",
+    "tests/test_docs_snippets.py",
+    "tests/web/test_review_signoff.py",
+    "tests/cli/test_examples_readme.py",
+    "tests/report/test_write_from_python.py",
+    "tests/report/test_presentation.py",
+    "tests/course/test_parts23.py",
+    "tests/calibration/test_scal_student_t_bootstrap.py",
+    "tests/report/test_four_comparisons.py",
+    "tests/report/test_render_speed.py",
+    "tests/web/test_api.py",
+    "tests/test_output_commit.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the files of :data:`_LONG_FIRST` first, in that order (a stable sort)."""
+    rank = {path: i for i, path in enumerate(_LONG_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
+
+
 def gaussian_background(seed: int = 0, n_ss: int = 60, n_ds: int = 200, *, shift: float = 3.0):
     """Raw same-source ~ N(shift, 1) and different-source ~ N(0, 1.5^2) scores."""
     rng = np.random.default_rng(seed)
