@@ -387,6 +387,19 @@ class MethodResult(Record):
 # --------------------------------------------------------------------------- evidence
 
 
+class Message(Record):
+    """A text of a record as a stable code and its parameters.
+
+    The sentence is the code's entry in the ``messages`` catalogue of the language
+    (:func:`forensic_lr.i18n.messages.message_text`); parameters are texts in the package's
+    English form (numbers as ``"0.62"``, ``"95 %"``). The record keeps the English sentence
+    beside it, so result.json reads the same in every report language.
+    """
+
+    code: str
+    params: dict[str, str] = {}
+
+
 class VerbalEquivalent(Record):
     """The verbal expression for an LR on a named scale."""
 
@@ -405,6 +418,8 @@ class Interval(Record):
     log10_lr_low: float
     log10_lr_high: float
     note: str = ""          # e.g. "12 of 1000 replicates were degenerate and were left out"
+    #: the parts of ``note`` (joined by "; ") as codes and parameters (:class:`Message`)
+    note_messages: tuple[Message, ...] = ()
     #: True when the interval reached the ELUB bounds and was cut there (limited)
     clipped: bool = False
     #: the model's interval before any ELUB limit (equal to the ends above when not clipped)
@@ -431,6 +446,9 @@ class EvidenceLR(Record):
     #: the one statement of this LR's uncertainty: its ELUB limit with the model's value,
     #: and the model's interval (limited where it reaches the bound)
     uncertainty: str = ""
+    #: the parts of ``uncertainty`` as codes and parameters
+    #: (:func:`forensic_lr.i18n.messages.statement` joins them into its sentence)
+    uncertainty_messages: tuple[Message, ...] = ()
 
 
 class EvidenceResult(EvidenceLR):
@@ -724,19 +742,6 @@ class Provenance(Record):
     lab_profile_sha256: str | None = None    # SHA-256 of the lab profile file, if one was used
 
 
-class Message(Record):
-    """A text of a record as a stable code and its parameters.
-
-    The sentence is the code's entry in the ``messages`` catalogue of the language
-    (:func:`forensic_lr.i18n.messages.message_text`); parameters are texts in the package's
-    English form (numbers as ``"0.62"``, ``"95 %"``). The record keeps the English sentence
-    beside it, so result.json reads the same in every report language.
-    """
-
-    code: str
-    params: dict[str, str] = {}
-
-
 class Conclusion(Record):
     """Whether the report gives an evaluative opinion, and why not.
 
@@ -931,6 +936,8 @@ class Sensitivity(Record):
     #: per evidence score: the verbal levels reached over all rows (sorted, distinct)
     levels_reached: tuple[tuple[str, ...], ...]
     summary: tuple[str, ...] = ()
+    #: the sentences of each ``summary`` paragraph as codes and parameters (joined by " ")
+    summary_messages: tuple[tuple[Message, ...], ...] = ()
 
 
 CaseResult.model_rebuild()  # its ``sensitivity`` field names a record defined after it

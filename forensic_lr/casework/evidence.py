@@ -25,9 +25,10 @@ from .._checks import sources_pair
 from .._numbers import LN10, signed_log10
 from ..calibration import DEFAULT_CALIBRATOR, ELUB, extra_inputs, fit_warnings
 from ..errors import ForensicLRError, ForensicLRWarning, InputError
+from ..i18n.messages import english, statement
 from ..io.scores import orient
 from ..parallel import one_blas_thread
-from ..records import EvidenceEvaluation, EvidenceLR, Interval, MethodResult, jsonable
+from ..records import EvidenceEvaluation, EvidenceLR, Interval, Message, MethodResult, jsonable
 from ..resampling import DEFAULT_LEVEL, DEFAULT_SEED, Progress
 from ..uncertainty import (
     DEFAULT_DRAWS,
@@ -388,25 +389,24 @@ def _input_warnings(ss: np.ndarray, ds: np.ndarray) -> list[str]:
 
 def _results(raw, x, llr, iv: LRInterval | None, lo: float, hi: float):
     """One unbounded :class:`EvidenceLR` per score, with the model's interval."""
-    note = ""
+    degenerate = ()
     if iv is not None and iv.n_degenerate:
-        note = f"{iv.n_degenerate} of {iv.n} replicates were degenerate and were left out"
+        degenerate = (Message(code="interval.degenerate",
+                              params={"n": str(iv.n_degenerate), "total": str(iv.n)}),)
     out = []
     for i in range(x.size):
         interval = None
         if iv is not None:
             lo_i, hi_i = float(iv.llr_low[i] / LN10), float(iv.llr_high[i] / LN10)
             collapsed = signed_log10(lo_i) == signed_log10(hi_i)
+            notes = degenerate + ((Message(code="interval.not_estimable",
+                                           params={"log10": signed_log10(lo_i)}),)
+                                  if collapsed else ())
             interval = Interval(
                 method=iv.method, level=float(iv.level),
                 log10_lr_low=lo_i, log10_lr_high=hi_i,
                 log10_lr_low_unbounded=lo_i, log10_lr_high_unbounded=hi_i,
-                note="; ".join(filter(None, [
-                    note,
-                    f"not estimable: both ends at log10 LR {signed_log10(lo_i)}" if collapsed
-                    else "",
-                ])),
-                collapsed=collapsed,
+                note=_joined(notes), note_messages=notes, collapsed=collapsed,
             )
         log10_lr = float(llr[i] / LN10)
         out.append(
@@ -416,7 +416,7 @@ def _results(raw, x, llr, iv: LRInterval | None, lo: float, hi: float):
                 llr_unbounded=float(llr[i]), bounded=False,
                 extrapolated=bool(x[i] < lo or x[i] > hi),
                 interval=interval,
-                uncertainty=_statement(log10_lr, log10_lr, interval, None),
+                **_statement(log10_lr, log10_lr, interval, None),
             )
         )
     return tuple(out)
@@ -448,46 +448,48 @@ def _limit(e: EvidenceLR, bounds: tuple[float, float] | None) -> EvidenceLR:
     return e.model_copy(update={
         "llr": llr, "log10_lr": log10_lr if bounded else e.log10_lr, "lr": _lr(llr),
         "bounded": bounded, "interval": interval,
-        "uncertainty": _statement(log10_lr, log10_model, interval, bounds),
+        **_statement(log10_lr, log10_model, interval, bounds),
     })
 
 
+def _joined(messages: Sequence[Message]) -> str:
+    """The English parts of a note joined by ``"; "``."""
+    return "; ".join(english(m.code, **m.params) for m in messages)
+
+
 def _statement(log10_lr: float, log10_model: float, interval: Interval | None,
-               bounds: tuple[float, float] | None) -> str:
+               bounds: tuple[float, float] | None) -> dict[str, Any]:
     """The one statement of an LR's uncertainty: its limit, the model's value, its interval.
 
     A limited LR is worded as a limit ("limited to 280, the largest LR the validation data
     support"), never as "at least": the ELUB caps what the data support and certifies no
     minimum. The interval is the model's; where an end reaches the bound, that is said.
+    Returns the record's ``uncertainty`` (English) and ``uncertainty_messages`` (its parts
+    as codes, which a report prints in its language).
     """
     parts = []
     if log10_lr != log10_model:
         which = "largest" if log10_lr > 0 else "smallest"
-        parts.append(
-            f"LR limited to {format_lr(log10_lr)} (log10 LR {signed_log10(log10_lr)}), the "
-            f"{which} LR the validation data support (ELUB); the model gives "
-            f"{format_lr(log10_model)} (log10 LR {signed_log10(log10_model)})"
-        )
+        parts.append(Message(code=f"evidence.limited.{which}", params={
+            "lr": format_lr(log10_lr), "log10": signed_log10(log10_lr),
+            "model_lr": format_lr(log10_model), "model_log10": signed_log10(log10_model)}))
     if interval is not None:
         kind = "credible" if interval.method == "bayes" else "bootstrap"
         a, b = interval.log10_lr_low_unbounded, interval.log10_lr_high_unbounded
-        text = (f"the model's {100 * interval.level:g} % {kind} interval of log10 LR is "
-                f"{signed_log10(a)} to {signed_log10(b)}")
-        if interval.collapsed:
-            text += " (not estimable: both ends print the same value)"
+        params = {"level": f"{100 * interval.level:g} %", "low": signed_log10(a),
+                  "high": signed_log10(b),
+                  "collapsed_code": "evidence.interval.collapsed" if interval.collapsed else "",
+                  "clip_code": ""}
         if bounds is not None and interval.clipped:
             low, high = bounds
             if a >= high or b <= low:
-                text += ", entirely beyond the ELUB bound"
+                params["clip_code"] = "evidence.interval.beyond_bound"
             else:
-                ends = [signed_log10(v) for v, hit in (
-                    (low, a < low), (high, b > high)) if hit]
-                text += f"; limited to the ELUB it reaches {' and '.join(ends)}"
-        parts.append(text)
-    if not parts:
-        return ""
-    text = "; ".join(parts)
-    return text[0].upper() + text[1:] + "."
+                ends = [signed_log10(v) for v, hit in ((low, a < low), (high, b > high)) if hit]
+                params["clip_code"] = f"evidence.interval.reaches_{len(ends)}"
+                params.update({f"end_{i}": v for i, v in enumerate(ends, 1)})
+        parts.append(Message(code=f"evidence.interval.{kind}", params=params))
+    return {"uncertainty": statement(parts), "uncertainty_messages": tuple(parts)}
 
 
 def _beyond_bounds(results: Sequence[EvidenceLR], supported, names: Sequence[str]) -> list[str]:

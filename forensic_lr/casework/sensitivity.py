@@ -33,8 +33,9 @@ from .._numbers import LN10, format_log10, signed_log10
 from ..calibration import CALIBRATORS, ELUB, background_only_methods
 from ..calibration.elub import elub_bounds_log10
 from ..errors import ForensicLRError
+from ..i18n.messages import english
 from ..io.scores import orient
-from ..records import Sensitivity, SensitivityBootstrap, SensitivityRow
+from ..records import Message, Sensitivity, SensitivityBootstrap, SensitivityRow
 from ..resampling import CHUNK_DRAWS, DEFAULT_SEED, bootstrap_index_chunks, source_codes
 from .evidence import evaluate_unbounded
 from .verbal import BelowFirstBand, VerbalScale, format_lr, verbal_equivalent
@@ -320,7 +321,7 @@ def sensitivity_analysis(
         case_log10_lr=tuple(case_values), rows=tuple(rows),
         bootstrap=boot, spread_log10=tuple(spread), levels_reached=tuple(reached),
     )
-    return result.model_copy(update={"summary": summarise(result)})
+    return result.model_copy(update=_summaries(result))
 
 
 def _relevance_rows(ss, ds, scores, options, extra, scale, below_first_band,
@@ -352,11 +353,23 @@ def limit_sensitivity(s: Sensitivity, bounds_log10: tuple[float, float] | None) 
     """``s`` with the case's ELUB bounds (log10) stated beside its unbounded values (None:
     no bound applied) and its summary said again with them."""
     s = s.model_copy(update={"elub_log10": bounds_log10})
-    return s.model_copy(update={"summary": summarise(s)})
+    return s.model_copy(update=_summaries(s))
+
+
+def _summaries(s: Sensitivity) -> dict:
+    """The record's ``summary`` (English) and ``summary_messages`` (codes)."""
+    return {"summary": summarise(s), "summary_messages": summary_messages(s)}
 
 
 def summarise(s: Sensitivity) -> tuple[str, ...]:
-    """One sentence per evidence score on how much its LR depends on the choices made."""
+    """One paragraph per evidence score on how much its LR depends on the choices made
+    (English; :func:`summary_messages` gives its sentences as codes)."""
+    return tuple(" ".join(english(m.code, **m.params) for m in paragraph)
+                 for paragraph in summary_messages(s))
+
+
+def summary_messages(s: Sensitivity) -> tuple[tuple[Message, ...], ...]:
+    """The sentences of :func:`summarise`'s paragraphs as codes and parameters."""
     out = []
     n_methods = sum(1 for r in s.rows if r.group == "calibrator" and r.log10_lr[0] is not None)
     has_relevance = any(r.group == "relevance" for r in s.rows)
@@ -364,44 +377,34 @@ def summarise(s: Sensitivity) -> tuple[str, ...]:
         vals = [r.log10_lr[i] for r in s.rows if r.log10_lr[i] is not None]
         if not vals:
             continue
-        what = f"{n_methods} calibration methods"
-        if has_relevance:
-            what += " and the relevance factors of the suspect-adapted model"
         levels = s.levels_reached[i]
-        words = (f"the verbal equivalent is \u201c{levels[0]}\u201d under every one of them"
-                 if len(levels) == 1 else
-                 "the verbal equivalent changes between "
-                 + ", ".join(f"\u201c{v}\u201d" for v in levels[:-1])
-                 + f" and \u201c{levels[-1]}\u201d")
-        text = (
-            f"{label}: across {what}, log10 LR ranges from {signed_log10(min(vals))} to "
-            f"{signed_log10(max(vals))} (a spread of {format_log10(s.spread_log10[i], 2)} log10 "
-            "units, a factor of "
-            f"about {format_lr(s.spread_log10[i])} in the LR); {words}."
-        )
+        sentences = [Message(code="sensitivity.across", params={
+            "label": label, "n": str(n_methods),
+            "relevance_code": "sensitivity.across.relevance" if has_relevance else "",
+            "low": signed_log10(min(vals)), "high": signed_log10(max(vals)),
+            "spread": format_log10(s.spread_log10[i], 2),
+            "factor": format_lr(s.spread_log10[i]),
+            "levels_code": ("sensitivity.levels.same" if len(levels) == 1
+                            else "sensitivity.levels.changes"),
+            "reached_levels": "\n".join(levels)})]
         b = s.bootstrap
         if b is not None:
-            by = "source" if b.by == "source" else "comparison"
-            text += (
-                f" Refitting the case's method on {b.n - b.n_failed} bootstrap resamples of "
-                f"the background (by {by}) gives "
-            )
+            common = {"n": str(b.n - b.n_failed),
+                      "by_code": f"sensitivity.by.{'source' if b.by == 'source' else 'comparison'}",
+                      "low": signed_log10(b.log10_lr_low[i])}
             if b.collapsed[i]:
-                text += (f"log10 LR {signed_log10(b.log10_lr_low[i])} in every resample (the "
-                         "value is held at a bound, so no range can be estimated there).")
+                sentences.append(Message(code="sensitivity.bootstrap.collapsed", params=common))
             else:
-                low_i, high_i = b.log10_lr_low[i], b.log10_lr_high[i]
-                text += (f"{100 * b.level:g} % of the values between "
-                         f"{signed_log10(low_i)} and {signed_log10(high_i)}.")
+                sentences.append(Message(code="sensitivity.bootstrap.range", params={
+                    **common, "level": f"{100 * b.level:g} %",
+                    "high": signed_log10(b.log10_lr_high[i])}))
         if s.elub_log10 is not None:
             low, high = s.elub_log10
             beyond = [v for v in vals if not low <= v <= high]
-            text += (
-                " These are the models' own values, unbounded; the reported LR is limited to "
-                "the ELUB of the validation data, log10 LR "
-                f"{signed_log10(low)} to {signed_log10(high)}"
-                + (f", which {len(beyond)} of the {len(vals)} values above lie beyond."
-                   if beyond else ", within which every value above lies.")
-            )
-        out.append(text)
+            params = {"low": signed_log10(low), "high": signed_log10(high)}
+            sentences.append(
+                Message(code="sensitivity.elub.beyond", params={
+                    **params, "beyond": str(len(beyond)), "n": str(len(vals))}) if beyond
+                else Message(code="sensitivity.elub.within", params=params))
+        out.append(tuple(sentences))
     return tuple(out)

@@ -10,20 +10,28 @@ written once, and result.json keeps it beside the code whatever the report's lan
 Parameters are texts in the package's English form; where a parameter is a number
 (digits, signs, ``.``, ``,``, ``%``) it is written with the locale's marks when printed
 (:func:`forensic_lr.i18n.formatting.localized`); other parameters (labels, names) are
-printed as written.
+printed as written. Parameter names say how a value is printed:
+
+- ``*_code``: a phrase of this catalogue, by its code, filled with the same parameters
+  (``""`` for none);
+- ``*_term``: a text of the ``report`` catalogue (a metric's name);
+- ``*_level``: a verbal level of the case's scale, printed in the scale's wording when the
+  caller gives ``level`` (the report does), as written otherwise;
+- ``*_levels``: several such levels, one a line, printed quoted as a list
+  ("“a”, “b” and “c”", codes ``list.quoted`` and ``list.and``).
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from ..errors import InputError
 from . import SOURCE_LANGUAGE, catalogue_path, read_catalogue, supported, translations
 from .formatting import localized
 
-__all__ = ["english", "message_codes", "message_text"]
+__all__ = ["english", "message_codes", "message_text", "statement"]
 
 #: a number as the package writes it: "-1.20", "12.5 %", "3,100", "1/20", "3.1 × 10^7",
 #: "1/(3.1 × 10^7)"
@@ -42,8 +50,12 @@ def message_codes() -> tuple[str, ...]:
     return tuple(_catalogue(SOURCE_LANGUAGE))
 
 
-def message_text(code: str, params: Mapping[str, str], language: str = SOURCE_LANGUAGE) -> str:
+def message_text(code: str, params: Mapping[str, str], language: str = SOURCE_LANGUAGE,
+                 level: Callable[[str], str] | None = None) -> str:
     """The sentence of ``code`` in ``language`` with ``params`` filled in.
+
+    ``level`` prints a verbal level of the case's scale in the report's language (the
+    ``*_level`` and ``*_levels`` parameters); without it levels are printed as written.
 
     Raises
     ------
@@ -54,19 +66,38 @@ def message_text(code: str, params: Mapping[str, str], language: str = SOURCE_LA
     if code not in table:
         raise InputError(f"the {language!r} messages catalogue has no text for {code!r}",
                          path=str(catalogue_path(language, "messages")))
-    values = {k: _param(k, v, language) for k, v in params.items()}
+    values = {k: _param(k, v, params, language, level) for k, v in params.items()}
     return table[code] % values
 
 
-def _param(name: str, value: str, language: str) -> str:
-    """A parameter as printed: a number in the locale's marks; a ``*_term`` parameter (a
-    text the report catalogue translates, e.g. a metric's name) and a ``*_code`` parameter
-    (a phrase of this catalogue, by its code) in the language."""
+def _param(name: str, value: str, params: Mapping[str, str], language: str,
+           level: Callable[[str], str] | None) -> str:
+    """A parameter as printed (the module's naming rules)."""
     if name.endswith("_code"):  # a phrase of the catalogue itself ("" for none)
-        return message_text(value, {}, language) if value else ""
+        if not value:
+            return ""
+        inner = {k: v for k, v in params.items() if not k.endswith("_code")}
+        return message_text(value, inner, language, level)
     if name.endswith("_term"):
         return translations(language, "report").gettext(value)
+    if name.endswith("_levels"):
+        quoted = [message_text("list.quoted", {"text": level(v) if level else v}, language)
+                  for v in value.split("\n")]
+        if len(quoted) == 1:
+            return quoted[0]
+        return message_text("list.and", {"first": ", ".join(quoted[:-1]), "last": quoted[-1]},
+                            language)
+    if name.endswith("_level"):
+        return level(value) if level else value
     return localized(value, language) if _NUMBER.fullmatch(value) else value
+
+
+def statement(messages: Iterable, language: str = SOURCE_LANGUAGE,
+              level: Callable[[str], str] | None = None) -> str:
+    """Messages (:class:`~forensic_lr.records.Message`) as one sentence: their texts joined
+    by ``"; "``, the first letter capitalised, a full stop at the end (``""`` for none)."""
+    text = "; ".join(message_text(m.code, m.params, language, level) for m in messages)
+    return text[:1].upper() + text[1:] + "." if text else ""
 
 
 def english(code: str, **params: str) -> str:

@@ -36,7 +36,7 @@ from ..casework.verbal import format_log10_lr, format_lr, level_in, statement_in
 from ..errors import InputError, excerpt
 from ..i18n import N_, SOURCE_LANGUAGE, check_language, translations
 from ..i18n.formatting import localized, long_date, percent_text
-from ..i18n.messages import message_text
+from ..i18n.messages import message_text, statement
 from ..limits import LIMITS
 from ..metrics.catalogue import fixed, metric
 
@@ -329,6 +329,13 @@ def environment(template_dir: str | Path | None = None,
         # messages (written before they existed) prints its text as written
         worded=lambda text, messages, i: text if i >= len(messages)
         else message_text(messages[i].code, messages[i].params, language),
+        # a record's text from all its messages joined by ``sep`` (a note's parts, a
+        # paragraph's sentences); ``scale`` words its verbal levels; none: as written
+        worded_all=lambda text, messages, sep="; ", scale=None: sep.join(
+            message_text(m.code, m.params, language, _levels(scale)) for m in messages)
+        if messages else text,
+        # a record's sentence from its parts (capitalised, full stop): EvidenceLR.uncertainty
+        stated=lambda text, messages: statement(messages, language) if messages else text,
         level_in=lambda level, scale: level_in(str(level), scale),
         # a text the package marked with N_ (metric names, check rows), in the language;
         # ``values`` fill its %(name)s placeholders
@@ -341,6 +348,11 @@ def environment(template_dir: str | Path | None = None,
     )
     env.filters = {name: _bounded_filter(name, func) for name, func in env.filters.items()}
     return env
+
+
+def _levels(scale):
+    """The verbal levels of ``scale`` in its language (None: as written)."""
+    return None if scale is None else (lambda level: level_in(level, scale))
 
 
 def _limit(text: str, language: str) -> str:

@@ -3,6 +3,7 @@ fixed text of the report translated, numbers and dates as Babel (CLDR) writes th
 
 from __future__ import annotations
 
+import html as html_module
 import json
 import re
 
@@ -15,6 +16,7 @@ from forensic_lr._resources import examples_dir
 from forensic_lr.casework.pipeline import run_case_full
 from forensic_lr.casework.spec import load_case
 from forensic_lr.i18n import SOURCE_LANGUAGE, SUPPORTED_LANGUAGES, catalogue_path, locale_dir
+from forensic_lr.i18n.messages import english as english_text
 from forensic_lr.report import build_report
 
 TRANSLATED = [lang for lang in SUPPORTED_LANGUAGES
@@ -32,6 +34,32 @@ def _run(language: str):
 @pytest.fixture(scope="module")
 def english():
     return _run("en")
+
+
+def _messages(node):
+    """Every record message (``{"code", "params"}``) in a result.json tree."""
+    if isinstance(node, dict):
+        if set(node) == {"code", "params"}:
+            yield node
+        else:
+            for value in node.values():
+                yield from _messages(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _messages(value)
+
+
+def _record_texts(result: dict) -> list[str]:
+    """The English texts of result.json that a report prints from codes: each message's
+    sentence and the records' whole fields built from them (whitespace made single)."""
+    texts = [english_text(m["code"], **m["params"]) for m in _messages(result)]
+    for e in result["results"]:
+        texts += [e["uncertainty"], (e["interval"] or {}).get("note", "")]
+    texts += list((result.get("sensitivity") or {}).get("summary", ()))
+    c = result.get("conclusion") or {}
+    texts += [c.get("statement", ""), *c.get("range_notes", ()), *c.get("lab_departures", ())]
+    texts += [*result.get("warnings", ()), *result.get("draft_reasons", ())]
+    return [" ".join(t.split()) for t in texts if t]
 
 
 def _fragments() -> list[str]:
@@ -64,6 +92,14 @@ def test_same_result_and_no_english_left(language, english):
     records = " ".join(json.dumps(english_json, ensure_ascii=False).split())
     left = [f for f in _fragments() if f in text and f not in records]
     assert not left, f"{language}: English left in the report: {left[:5]}"
+    # nor any English sentence of the records' coded prose (uncertainty statement, interval
+    # note, sensitivity summary, conclusion, warnings ...), in full or message by message
+    printed = " ".join(html_module.unescape(html).split())
+    coded = [t for t in _record_texts(english_json) if len(t.split()) >= 4]
+    assert coded, "the voice case prints coded record prose"
+    assert "LR limited to 280" in " ".join(html_module.unescape(english_html).split())
+    left = [t for t in coded if t in printed]
+    assert not left, f"{language}: English record prose left in the report: {left[:3]}"
     # numbers and dates as Babel writes them for the locale
     model_lr = 2400  # the model's LR as printed (voice case: 2,400 in English)
     assert f"model gives {format_decimal(model_lr, locale='en')}" in english_html

@@ -1,0 +1,125 @@
+"""The case records' prose as codes (uncertainty statements, interval notes, sensitivity
+summaries): the English sentences as the records wrote them before they became codes (typed
+here by hand), the translations printed from the codes, and every catalogue complete."""
+
+from __future__ import annotations
+
+import pytest
+from babel.messages.pofile import read_po
+
+from forensic_lr.casework.sensitivity import summarise, summary_messages
+from forensic_lr.i18n import SUPPORTED_LANGUAGES, catalogue_path
+from forensic_lr.i18n.messages import english, message_text, statement
+from forensic_lr.records import Message, Sensitivity, SensitivityBootstrap, SensitivityRow
+
+TRANSLATED = [lang for lang in SUPPORTED_LANGUAGES if lang != "en"]
+
+#: codes whose sentence states what the LR is (or is limited to): their translations carry
+#: a literal back-translation for the reviewer
+ABOUT_THE_LR = ("evidence.limited.largest", "evidence.limited.smallest", "sensitivity.across",
+                "sensitivity.elub.beyond", "sensitivity.elub.within")
+
+
+@pytest.mark.parametrize("language", SUPPORTED_LANGUAGES)
+def test_no_fuzzy_or_empty_entry(language):
+    """A fuzzy entry is left out when loaded (it would be missing); say so by name."""
+    with catalogue_path(language, "messages").open("rb") as handle:
+        catalog = read_po(handle)
+    bad = [m.id for m in catalog if m.id and (m.fuzzy or not m.string.strip())]
+    assert not bad, f"{language}: fuzzy or empty entries {bad}"
+    if language != "en":
+        comments = {m.id: " ".join(m.user_comments + m.auto_comments) for m in catalog if m.id}
+        missing = [c for c in ABOUT_THE_LR if "back-translation:" not in comments.get(c, "")]
+        assert not missing, f"{language}: no back-translation for {missing}"
+
+
+def _limited(which="largest", collapsed=False, clip=""):
+    interval = {"level": "95 %", "low": "+3.20", "high": "+3.56",
+                "collapsed_code": "evidence.interval.collapsed" if collapsed else "",
+                "clip_code": clip, "end_1": "+2.45", "end_2": "-2.00"}
+    return [Message(code=f"evidence.limited.{which}",
+                    params={"lr": "280", "log10": "+2.45", "model_lr": "2,400",
+                            "model_log10": "+3.37"}),
+            Message(code="evidence.interval.credible", params=interval)]
+
+
+def test_uncertainty_statement_in_english_as_before():
+    # the voice case's statement, as the f-strings of casework/evidence.py wrote it
+    assert statement(_limited(clip="evidence.interval.beyond_bound")) == (
+        "LR limited to 280 (log10 LR +2.45), the largest LR the validation data support "
+        "(ELUB); the model gives 2,400 (log10 LR +3.37); the model's 95 % credible interval "
+        "of log10 LR is +3.20 to +3.56, entirely beyond the ELUB bound.")
+    boot = Message(code="evidence.interval.bootstrap",
+                   params={"level": "90 %", "low": "-0.50", "high": "+3.10",
+                           "collapsed_code": "", "clip_code": "evidence.interval.reaches_1",
+                           "end_1": "+2.45"})
+    assert statement([boot]) == ("The model's 90 % bootstrap interval of log10 LR is -0.50 "
+                                 "to +3.10; limited to the ELUB it reaches +2.45.")
+    both = _limited("smallest", collapsed=True, clip="evidence.interval.reaches_2")
+    assert statement(both).endswith(
+        "the smallest LR the validation data support (ELUB); the model gives 2,400 (log10 LR "
+        "+3.37); the model's 95 % credible interval of log10 LR is +3.20 to +3.56 (not "
+        "estimable: both ends print the same value); limited to the ELUB it reaches +2.45 "
+        "and -2.00.")
+    assert english("interval.degenerate", n="12", total="1000") == (
+        "12 of 1000 replicates were degenerate and were left out")
+    assert english("interval.not_estimable", log10="+2.45") == (
+        "not estimable: both ends at log10 LR +2.45")
+
+
+def test_uncertainty_statement_translated():
+    """Hand-written Spanish and German of the voice case's statement, CLDR marks."""
+    es = statement(_limited(clip="evidence.interval.beyond_bound"), "es")
+    assert es == ("LR limitada a 280 (log10 LR +2,45), la mayor LR que respaldan los datos de "
+                  "validación (ELUB); el modelo da 2.400 (log10 LR +3,37); el intervalo creíble "
+                  "del 95 % del modelo para log10 LR va de +3,20 a +3,56, enteramente más allá "
+                  "del límite ELUB.")
+    de = statement(_limited(clip="evidence.interval.reaches_2"), "de")
+    assert de.startswith("LR begrenzt auf 280 (log10 LR +2,45), die größte LR, die die "
+                         "Validierungsdaten stützen (ELUB); das Modell ergibt 2.400")
+    assert de.endswith("erreicht es +2,45 und -2,00.")
+
+
+def _sensitivity(levels, collapsed=False, elub=(-2.0, 2.45)):
+    rows = tuple(SensitivityRow(group="calibrator", label=name, calibrator=name,
+                                log10_lr=(v,), levels=(lv,))
+                 for name, v, lv in (("logistic", 2.48, levels[0]), ("kde", 3.39, levels[-1])))
+    boot = SensitivityBootstrap(by="source", n=200, n_failed=3, level=0.95, seed=1,
+                                log10_lr_low=(3.25,), log10_lr_median=(3.4,),
+                                log10_lr_high=(3.55,), collapsed=(collapsed,))
+    return Sensitivity(labels=("Q1-K1",), elub_applied=True, elub_log10=elub,
+                       case_calibrator="logistic", case_log10_lr=(2.48,), rows=rows,
+                       bootstrap=boot, spread_log10=(0.91,), levels_reached=(tuple(levels),))
+
+
+def test_sensitivity_summary_in_english_as_before():
+    s = _sensitivity(("moderate support", "moderately strong support", "strong support"))
+    assert summarise(s) == ((
+        "Q1-K1: across 2 calibration methods, log10 LR ranges from +2.48 to +3.39 (a spread "
+        "of 0.91 log10 units, a factor of about 8.1 in the LR); the verbal equivalent changes "
+        "between \u201cmoderate support\u201d, \u201cmoderately strong support\u201d and "
+        "\u201cstrong support\u201d. Refitting the case's method on 197 bootstrap resamples "
+        "of the background (by source) gives 95 % of the values between +3.25 and +3.55. "
+        "These are the models' own values, unbounded; the reported LR is limited to the ELUB "
+        "of the validation data, log10 LR -2.00 to +2.45, which 2 of the 2 values above lie "
+        "beyond."),)
+    one = _sensitivity(("strong support",), collapsed=True, elub=(-4.0, 4.0))
+    assert summarise(one) == ((
+        "Q1-K1: across 2 calibration methods, log10 LR ranges from +2.48 to +3.39 (a spread "
+        "of 0.91 log10 units, a factor of about 8.1 in the LR); the verbal equivalent is "
+        "\u201cstrong support\u201d under every one of them. Refitting the case's method on "
+        "197 bootstrap resamples of the background (by source) gives log10 LR +3.25 in every "
+        "resample (the value is held at a bound, so no range can be estimated there). These "
+        "are the models' own values, unbounded; the reported LR is limited to the ELUB of the "
+        "validation data, log10 LR -4.00 to +4.00, within which every value above lies."),)
+
+
+def test_sensitivity_summary_levels_in_the_scale_wording():
+    """Verbal levels go through the caller's wording and are quoted the language's way."""
+    s = _sensitivity(("moderate support", "strong support"))
+    first = summary_messages(s)[0][0]
+    words = {"moderate support": "apoyo moderado", "strong support": "apoyo fuerte"}
+    text = message_text(first.code, first.params, "es", level=words.get)
+    assert text.endswith("el equivalente verbal cambia entre «apoyo moderado» y «apoyo fuerte».")
+    fr = message_text(first.code, first.params, "fr")
+    assert "«\u00a0moderate support\u00a0» et «\u00a0strong support\u00a0»" in fr
