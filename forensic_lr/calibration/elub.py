@@ -182,11 +182,18 @@ class ELUB(BaseCalibrator):
         bounds)."""
         ss, ds, w_ss, w_ds = self._validate_weighted(ss, ds, ss_weight, ds_weight)
         self.calibrator.fit(ss, ds, w_ss, w_ds)
-        self.bounds_log10_ = type(self).bounds_function(
+        self.bounds_log10_ = self.training_bounds_log10(
             self.calibrator.llr(ss), self.calibrator.llr(ds), w_ss, w_ds)
         self.bounds_ = (self.bounds_log10_[0] * LN10, self.bounds_log10_[1] * LN10)
         self.fitted_ = True
         return self
+
+    def training_bounds_log10(self, ss_llr, ds_llr, ss_weight=None,
+                              ds_weight=None) -> tuple[float, float]:
+        """The bounds ``(lower, upper)`` (log10 LR) that :meth:`fit` sets from the fitted
+        calibrator's LLRs of its training scores: :attr:`bounds_function` of them (a
+        bounder whose bounds do not depend on the LLRs overrides this)."""
+        return type(self).bounds_function(ss_llr, ds_llr, ss_weight, ds_weight)
 
     @classmethod
     def with_bounds(cls, fitted, bounds_log10: tuple[float, float]) -> ELUB:
