@@ -526,8 +526,14 @@ def create_app(config: ServerConfig) -> Any:
                               "passphrase in a field named 'passphrase'",
                               [{"field": "pkcs12", "message": "missing"}])
         data = await part.read()
-        run_id, digest = await run_in_threadpool(reviewer_sign, key, user, data,
-                                                 passphrase.encode("utf-8"))
+        try:
+            run_id, digest = await run_in_threadpool(reviewer_sign, key, user, data,
+                                                     passphrase.encode("utf-8"))
+        except InputError as exc:  # the page again, with the reason at the form
+            if api:
+                raise
+            return await case_view(request, user, key, sign_error=str(exc),
+                                   status=409 if isinstance(exc, Conflict) else 422)
         if api:
             return JSONResponse({**registered(key), "signed_run": run_id, "sha256": digest})
         return RedirectResponse(f"/cases/{key}", status_code=303)
@@ -655,7 +661,11 @@ def create_app(config: ServerConfig) -> Any:
 
     async def case_page(request: Request) -> Response:
         user = await user_of(request, api=False, unsafe=False)
-        key = request.path_params["key"]
+        return await case_view(request, user, request.path_params["key"])
+
+    async def case_view(request: Request, user: User, key: str, *, status: int = 200,
+                        sign_error: str = "") -> Response:
+        """The case page (``sign_error``: why a sign-off was refused, shown at its form)."""
         case = registered(key)
         runs = store.register.runs(key)
         done = [r for r in runs if r["status"] == "done"]
@@ -679,8 +689,8 @@ def create_app(config: ServerConfig) -> Any:
                     and user.name != case["owner"] and not any(
                         e["action"] == "report signed" and e["user"] == user.name
                         for e in store.register.audit(key)))
-        return page("case.html", request, case=case, runs=runs, result=result,
-                    signatures=signatures, sign_off=sign_off,
+        return page("case.html", request, status=status, case=case, runs=runs, result=result,
+                    signatures=signatures, sign_off=sign_off, sign_error=sign_error,
                     last_run=done[-1] if done else None, audit=store.register.audit(key),
                     running=any(r["status"] == "running" for r in runs), diff=diff, base=base,
                     case_text=(store.root / key / CASE_FILE).read_text(encoding="utf-8"))

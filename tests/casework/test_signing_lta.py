@@ -127,6 +127,7 @@ def lta(tmp_path_factory):
                      str(lab / "lab.toml")]) == 0
         after = datetime.datetime.now(datetime.UTC)
     yield {"case": case, "lab": lab / "lab.toml", "out": out, "server": server, "ca": ca,
+           "ca_key": ca_key, "crl_url": f"{base}/ca.crl",
            "tsa": tsa, "window": (before, after), "requests": list(server.requests)}
     server.shutdown()
     server.server_close()

@@ -22,6 +22,7 @@ pytest.importorskip("cryptography")
 
 from forensic_lr.cli import main
 from forensic_lr.web.register import Register, check_audit
+from tests.casework import test_signing_lta
 from tests.casework.test_signing import _p12
 
 from .conftest import example_upload, multipart
@@ -119,7 +120,9 @@ def test_examiner_and_reviewer_sign_the_final_report(make_client, cases_dir, lab
     page = rosa.get(f"/cases/{key}").text
     assert 'id="sign-pkcs12"' in page
     r = _sign_form(rosa, key, rosa_csrf, reviewer_p12, "not the passphrase")
-    assert r.status_code == 422 and "passphrase does not open" in r.text
+    assert r.status_code == 422  # the page again: the reason at the form, the form to retry
+    assert 'id="sign-error">Not signed: pkcs12: the passphrase does not open' in r.text
+    assert 'id="sign-pkcs12"' in r.text and "not the passphrase" not in r.text
     assert owner.get(f"/api/cases/{key}/runs/3/report.pdf").content == final
     # without the CSRF token: refused
     assert rosa.post(f"/cases/{key}/sign", data={"passphrase": REVIEWER_PASSPHRASE},
@@ -188,3 +191,46 @@ def test_serve_without_the_passphrase_stops_at_start(lab, tmp_path, monkeypatch,
     code = main(["serve", "--cases", str(tmp_path / "cases"), "--lab", str(lab_file)])
     assert code == 2
     assert f"set the environment variable {VARIABLE}" in capsys.readouterr().err
+
+
+#: the offline timestamp authority, CA and lab profile of the PAdES-B-LTA tests (a fixture)
+lta = test_signing_lta.lta
+LTA_VARIABLE, LTA_PASSPHRASE = test_signing_lta.VARIABLE, test_signing_lta.PASSPHRASE
+
+
+def test_sign_off_with_the_laboratorys_timestamp_authority(make_client, cases_dir, lta,
+                                                           monkeypatch, tmp_path):
+    """With ``[signing] tsa_url`` (the test's offline timestamp authority) the examiner's and
+    the reviewer's signatures are both PAdES-B-LTA: each followed by a document timestamp,
+    all of them checked by ``verify --trust`` the laboratory's CA."""
+    monkeypatch.setenv(LTA_VARIABLE, LTA_PASSPHRASE)
+    _p12(tmp_path / "reviewer.p12", REVIEWER_PASSPHRASE, name="B. Reviewer",
+         ca=(lta["ca"], lta["ca_key"]), crl_url=lta["crl_url"])
+    cases_dir.mkdir()
+    register = Register(cases_dir)
+    register.add_user("Olga Owner", "examiner", PASSWORD, by="test")
+    register.add_user("Rosa Reviewer", "reviewer", PASSWORD, by="test")
+    owner, owner_csrf = _session(make_client, "Olga Owner", lab=lta["lab"])
+    case, files = example_upload("voice")
+    key = owner.post("/api/cases", files=multipart(case, files),
+                     headers={"x-csrf-token": owner_csrf}).json()["id"]
+    assert owner.post(f"/api/cases/{key}/runs",
+                      headers={"x-csrf-token": owner_csrf}).status_code == 201
+    # the workflow up to final as the register records it (finalising would run once more)
+    for status, user, action, before in (
+            ("submitted", "Olga Owner", "submitted for review", "draft"),
+            ("reviewed", "Rosa Reviewer", "review: approved", "submitted"),
+            ("final", "Olga Owner", "finalised", "reviewed")):
+        register.set_status(key, status, by=user, action=action, allowed_from=(before,), run=1)
+    rosa, rosa_csrf = _session(make_client, "Rosa Reviewer", lab=lta["lab"])
+    r = _sign_form(rosa, key, rosa_csrf, (tmp_path / "reviewer.p12").read_bytes(),
+                   REVIEWER_PASSPHRASE)
+    assert r.status_code == 303, r.text
+    pdf = tmp_path / "report.pdf"
+    pdf.write_bytes(owner.get(f"/api/cases/{key}/runs/1/report.pdf").content)
+    assert main(["verify", str(pdf), "--trust", str(lta["lab"].parent / "ca.pem")]) == 0
+    page = rosa.get(f"/cases/{key}").text
+    table = page[page.index('class="list signatures"'):]
+    table = table[:table.index("</table>")]
+    assert table.count(">intact<") == 4 and table.count("document timestamp (timestamp") == 2
+    assert table.index("A. Examiner") < table.index("B. Reviewer")
