@@ -26,6 +26,7 @@ _LONG_FIRST = (
     "tests/web/test_browser.py",
     "tests/test_docs_snippets.py",
     "tests/web/test_review_signoff.py",
+    "tests/web/test_web_signing.py",
     "tests/cli/test_examples_readme.py",
     "tests/report/test_write_from_python.py",
     "tests/report/test_presentation.py",
