@@ -770,6 +770,10 @@ class Conclusion(Record):
     reason_messages: tuple[Message, ...] = ()
     #: each ELUB note as a code and its parameters, in the order of ``elub_notes``
     elub_note_messages: tuple[Message, ...] = ()
+    #: each range note as a code and its parameters, in the order of ``range_notes``
+    range_note_messages: tuple[Message, ...] = ()
+    #: each departure as a code and its parameters, in the order of ``lab_departures``
+    lab_departure_messages: tuple[Message, ...] = ()
 
 
 class PolicySetting(Record):

@@ -45,7 +45,7 @@ from .._numbers import signed_log10
 from ..calibration.monotonicity import bulk_span, monotonicity_check
 from ..errors import ForensicLRError
 from ..i18n.messages import english
-from ..metrics.catalogue import METRICS
+from ..metrics.catalogue import CRITERIA, METRICS
 from ..records import CaseResult, Conclusion, Message, PolicySetting
 from .spec import Opinion
 from .verbal import format_lr
@@ -105,7 +105,7 @@ def _range_reasons(result: CaseResult, opinion: Opinion) -> list[Message]:
     return reasons
 
 
-def _range_notes(result: CaseResult) -> list[str]:
+def _range_notes(result: CaseResult) -> list[Message]:
     """Which class's range each evidence score leaves: information, not a reason.
 
     A score below every same-source score, or above every different-source score (as
@@ -113,16 +113,18 @@ def _range_notes(result: CaseResult) -> list[str]:
     one), lies where the validation has no comparison of that class.
     """
     word = "distance" if result.score_direction == "lower_is_similar" else "score"
-    classes = (("same-source", result.background_ss), ("different-source", result.background_ds))
+    classes = (("ss", result.background_ss), ("ds", result.background_ds))
     notes = []
     for e in result.results:
-        sides = [
-            f"{'below' if e.score < s.minimum else 'above'} every {name} background {word} "
-            f"({s.minimum:g} to {s.maximum:g})"
-            for name, s in classes if not s.minimum <= e.score <= s.maximum
-        ]
+        sides = [f"policy.range_side.{'below' if e.score < s.minimum else 'above'}_{name}.{word}"
+                 for name, s in classes if not s.minimum <= e.score <= s.maximum]
         if sides:
-            notes.append(f"the {word} of {e.label} ({e.score:g}) lies {' and '.join(sides)}")
+            notes.append(_said(
+                f"policy.range_note.{word}", label=e.label, score=f"{e.score:g}",
+                side_code=sides[0], and_code="policy.range_note.and" if sides[1:] else "",
+                other_code=sides[1] if sides[1:] else "",
+                **{f"{name}_{end}": f"{getattr(s, end + 'imum'):g}"
+                   for name, s in classes for end in ("min", "max")}))
     return notes
 
 
@@ -187,17 +189,31 @@ def _elub_notes(result: CaseResult) -> list[Message]:
     return notes
 
 
-def _departures(policy: tuple[PolicySetting, ...]) -> tuple[str, ...]:
-    """The settings looser than the laboratory's profile, as page 1 lists them."""
-    def shown(value) -> str:
+def _departures(policy: tuple[PolicySetting, ...]) -> tuple[Message, ...]:
+    """The settings looser than the laboratory's profile, as page 1 lists them: the
+    setting's label (a text of the report catalogue), the case's and the laboratory's value
+    (on/off as a phrase, a span as "low to high", numbers as ``%g``, other values as written)."""
+    def shown(value, name: str) -> dict[str, str]:
+        params = {name: "", f"{name}_code": "", f"{name}_span": ""}
         if isinstance(value, bool):
-            return "on" if value else "off"
-        if isinstance(value, list | tuple):
-            return " to ".join(f"{v:g}" for v in value)
-        return f"{value:g}" if isinstance(value, float | int) else str(value)
+            params[f"{name}_code"] = f"policy.value.{'on' if value else 'off'}"
+        elif isinstance(value, list | tuple):
+            params[f"{name}_span"] = "\n".join(f"{v:g}" for v in value)
+        else:
+            params[name] = f"{value:g}" if isinstance(value, float | int) else str(value)
+        return params
+
+    def setting(p: PolicySetting) -> dict[str, str]:
+        name = p.key.removeprefix("validation.criteria.")
+        if name != p.key and name in CRITERIA:  # "validation criterion: Cllr (bits) at most"
+            side = "at_least" if name.endswith("_min") else "at_most"
+            return {"setting_term": "", "setting_code": f"policy.setting.criterion_{side}",
+                    "metric_term": CRITERIA[name].label}
+        return {"setting_term": p.label, "setting_code": ""}
 
     return tuple(
-        f"{p.label}: {shown(p.value)} (the laboratory's profile: {shown(p.lab_value)})"
+        _said("policy.departure", **setting(p), **shown(p.value, "value"),
+              **shown(p.lab_value, "lab"))
         for p in policy if p.relation == "looser"
     )
 
@@ -248,9 +264,12 @@ def decide_conclusion(result: CaseResult, opinion: Opinion, *, calibrator, ss: n
     note_messages = tuple(_elub_notes(result))
     notes = tuple(english(m.code, **m.params) for m in note_messages)
     departures = _departures(policy)
-    lab = {"lab_departures": departures, "elub_note_messages": note_messages,
+    range_notes = tuple(_range_notes(result))
+    lab = {"lab_departures": tuple(english(m.code, **m.params) for m in departures),
+           "lab_departure_messages": departures, "elub_note_messages": note_messages,
            "lab_justification": opinion.lab_override_justification if departures else "",
-           "range_notes": tuple(_range_notes(result))}
+           "range_notes": tuple(english(m.code, **m.params) for m in range_notes),
+           "range_note_messages": range_notes}
     if not reasons:
         return Conclusion(status="reported", elub_notes=notes, **lab)
     listed = "; ".join(f"({i}) {text}" for i, text in enumerate(reasons, 1))

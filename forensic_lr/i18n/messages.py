@@ -17,6 +17,7 @@ printed as written. Parameter names say how a value is printed:
 - ``*_term``: a text of the ``report`` catalogue (a metric's name);
 - ``*_level``: a verbal level of the case's scale, printed in the scale's wording when the
   caller gives ``level`` (the report does), as written otherwise;
+- ``*_span``: two numbers, one a line, printed "low to high" (code ``list.span``);
 - ``*_levels``: several such levels, one a line, printed quoted as a list
   ("“a”, “b” and “c”", codes ``list.quoted`` and ``list.and``).
 """
@@ -78,8 +79,8 @@ def _param(name: str, value: str, params: Mapping[str, str], language: str,
             return ""
         inner = {k: v for k, v in params.items() if not k.endswith("_code")}
         return message_text(value, inner, language, level)
-    if name.endswith("_term"):
-        return translations(language, "report").gettext(value)
+    if name.endswith("_term"):  # "" would give the catalogue's header
+        return translations(language, "report").gettext(value) if value else ""
     if name.endswith("_levels"):
         quoted = [message_text("list.quoted", {"text": level(v) if level else v}, language)
                   for v in value.split("\n")]
@@ -87,6 +88,11 @@ def _param(name: str, value: str, params: Mapping[str, str], language: str,
             return quoted[0]
         return message_text("list.and", {"first": ", ".join(quoted[:-1]), "last": quoted[-1]},
                             language)
+    if name.endswith("_span"):  # "low\nhigh" -> "low to high" ("" for none)
+        if not value:
+            return ""
+        low, high = value.split("\n")
+        return message_text("list.span", {"low": low, "high": high}, language)
     if name.endswith("_level"):
         return level(value) if level else value
     return localized(value, language) if _NUMBER.fullmatch(value) else value

@@ -13,6 +13,7 @@ bound recomputed from the run's out-of-fold LLRs by the brute-force ELUB.
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import warnings
 
@@ -80,3 +81,14 @@ def test_which_class_range_a_score_leaves_is_information_not_a_reason(tmp_path):
     assert note == (f"the score of Q1-K1 (3) lies below every same-source background score "
                     f"({ss.min():g} to {ss.max():g})")
     assert np.mean(ds < ss.min()) > 0.3  # many DS scores lie there too
+    # printed in the report's language from its code (CLDR marks; hand-written Spanish)
+    from forensic_lr.report import build_report
+
+    spec = run.spec.model_copy(update={"report": run.spec.report.model_copy(
+        update={"language": "es"})})
+    es = dataclasses.replace(run, spec=spec)
+    html = build_report(es, formats=("html",))["report.html"].decode("utf-8")
+    low, high = (f"{v:g}".replace(".", ",") for v in (ss.min(), ss.max()))
+    assert (f"La puntuación de Q1-K1 (3) está por debajo de todas las puntuaciones de "
+            f"referencia de misma fuente ({low} a {high}).") in html
+    assert "lies below every same-source" not in html

@@ -5,6 +5,7 @@ inside the case folder sets no floor, no data roots and no file outside the fold
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import warnings
 
@@ -187,6 +188,13 @@ def test_the_written_override_applies_the_looser_value_and_says_so_on_page_one(f
     annex = html[html.index("Annex E"):]
     assert "looser than the laboratory's 0.15" in annex
     assert "except those the table marks as set by the case" in annex
+    # page 1 in Spanish: the departure from its code, the criterion's name translated
+    es = dataclasses.replace(run, spec=run.spec.model_copy(update={
+        "report": run.spec.report.model_copy(update={"language": "es"})}))
+    html = build_report(es, formats=("html",))["report.html"].decode("utf-8")
+    assert ("criterio de validación: Cllr (bits) como máximo: 0,5 (perfil del laboratorio: "
+            "0,15)") in html
+    assert "(the laboratory&#39;s profile: 0.15)" not in html
 
 
 def test_override_needs_its_justification(folders):
