@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError, excerpt
+from ..i18n import N_
 from ..resampling import bootstrap_index_chunks
 from .base import BaseCalibrator, number_option, weighted_moments
 from .bootstrap_fits import BootstrapFits, RefitsOnce
@@ -93,8 +94,8 @@ class BayesianCalibrator(RefitsOnce, BaseCalibrator):
     """
 
     name = "bayes"
-    title = "Bayesian calibration (normal model with unknown mean and variance)"
-    summary = (
+    title = N_("Bayesian calibration (normal model with unknown mean and variance)")
+    summary = N_(
         "Each class of background scores is modelled as normal with unknown mean and "
         "variance, with a weak conjugate (normal-inverse-gamma) prior that is the same for "
         "both classes and so favours neither proposition. In the default predictive mode the "
@@ -102,7 +103,7 @@ class BayesianCalibrator(RefitsOnce, BaseCalibrator):
         "uncertainty of the fitted model and pulls the LR towards 1 when the background is "
         "small. In map mode it is the ratio of normal densities at the posterior mode."
     )
-    equation = "LR(s) = p(s | same-source scores) / p(s | different-source scores), Student-t"
+    equation = N_("LR(s) = p(s | same-source scores) / p(s | different-source scores), Student-t")
     reference = (
         "N. Brummer, A. Swart, Bayesian calibration for forensic evidence reporting, "
         "Interspeech 2014, 388-392."

@@ -9,6 +9,7 @@ from scipy.special import log_expit, logit
 
 from .._checks import as_score_array, check_pair
 from ..errors import ConvergenceError, InputError
+from ..i18n import N_
 from .base import BaseCalibrator, check_weight
 from .logistic import LogisticCalibrator
 
@@ -70,8 +71,8 @@ class FourPLCalibrator(BaseCalibrator):
     """
 
     name = "four_pl"
-    title = "Four-parameter logistic calibration"
-    summary = (
+    title = N_("Four-parameter logistic calibration")
+    summary = N_(
         "A logistic curve in the score gives the probability of the same-source "
         "proposition at equal prior odds, between a fitted floor and ceiling when the "
         "background holds infinite scores on the wrong side; the log LR is its log odds, "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..i18n import N_
 from ..resampling import bootstrap_index_chunks
 from .base import BaseCalibrator, bool_option, weighted_moments
 from .bootstrap_fits import BootstrapFits, RefitsOnce, normal_pair_fits
@@ -56,8 +57,8 @@ class GaussianCalibrator(RefitsOnce, TwoNormalsCalibrator):
     """
 
     name = "gaussian"
-    title = "Gaussian calibration (two normal densities)"
-    summary = (
+    title = N_("Gaussian calibration (two normal densities)")
+    summary = N_(
         "A normal density is fitted by maximum likelihood to the same-source background "
         "scores and another to the different-source scores; the LR of a score is the ratio "
         "of the two densities at that score. With equal_variance = true the two densities "

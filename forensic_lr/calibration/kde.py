@@ -9,6 +9,7 @@ from scipy.fft import irfft, next_fast_len, rfft
 
 from .._checks import as_score_array
 from ..errors import InputError, excerpt
+from ..i18n import N_
 from ..resampling import bootstrap_index_chunks
 from .base import BaseCalibrator, number_option, weighted_moments, weighted_percentiles
 from .elub import STEPS_PER_LOG10, elub_bounds_from_counts, elub_thresholds, log10_on_grid
@@ -283,8 +284,8 @@ class KDECalibrator(BaseCalibrator):
     """
 
     name = "kde"
-    title = "Kernel density calibration"
-    summary = (
+    title = N_("Kernel density calibration")
+    summary = N_(
         "A Gaussian kernel density estimate is fitted to each class of background scores "
         "(bandwidth by Silverman's rule unless set), and the LR is the ratio of the two "
         "densities at the score. The LR need not increase with the score, and far from the "

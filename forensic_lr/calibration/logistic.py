@@ -7,6 +7,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 from ..errors import ConvergenceError
+from ..i18n import N_
 from ..resampling import CHUNK_DRAWS, bootstrap_index_chunks
 from .base import BaseCalibrator, bool_option, number_option, weighted_moments
 from .bootstrap_fits import BootstrapFits, RefitsOnce
@@ -185,8 +186,8 @@ class LogisticCalibrator(RefitsOnce, BaseCalibrator):
     """
 
     name = "logistic"
-    title = "Logistic regression calibration"
-    summary = (
+    title = N_("Logistic regression calibration")
+    summary = N_(
         "The natural-log LR is a straight line in the score, a + b s, with a and b chosen "
         "to minimise the log-likelihood-ratio cost (Cllr) of the background scores, the two "
         "classes weighted equally (prior-weighted logistic regression). Options add a "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError, excerpt
+from ..i18n import N_
 from ..metrics.pav import pav_fit
 from .base import BaseCalibrator
 
@@ -56,8 +57,8 @@ class PAVCalibrator(BaseCalibrator):
     """
 
     name = "pav"
-    title = "Pool-adjacent-violators (isotonic) calibration"
-    summary = (
+    title = N_("Pool-adjacent-violators (isotonic) calibration")
+    summary = N_(
         "The background scores are sorted and pooled into blocks by the pool-adjacent-"
         "violators algorithm, so that the LR never decreases as the score increases; the LR "
         "of a block is its share of the same-source scores over its share of the "

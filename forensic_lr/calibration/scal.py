@@ -11,6 +11,7 @@ from scipy.special import expit
 
 from .._numbers import LN2, LN10
 from ..errors import ConvergenceError, ForensicLRError, ForensicLRWarning
+from ..i18n import N_
 from ..records import ParamRow
 from ..resampling import bootstrap_index_chunks, replicate_weights
 from .base import BaseCalibrator, number_option, param_row, weighted_moments
@@ -349,8 +350,8 @@ class SCalCalibrator(RefitsOnce, BaseCalibrator):
     """
 
     name = "scal"
-    title = "Saturating logistic calibration (S-cal)"
-    summary = (
+    title = N_("Saturating logistic calibration (S-cal)")
+    summary = N_(
         "As logistic calibration, but the LR levels off at a lower and an upper limit "
         "learned from the background data, so that no score, however extreme, gives a "
         "larger LR."

@@ -11,6 +11,7 @@ from scipy.optimize import minimize_scalar
 from scipy.special import betaln, digamma, gammaln, polygamma
 
 from ..errors import ConvergenceError, ForensicLRError
+from ..i18n import N_
 from ..records import Serialisable
 from ..resampling import CHUNK_DRAWS, bootstrap_index_chunks, replicate_weights
 from .base import BaseCalibrator, number_option, weighted_moments, weighted_percentiles
@@ -448,14 +449,14 @@ class StudentTCalibrator(RefitsOnce, BaseCalibrator):
     """
 
     name = "student_t"
-    title = "Student-t calibration"
-    summary = (
+    title = N_("Student-t calibration")
+    summary = N_(
         "A Student-t density (location, scale and degrees of freedom by maximum likelihood) "
         "is fitted to each class of background scores, and the LR is the ratio of the two "
         "densities. Its heavier tails make the LR of an outlying score grow more slowly "
         "than under normal densities."
     )
-    equation = "LR(s) = t(s; same-source fit) / t(s; different-source fit)"
+    equation = N_("LR(s) = t(s; same-source fit) / t(s; different-source fit)")
     reference = (
         "N. Brummer, A. Swart, D. van Leeuwen, A comparison of linear and non-linear "
         "calibrations for speaker recognition, Odyssey 2014, 14-18."

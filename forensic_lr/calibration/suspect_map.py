@@ -8,6 +8,7 @@ import numpy as np
 
 from .._checks import as_score_array
 from ..errors import ForensicLRWarning, InputError
+from ..i18n import N_
 from ..records import ParamRow
 from ..resampling import SourceSplit, bootstrap_index_chunks
 from .base import ExtraInput, number_option, param_row, weighted_moments
@@ -119,14 +120,14 @@ class SuspectMAPCalibrator(RefitsOnce, TwoNormalsCalibrator):
     """
 
     name = "suspect_map"
-    title = "Suspect-adapted Gaussian calibration (MAP)"
-    summary = (
+    title = N_("Suspect-adapted Gaussian calibration (MAP)")
+    summary = N_(
         "The same-source model was adapted to the suspect's own same-source scores by "
         "maximum a posteriori estimation: the population model counts as relevance suspect "
         "scores, so the more suspect scores, the further the model moves towards them. The "
         "different-source model is the population model."
     )
-    equation = (
+    equation = N_(
         "LR(s) = N(s; adapted same-source model) / N(s; population different-source model)"
     )
     reference = (
@@ -135,7 +136,7 @@ class SuspectMAPCalibrator(RefitsOnce, TwoNormalsCalibrator):
         "likelihood ratio estimation, IEEE Odyssey 2006."
     )
     validated_by_source = True
-    validation = (
+    validation = N_(
         "Each source left out took the suspect's place: its comparisons were scored by the "
         "population model fitted without it and adapted to its own same-source scores, as "
         "the case's model is adapted to the suspect's (a same-source comparison to the "
@@ -157,14 +158,14 @@ class SuspectMAPCalibrator(RefitsOnce, TwoNormalsCalibrator):
 
     def limitations(self) -> tuple[str, ...]:
         return (
-            "The suspect's own same-source scores are not validation data. The validation "
-            "leaves out each background source (speaker) in turn, adapts the model to that "
-            "source's own same-source scores as the case adapts it to the suspect's, and "
-            "scores that source's comparisons with the adapted model; it holds for the "
-            "suspect as far as the suspect's scores behave like those of the background's "
-            "sources. "
-            "This needs the source of every background comparison; without it only the "
-            "population model is validated (the warnings then say so).",
+            N_("The suspect's own same-source scores are not validation data. The validation "
+               "leaves out each background source (speaker) in turn, adapts the model to that "
+               "source's own same-source scores as the case adapts it to the suspect's, and "
+               "scores that source's comparisons with the adapted model; it holds for the "
+               "suspect as far as the suspect's scores behave like those of the background's "
+               "sources. "
+               "This needs the source of every background comparison; without it only the "
+               "population model is validated (the warnings then say so)."),
         )
 
     def param_rows(self) -> tuple[ParamRow, ...]:

@@ -18,6 +18,7 @@ from ..errors import (
     InputError,
     SmallSampleWarning,
 )
+from ..i18n import N_
 from ..records import ParamRow
 from ..resampling import bootstrap_index_chunks
 from .base import ExtraInput, number_option, param_row, weighted_moments
@@ -153,15 +154,15 @@ class UnsupervisedCalibrator(RefitsOnce, TwoNormalsCalibrator):
     """
 
     name = "unsupervised"
-    title = "Unsupervised calibration (two-component mixture)"
-    summary = (
+    title = N_("Unsupervised calibration (two-component mixture)")
+    summary = N_(
         "The two class models were fitted to unlabelled scores of comparisons made under "
         "the case conditions, as a two-component normal mixture, with the labelled "
         "background as the prior. This assumes that the unlabelled scores come from the "
         "case conditions, that same-source and different-source scores are each normally "
         "distributed there, and that no other kind of comparison is among them."
     )
-    equation = "LR(s) = N(s; same-source component) / N(s; different-source component)"
+    equation = N_("LR(s) = N(s; same-source component) / N(s; different-source component)")
     reference = (
         "N. Brummer, D. Garcia-Romero, Generative modelling for unsupervised score "
         "calibration, ICASSP 2014, 1680-1684."
@@ -181,11 +182,11 @@ class UnsupervisedCalibrator(RefitsOnce, TwoNormalsCalibrator):
 
     def limitations(self) -> tuple[str, ...]:
         return (
-            "The unsupervised model assumes that the unlabelled scores come from the case "
-            "conditions, that the same-source and different-source scores are each normally "
-            "distributed there, and that no other kind of comparison is among them. The "
-            "cross-validation uses the same unlabelled scores in every fold, so it does not "
-            "measure how well the mixture was identified.",
+            N_("The unsupervised model assumes that the unlabelled scores come from the case "
+               "conditions, that the same-source and different-source scores are each normally "
+               "distributed there, and that no other kind of comparison is among them. The "
+               "cross-validation uses the same unlabelled scores in every fold, so it does not "
+               "measure how well the mixture was identified."),
         )
 
     def param_rows(self) -> tuple[ParamRow, ...]:

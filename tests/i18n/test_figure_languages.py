@@ -24,7 +24,7 @@ TITLES = {
            "det": ("Detection-Error-Tradeoff (DET)", "Verfehlungsrate"),
            "pav": ("Pool-Adjacent-Violators-Transformation (PAV)", "PAV-log10 LR"),
            "llr_histogram": ("Verteilung der log10 LR", "Dichte"),
-           "score_density": ("Scores der Referenzdaten und das angepasste Modell", "Dichte"),
+           "score_density": ("Hintergrund-Scores und das angepasste Modell", "Dichte"),
            "roc": ("Receiver-Operating-Characteristic (ROC)", "Trefferrate")},
     "es": {"tippett": ("Gráfico de Tippett (tipo I)", "proporción de comparaciones"),
            "ece": ("Entropía cruzada empírica (ECE)", "entropía cruzada empírica (bits)"),
