@@ -138,7 +138,7 @@ def test_lab_template_dir_overrides_one_template(voice_case, tmp_path, no_figure
 def no_figures(monkeypatch):
     """Skip drawing the figures (tested elsewhere) where only the text matters."""
     names = ("tippett", "ape", "ece", "det", "score_densities", "llr_histogram")
-    monkeypatch.setattr(report, "case_figures", lambda run: {n: "<svg></svg>" for n in names})
+    monkeypatch.setattr(report, "case_figures", lambda run, **_: {n: "<svg></svg>" for n in names})
 
 
 def _with_log10_lr(run, log10_lr, lr_text):
