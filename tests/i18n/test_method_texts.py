@@ -68,3 +68,9 @@ def test_case_report_prints_the_method_in_german(voice_german):
     # the other methods of the sensitivity analysis (annex C) in German as well
     kde = CALIBRATORS["kde"].describe()
     assert "Kerndichte-Kalibrierung" in text and kde.summary not in text
+
+
+def test_page_numbers_in_german(voice_german):
+    """The PDF's page numbers (a CSS margin box) in German; report.css keeps English's."""
+    _, html, _ = voice_german
+    assert 'content: "Seite " counter(page) " von " counter(pages) ""' in html
