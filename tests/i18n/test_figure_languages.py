@@ -149,6 +149,6 @@ def test_sensitivity_figure_in_spanish():
                          case_log10_lr=(1.5,), rows=rows, spread_log10=(0.25,),
                          levels_reached=(("moderate",),))
     texts = _texts(plots.sensitivity_svg(record, language="es"))
-    assert "Cómo depende la LR del método y de los datos de referencia" in texts
+    assert "Cómo depende la LR del método" in texts  # the title in two lines
     assert "valor informado" in texts
     assert "logistic regression" in texts  # the record's own labels are printed as given
