@@ -72,6 +72,8 @@ class ReportFile:
     record: bytes
     first_revision: bytes
     revisions: int
+    #: the language of the first revision (its catalog's ``/Lang``, e.g. "de"), or None
+    language: str | None = None
 
     @property
     def content(self) -> dict[str, Any]:
@@ -154,7 +156,9 @@ def read_report(path: str | Path) -> ReportFile:
                          "PDF file", path=str(path))
     try:
         reader = PdfFileReader(io.BytesIO(data), strict=False)
-        files = _embedded_files(reader.get_historical_root(0))
+        root = reader.get_historical_root(0)
+        files = _embedded_files(root)
+        language = _get(root, "/Lang")
         first = _first_revision(data, reader)
         revisions = reader.total_revisions
     except InputError as exc:
@@ -173,7 +177,8 @@ def read_report(path: str | Path) -> ReportFile:
         raise InputError(f"its embedded {name} is not valid JSON; the file is damaged",
                          path=str(path)) from None
     return ReportFile(path=path, data=data, record_name=name, record=record,
-                      first_revision=first, revisions=revisions)
+                      first_revision=first, revisions=revisions,
+                      language=None if language is None else str(language))
 
 
 def _path_text(parts: list) -> str:
@@ -392,7 +397,7 @@ def _study_file(name: str, given: list[Path]) -> Path | None:
 
 def check_against_study(
     report: ReportFile, study: list[str | Path], *,
-    rerun: Callable[[dict, dict[str, str], dict[str, str]], dict[str, bytes]],
+    rerun: Callable[[dict, dict[str, str], dict[str, str], str | None], dict[str, bytes]],
 ) -> list[Finding]:
     """Re-run the validation study of a validation-study report and compare: the inputs'
     SHA-256, then ``validation.json`` byte for byte, then (same software versions) the
@@ -405,9 +410,10 @@ def check_against_study(
         ``forensic-lr validate --report``, whose record keeps the command's options.
     study : list of paths
         The study's input files, or folders holding them (found by file name).
-    rerun : callable(options, paths, recorded_inputs) -> files
+    rerun : callable(options, paths, recorded_inputs, language) -> files
         Re-makes ``validate --report``'s files in memory from the recorded options, the
-        input options pointing at ``paths`` (option -> the file found)
+        input options pointing at ``paths`` (option -> the file found), in the PDF's
+        language (its catalog's ``/Lang``)
         (:func:`forensic_lr.cli.validate.rerun_report`); this module does not render.
 
     Raises
@@ -450,7 +456,7 @@ def check_against_study(
         return inputs
     names = ", ".join(Path(f.text.partition(":")[0]).name for f in inputs)
     findings = [Finding("input", True, f"every input has its recorded SHA-256 ({names})")]
-    files = rerun(options, mapped, recorded.get("inputs", {}))
+    files = rerun(options, mapped, recorded.get("inputs", {}), report.language)
     findings.append(_record_finding(report, files["validation.json"]))
     findings.append(_pdf_step(report, recorded.get("software", {}),
                               lambda: files["validation_report.pdf"]))

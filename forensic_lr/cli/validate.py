@@ -153,12 +153,12 @@ def _refuse_ignored(args: argparse.Namespace) -> None:
 
 #: The options of ``validate --report`` a study's record keeps (``command_options``), so
 #: that ``verify --study`` can re-run it: inputs (as given), how they are read, the study's
-#: settings and the report's identity and language; not the output options.
+#: settings and the report's identity; not the output options, nor the language
+#: (validation.json does not depend on it; ``verify`` reads it from the PDF).
 STUDY_OPTIONS = ("ss", "ds", "scores", "case", "criteria", "log_base", "direction", "column",
                  "label_column", "source_column", "decimal", "sheet", "calibrate", "compare",
                  "folds", "fold_seed", "data_role", "ci", "by", "n", "seed", "level",
-                 "interval", "title", "laboratory", "analyst", "date", "data_description",
-                 "language")
+                 "interval", "title", "laboratory", "analyst", "date", "data_description")
 
 
 def _command_options(args: argparse.Namespace) -> dict:
@@ -504,18 +504,18 @@ def _report(args: argparse.Namespace, folder: OutputFolder) -> int:
     return EXIT_OK
 
 
-def rerun_report(options: dict, paths: dict[str, str],
-                 recorded_inputs: dict[str, str]) -> dict[str, bytes]:
+def rerun_report(options: dict, paths: dict[str, str], recorded_inputs: dict[str, str],
+                 language: str | None = None) -> dict[str, bytes]:
     """The files of ``validate --report`` re-made in memory (``verify --study``) from a
     study record's ``command_options``, its input options pointing at ``paths`` (option ->
-    the file as it is now); the new record keeps the recorded options, and names the input
-    files as ``recorded_inputs`` does."""
+    the file as it is now), in ``language``; the new record keeps the recorded options,
+    and names the input files as ``recorded_inputs`` does."""
     from . import build_parser
 
     args = build_parser("validate").parse_args(["validate"])
     for name, value in {**options, **paths}.items():
         setattr(args, name, value)
-    args.quiet, args.report = True, "(verify)"
+    args.quiet, args.report, args.language = True, "(verify)", language
     args.command_options = dict(options)
     args.recorded_inputs = recorded_inputs
     _refuse_ignored(args)

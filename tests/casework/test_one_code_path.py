@@ -119,6 +119,12 @@ def test_validate_report_json_is_the_study_record(background, tmp_path, monkeypa
     data = load_scores(ss=str(background / "ss.csv"), ds=str(background / "ds.csv"))
     study = run_validation_study(data.ss, data.ds, methods=("gaussian", "logistic"), folds=3,
                                  seed=5, inputs=data.files, about={})
+    # the command's record also keeps the options it was given (for verify --study)
+    options = {"ss": str(background / "ss.csv"), "ds": str(background / "ds.csv"),
+               "compare": "gaussian,logistic", "folds": 3, "fold_seed": 5}
+    written = json.loads((out / "validation.json").read_text())
+    assert {k: written["command_options"][k] for k in options} == options
+    study = study.model_copy(update={"command_options": written["command_options"]})
     assert (out / "validation.json").read_text() == study.to_json()
 
 

@@ -125,3 +125,17 @@ def test_study_from_python_has_no_options(study, tmp_path, capsys):
         "command_options"] is None
     assert main(["verify", str(pdf), "--study", str(study[1])]) == 2
     assert "keeps no validate options" in capsys.readouterr().err
+
+
+def test_report_in_another_language_is_rerun_in_it(study, tmp_path, capsys):
+    """The language is not in validation.json (the record does not depend on it); verify
+    reads it from the PDF (/Lang) and re-renders the German report byte for byte."""
+    _, data = study
+    out = tmp_path / "de"
+    assert main(["-q", "validate", "--ss", str(data / "ss.csv"), "--ds", str(data / "ds.csv"),
+                 "--calibrate", "logistic", "--folds", "4", "--language", "de",
+                 "--report", str(out)]) == 0
+    report = read_report(out / "validation_report.pdf")
+    assert report.language == "de" and "language" not in report.content["command_options"]
+    assert main(["verify", str(out / "validation_report.pdf"), "--study", str(data)]) == 0
+    assert "the PDF re-rendered from the re-run equals the report" in capsys.readouterr().out
