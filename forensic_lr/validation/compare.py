@@ -20,6 +20,7 @@ from .._checks import check_pair
 from .._numbers import LN2
 from ..display import Table, Tabular, warning_notes
 from ..errors import InputError
+from ..i18n import N_
 from ..limits import check_bootstrap
 from ..metrics import evaluate_llrs
 from ..metrics.catalogue import fixed
@@ -271,10 +272,10 @@ def outcome(diff: MetricInterval) -> str:
     """For a cost difference ``a - b``: ``"better"`` when its whole interval lies below 0
     (``a`` has the lower cost), ``"worse"`` above 0, else ``"not distinguishable"``."""
     if diff.high < 0:
-        return "better"
+        return N_("better")
     if diff.low > 0:
-        return "worse"
-    return "not distinguishable"
+        return N_("worse")
+    return N_("not distinguishable")
 
 
 def _verdict(names, d_cllr: MetricInterval, d_min: MetricInterval, test: DeLongTest, level) -> str:

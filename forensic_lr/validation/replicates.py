@@ -25,22 +25,23 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from ..errors import ForensicLRWarning, InputError
+from ..i18n import N_
 from ..parallel import default_workers, run_jobs
 from ..resampling import Progress, quantile_rows, source_codes, trial_counts
 from .weighted_metrics import SortedSystem, replicate_metrics
 
 #: Bootstrap interval methods (default first) and their names in reports.
-INTERVALS = {"bc": "bias-corrected percentile", "percentile": "percentile"}
+INTERVALS = {"bc": N_("bias-corrected percentile"), "percentile": N_("percentile")}
 
 
 #: How each kind of resampling is described in reports and JSON.
 NOTES = {
-    "trial": (
+    "trial": N_(
         "Trials were resampled independently within each class. This is valid only when "
         "trials are independent; when several trials share a source the interval is too "
         "narrow (use --by source with source columns)."
     ),
-    "source": (
+    "source": N_(
         "Sources were resampled with replacement and every trial among the sampled sources "
         "was kept (a different-source trial as often as both its sources were drawn). "
         "Trials sharing a source move together, so the interval reflects the variation "

@@ -74,3 +74,52 @@ def test_page_numbers_in_german(voice_german):
     """The PDF's page numbers (a CSS margin box) in German; report.css keeps English's."""
     _, html, _ = voice_german
     assert 'content: "Seite " counter(page) " von " counter(pages) ""' in html
+
+
+@pytest.fixture(scope="module")
+def study_with_notes():
+    """A small study with bootstrap intervals, its record given the two warnings the
+    bootstrap can raise (left-out replicates; a percentile interval kept)."""
+    import numpy as np
+
+    from forensic_lr.validation import run_validation_study
+    from forensic_lr.validation.replicates import invalid_warning, percentile_kept
+
+    rng = np.random.default_rng(5)
+    study = run_validation_study(rng.normal(1.5, 1.0, 60), rng.normal(-1.0, 1.0, 120),
+                                 methods=("logistic", "pav"), folds=3, seed=1,
+                                 metric_intervals={"n": 200, "seed": 2})
+    with pytest.warns(Warning):
+        left = invalid_warning(190, 200)
+    warnings = left + percentile_kept(["Cllr_cal"], [0])
+    intervals = {**study.intervals, "n_valid": 190, "percentile": ["cllr_cal"],
+                 "warnings": list(warnings)}
+    return study.model_copy(update={"intervals": intervals}), warnings
+
+
+def _report(study, language):
+    from forensic_lr.report.validation import build_validation_report
+
+    files = build_validation_report(study, formats=("html",), language=language)
+    return " ".join(files["validation_report.html"].decode("utf-8").split())
+
+
+def test_validation_notes_in_english_are_the_records(study_with_notes):
+    """English prints each warning of the record, as the record writes it."""
+    study, warnings = study_with_notes
+    html = _report(study, "en")
+    for text in warnings:
+        assert f"Note: {' '.join(text.split())}." in html
+    assert study.intervals["note"] in html  # the resampling note, as recorded
+
+
+def test_validation_notes_in_german(study_with_notes):
+    study, warnings = study_with_notes
+    html = _report(study, "de")
+    # hand-typed German of the two notes and of the trial-resampling note
+    assert ("Hinweis: 10 von 200 Bootstrap-Replikaten zogen keinen Vergleich einer Klasse "
+            "und wurden ausgelassen") in html
+    assert "Hinweis: Cllr_cal: Der Schätzwert liegt jenseits fast aller" in html
+    assert "Die Vergleiche wurden innerhalb jeder Klasse unabhängig neu gezogen." in html
+    for text in (*warnings, study.intervals["note"]):
+        assert " ".join(text.split())[:40] not in html
