@@ -99,3 +99,34 @@ def test_incomplete_catalogue_is_refused(tmp_path, monkeypatch):
     assert i18n.incomplete_entries("nl", "report") == ["Date"]
     with pytest.raises(InputError, match=r"'nl' \(Dutch\) is not yet complete: 1 text"):
         check_language("nl")
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+@pytest.mark.parametrize("defect", ["missing", "empty", "fuzzy"])
+@pytest.mark.parametrize("msgid", ["Tippett plot (type I)",
+                                   "Gaussian calibration (two normal densities)",
+                                   "%(count)s of %(total)s (%(percent)s)"])
+def test_a_figure_or_method_text_left_out_refuses_the_language(language, defect, msgid,
+                                                                tmp_path, monkeypatch):
+    """The shipped catalogue with one text of a figure, a calibration method or a count
+    missing, emptied or marked fuzzy: the language is refused, naming that text (no silent
+    English in a figure or a method's description)."""
+    import forensic_lr.i18n as i18n
+
+    folder = tmp_path / language / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    (tmp_path / "report.pot").write_bytes(POT.read_bytes())
+    text = catalogue_path(language, "report").read_text(encoding="utf-8")
+    entry = re.search(rf'(#, python-format\n)?msgid "{re.escape(msgid)}"\nmsgstr "[^\n]+"\n',
+                      text)
+    assert entry, (language, msgid)
+    flags = "#, fuzzy, python-format\n" if entry.group(1) else "#, fuzzy\n"
+    replacement = {"missing": "",
+                   "empty": f'{entry.group(1) or ""}msgid "{msgid}"\nmsgstr ""\n',
+                   "fuzzy": flags + entry.group(0).removeprefix(entry.group(1) or "")}[defect]
+    (folder / "report.po").write_text(text.replace(entry.group(0), replacement),
+                                      encoding="utf-8")
+    monkeypatch.setattr(i18n, "locale_dir", lambda: tmp_path)
+    assert i18n.incomplete_entries(language, "report") == [msgid]
+    with pytest.raises(InputError, match="1 text"):
+        check_language(language)
