@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from ..calibration import method_names, methods_help
 from ..defaults import DEFAULT_SEED
 from ..errors import InputError
+from ..i18n import N_
 from ..limits import check_count
 from .common import (
     EXIT_OK,
@@ -228,7 +229,7 @@ def _llr_metrics(args: argparse.Namespace, folder: OutputFolder | None) -> int:
         )
     _write_csv(args, [("input", result.metrics)])
     if folder is not None:
-        _write_plots(folder, data.ss, data.ds)
+        _write_plots(folder, data.ss, data.ds, language=args.language or "en")
     if args.json:
         print_json(result)
         return EXIT_OK
@@ -253,11 +254,14 @@ def _write_csv(args: argparse.Namespace, rows) -> None:
                inputs=score_inputs(args), option="--csv")
 
 
-def _write_plots(folder: OutputFolder, ss, ds, *, xlabel: str = "input log10 LR") -> None:
-    """The figures of natural-log LLRs ``ss``, ``ds`` into the ``--plots`` folder."""
+def _write_plots(folder: OutputFolder, ss, ds, *, xlabel: str = N_("input log10 LR"),
+                 language: str = "en") -> None:
+    """The figures of natural-log LLRs ``ss``, ``ds`` into the ``--plots`` folder, their
+    texts in ``language`` (``--language``)."""
     from ..plots import llr_figures
 
-    folder.commit({k: v.encode() for k, v in llr_figures(ss, ds, xlabel=xlabel).items()})
+    folder.commit({k: v.encode() for k, v in llr_figures(
+        ss, ds, xlabel=xlabel, language=language).items()})
 
 
 def _check_llr_args(args: argparse.Namespace) -> None:
@@ -432,7 +436,7 @@ def _raw_scores(args: argparse.Namespace, folder: OutputFolder | None) -> int:
     study, data = _study(args)
     if folder is not None:
         _write_plots(folder, *study.arrays.llrs[study.methods[0].method],
-                     xlabel="out-of-fold log10 LR")
+                     xlabel=N_("out-of-fold log10 LR"), language=args.language or "en")
     rows = study_method_metrics(study, metric_intervals=ci_options(args),
                                 ss_sources=data.ss_sources, ds_sources=data.ds_sources)
     _write_csv(args, [(row.method, row.metrics) for row in rows])

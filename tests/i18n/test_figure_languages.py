@@ -152,3 +152,20 @@ def test_sensitivity_figure_in_spanish():
     assert "Cómo depende la LR del método" in texts  # the title in two lines
     assert "valor informado" in texts
     assert "logistic regression" in texts  # the record's own labels are printed as given
+
+
+def test_validate_plots_in_the_language(tmp_path):
+    """validate --plots --language de: the figure files in German, the default English."""
+    from forensic_lr.cli import main
+
+    rng = np.random.default_rng(3)
+    for name, values in (("ss.csv", rng.normal(1.5, 1, 60)), ("ds.csv", rng.normal(-1.5, 1, 90))):
+        np.savetxt(tmp_path / name, values)
+    inputs = ["--ss", str(tmp_path / "ss.csv"), "--ds", str(tmp_path / "ds.csv")]
+    assert main(["-q", "validate", *inputs, "--plots", str(tmp_path / "en")]) == 0
+    assert main(["-q", "validate", *inputs, "--calibrate", "logistic", "--plots",
+                 str(tmp_path / "de"), "--language", "de"]) == 0
+    assert "Tippett plot (type I)" in _texts((tmp_path / "en" / "tippett.svg").read_text())
+    german = _texts((tmp_path / "de" / "pav.svg").read_text())
+    assert "log10 LR außerhalb der Anpassungsdaten (out-of-fold)" in german
+    assert "Tippett-Diagramm (Typ I)" in _texts((tmp_path / "de" / "tippett.svg").read_text())
