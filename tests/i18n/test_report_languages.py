@@ -107,17 +107,29 @@ def test_same_result_and_no_english_left(language, english):
     assert format_date(run.spec.case.date, "long", locale=language) in html
 
 
-@pytest.mark.parametrize("language", TRANSLATED)
-def test_validation_report_in_the_language(language, tmp_path):
-    """validate --report --language: the same validation.json as in English, no template
-    text left in English."""
+def _validate_report(folder, language: str):
+    """``forensic-lr validate --case`` (the voice case) ``--report folder --language``."""
     from forensic_lr.cli import main
 
     case = str(examples_dir() / "voice" / "case.toml")
-    for lang in ("en", language):
-        assert main(["-q", "validate", "--case", case, "--report", str(tmp_path / lang),
-                     "--language", lang]) == 0
-    read = lambda lang, name: (tmp_path / lang / name).read_text(encoding="utf-8")  # noqa: E731
+    assert main(["-q", "validate", "--case", case, "--report", str(folder),
+                 "--language", language]) == 0
+    return folder
+
+
+@pytest.fixture(scope="module")
+def english_validation(tmp_path_factory):
+    """The English validation report folder, written once for the module (only read)."""
+    return _validate_report(tmp_path_factory.mktemp("validation") / "en", "en")
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_validation_report_in_the_language(language, tmp_path, english_validation):
+    """validate --report --language: the same validation.json as in English, no template
+    text left in English."""
+    folders = {"en": english_validation, language: _validate_report(tmp_path / language,
+                                                                    language)}
+    read = lambda lang, name: (folders[lang] / name).read_text(encoding="utf-8")  # noqa: E731
     # the same validation.json: the language is not recorded (verify --study reads it from
     # the PDF's /Lang)
     assert read("en", "validation.json") == read(language, "validation.json")
