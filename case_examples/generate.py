@@ -86,8 +86,33 @@ def glass_measurements() -> None:
     (folder / "items.csv").write_text(items, encoding="utf-8")
 
 
+def voice_fusion() -> None:
+    """Two systems scoring the same voice comparisons of 40 speakers: an automatic system
+    (strong) and a formant-based system (weaker, correlated 0.3 with it), one labelled file
+    with both scores and the two speakers of each comparison."""
+    rng = np.random.default_rng(1800)
+    speakers = [f"spk{i + 1:02d}" for i in range(40)]
+    cov = [[1.0, 0.3], [0.3, 1.0]]
+    effect = rng.normal(0.0, 0.4, (40, 2))   # each speaker's own shift of both scores
+    rows = []
+    for i, spk in enumerate(speakers):
+        for z in rng.multivariate_normal([0.0, 0.0], cov, 8):
+            asr, formants = 5.5 + 0.8 * z[0] + effect[i, 0], 1.0 + z[1] + effect[i, 1]
+            rows.append(f"ss,{asr:.4f},{formants:.4f},{spk},{spk}\n")
+    pairs = rng.choice(40, size=(1500, 2))
+    pairs = pairs[pairs[:, 0] != pairs[:, 1]][:1200]
+    for (a, b), z in zip(pairs, rng.multivariate_normal([0.0, 0.0], cov, len(pairs)),
+                         strict=True):
+        shift = 0.5 * (effect[a] + effect[b])
+        asr, formants = 3.2 + 0.8 * z[0] + shift[0], -0.5 + z[1] + shift[1]
+        rows.append(f"ds,{asr:.4f},{formants:.4f},{speakers[a]},{speakers[b]}\n")
+    text = "label,asr,formants,source_a,source_b\n" + "".join(rows)
+    (HERE / "voice-fusion" / "scores.csv").write_text(text, encoding="utf-8")
+
+
 if __name__ == "__main__":
     voice()
     small_background()
     glass_distance()
     glass_measurements()
+    voice_fusion()

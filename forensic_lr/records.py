@@ -54,6 +54,8 @@ __all__ = [
     "EvidenceEvaluation",
     "EvidenceLR",
     "EvidenceResult",
+    "FusedSystem",
+    "FusionModel",
     "Interval",
     "Item",
     "LLRMetrics",
@@ -364,6 +366,47 @@ class MeasurementModel(Record):
     features: tuple[str, ...]
     population: dict[str, Any]
     items: tuple[MeasurementItem, ...] = ()
+
+
+class FusedSystem(Record):
+    """One system of a ``[fusion]`` case: its fusion weight and its performance alone.
+
+    ``weight``: the fusion weight per score unit; ``standardised_weight``: per standard
+    deviation of the system's background scores (comparable between systems). ``cllr``,
+    ``min_cllr`` and ``eer``: of the system alone, its scores calibrated by logistic
+    regression in the same cross-validation folds as the fusion.
+    """
+
+    name: str
+    weight: float
+    standardised_weight: float
+    cllr: float
+    min_cllr: float
+    eer: float
+
+
+class FusionModel(Record):
+    """How a ``[fusion]`` case fused several systems' scores into one LLR per comparison.
+
+    ``intercept`` and the systems' weights are those of the fusion fitted on all background
+    comparisons (``ln LR = intercept + sum weight_i s_i``); ``fused`` holds the Cllr,
+    minCllr and EER of the background's out-of-fold fused LLRs (``folds_by``: folds by
+    source or by comparison), ``evidence`` each comparison's scores, one per system.
+    """
+
+    method: Literal["logistic_regression"] = "logistic_regression"
+    title: str
+    summary: str
+    equation: str
+    reference: str
+    prior: float
+    l2: float
+    intercept: float
+    systems: tuple[FusedSystem, ...]
+    fused: dict[str, float]
+    folds_by: Literal["trial", "source"]
+    evidence: tuple[tuple[float, ...], ...]
+    labels: tuple[str, ...]
 
 
 class MethodResult(Record):
@@ -835,6 +878,8 @@ class CaseResult(Tabular, Record):
     background_unlabelled: ScoreSummary | None = None     # unsupervised only
     #: a case from measurements: the feature-based model, the population and the items
     measurements: MeasurementModel | None = None
+    #: a case fusing several systems' scores ([fusion]): weights and each system's own metrics
+    fusion: FusionModel | None = None
     method: MethodResult
     results: tuple[EvidenceResult, ...]
     validation: ValidationResult

@@ -107,7 +107,7 @@ class LogisticFusion(BaseCalibrator):
         "The natural-log LR is a weighted sum of the systems' scores plus a constant, "
         "a + b1 s1 + b2 s2 + ..., with the constant and the weights chosen to minimise the "
         "log-likelihood-ratio cost (Cllr) of the background comparisons, the two classes "
-        "weighted equally (logistic-regression fusion)."
+        "weighted by the chosen prior (equally by default; logistic-regression fusion)."
     )
     equation = "ln LR(s) = a + b1 s1 + ... + bk sk"
     reference = (

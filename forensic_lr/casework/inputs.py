@@ -15,10 +15,13 @@ import numpy as np
 from ..calibration import extra_inputs
 from ..errors import InputError
 from ..io.scores import ScoreSet, load_scores, orient, read_class_file
-from ..records import MeasurementModel, ScoreSummary
+from ..records import FusionModel, MeasurementModel, ScoreSummary
 from .spec import CaseSpec
 
-__all__ = ["load_background", "load_extra_inputs", "load_measured"]
+__all__ = [
+    "load_background", "load_background_and_fusion", "load_extra_inputs", "load_fused",
+    "load_measured",
+]
 
 
 def _summary(values: np.ndarray, file: str, sha256: str) -> ScoreSummary:
@@ -36,11 +39,20 @@ def _summary(values: np.ndarray, file: str, sha256: str) -> ScoreSummary:
 def load_background(
     spec: CaseSpec,
 ) -> tuple[ScoreSet, dict[str, ScoreSummary], dict[str, str], list[dict]]:
+    """Scores as used, a summary of each class, and provenance (see
+    :func:`load_background_and_fusion`, whose first four values these are)."""
+    return load_background_and_fusion(spec)[:4]
+
+
+def load_background_and_fusion(
+    spec: CaseSpec,
+) -> tuple[ScoreSet, dict[str, ScoreSummary], dict[str, str], list[dict], FusionModel | None]:
     """Scores as used, a summary of each class on the scale of the files, and provenance.
 
     Returns the score set (direction applied: higher supports Hp), the summaries by class
-    (``"ss"``, ``"ds"``), ``{name: SHA-256}`` and the provenance record of every file read
-    (names relative to the case file; hashes of the original bytes).
+    (``"ss"``, ``"ds"``), ``{name: SHA-256}``, the provenance record of every file read
+    (names relative to the case file; hashes of the original bytes) and, for a ``[fusion]``
+    case, the fusion's record (the scores are then the out-of-fold fused LLRs).
 
     Raises
     ------
@@ -49,7 +61,7 @@ def load_background(
         with ``[background]`` and names the file, line and column.
     """
     if spec.measurements is not None:
-        return load_measured(spec)[:4]
+        return (*load_measured(spec)[:4], None)
     bg = spec.background
     direction = spec.evidence.score_direction
     if bg.scores is not None:
@@ -58,10 +70,15 @@ def load_background(
     else:
         names = {"ss": bg.ss, "ds": bg.ds}
         paths = {"ss": str(spec.resolve(bg.ss)), "ds": str(spec.resolve(bg.ds))}
-    try:
-        data = load_scores(**paths, direction=direction, **bg.reading())
-    except InputError as exc:
-        raise InputError(f"[background]: {exc}") from None
+    fusion = None
+    if spec.fusion is not None:
+        fused = load_fused(spec)
+        data, fusion = fused.data, fused.record
+    else:
+        try:
+            data = load_scores(**paths, direction=direction, **bg.reading())
+        except InputError as exc:
+            raise InputError(f"[background]: {exc}") from None
     relative = {str(spec.resolve(n)): n for n in names.values()}
     files = [{**p.to_dict(), "name": relative.get(p.name, p.name)} for p in data.inputs]
     hashes = {f["name"]: f["sha256"] for f in files}
@@ -69,7 +86,7 @@ def load_background(
         k: _summary(orient(getattr(data, k), direction), names[k], hashes[names[k]])
         for k in names
     }
-    return data, summaries, hashes, files
+    return data, summaries, hashes, files, fusion
 
 
 def load_extra_inputs(
@@ -102,6 +119,15 @@ def load_extra_inputs(
         summaries[key] = _summary(read.values, name, hashes[name])
         extra[key] = orient(read.values, direction)
     return extra, summaries
+
+
+def load_fused(spec: CaseSpec):
+    """The :class:`~forensic_lr.casework.fused.FusedBackground` of a ``[fusion]`` case:
+    the background's out-of-fold fused LLRs (the scores the case calibrates) and the
+    fusion's record."""
+    from .fused import fused_background
+
+    return fused_background(spec)
 
 
 def load_measured(

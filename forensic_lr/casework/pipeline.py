@@ -25,7 +25,12 @@ from ..records import CaseResult, EvidenceResult, Provenance
 from ..resampling import Progress, stage_progress
 from ..validation.method import Method, MethodValidation, in_sample_bounds, validate_method
 from .evidence import evaluate_unbounded, limit_to_elub
-from .inputs import load_background, load_extra_inputs, load_measured
+from .inputs import (
+    load_background,
+    load_background_and_fusion,
+    load_extra_inputs,
+    load_measured,
+)
 from .policy import decide_conclusion
 from .profile import policy_settings
 from .sensitivity import limit_sensitivity, sensitivity_analysis
@@ -257,10 +262,11 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None, *,
         raise InputError("[evidence] score: the case file gives no evidence score; write the "
                          "comparison score of this case, e.g. score = 3.2 (a draft needs it too)")
     scale = load_scale(_scale_ref(spec))
+    fusion = None
     if spec.measurements is not None:
         data, summaries, hashes, files, measured = load_measured(spec)
     else:
-        data, summaries, hashes, files = load_background(spec)
+        data, summaries, hashes, files, fusion = load_background_and_fusion(spec)
         measured = None
     extra, extra_summaries = load_extra_inputs(spec, hashes, files)
     if spec.evidence.scores_file is not None:  # the evidence file is an input like the others
@@ -303,6 +309,7 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None, *,
         background_ds=summaries["ds"],
         **{f"background_{key}": summary for key, summary in extra_summaries.items()},
         measurements=measured,
+        fusion=fusion,
         method=evaluation.method,
         results=_case_results(spec, evaluation, scale, validated.ss_llr, validated.ds_llr),
         validation=validated.record,

@@ -271,6 +271,56 @@ class MeasurementsSection(_Section):
                             bandwidth=self.bandwidth)
 
 
+class FusionSection(_Section):
+    """``[fusion]``: several systems' scores per comparison, fused into one LLR.
+
+    The background files (``[background] ss``/``ds`` or ``scores``) hold one score column
+    per system, named in ``systems``; ``scores`` gives the case's comparisons, one list
+    per comparison with a score per system in the same order. Logistic-regression fusion
+    (:class:`~forensic_lr.calibration.fusion.LogisticFusion`) turns each comparison's
+    scores into one LLR; the background's fused LLRs, each from a fusion fitted without
+    the comparison's fold (its sources, when the files name them), are what ``[method]``
+    calibrates and the validation evaluates.
+    """
+
+    systems: tuple[str | StrictInt, ...] = Field(
+        min_length=2, description="the background files' score columns, one per fused "
+        "system (header names or 1-based positions)")
+    scores: tuple[tuple[StrictFloat, ...], ...] = Field(
+        min_length=1, description="the case's comparisons: one list per comparison, a score "
+        "per system in the order of systems, e.g. [[5.2, 0.81]]")
+    labels: tuple[str, ...] | None = Field(
+        default=None, description="one name per comparison, e.g. \"Q1-K1\"")
+    prior: StrictFloat = Field(default=0.5, gt=0, lt=1, description="the prior of the "
+                               "fusion's Cllr objective (FoCal's prior; 0.5: Cllr itself)")
+    l2: StrictFloat = Field(default=0.0, ge=0, description="ridge penalty on the weights "
+                            "of the standardised scores")
+
+    @field_validator("systems", mode="before")
+    @classmethod
+    def _columns_not_booleans(cls, value: Any) -> Any:
+        if isinstance(value, list | tuple) and any(isinstance(v, bool) for v in value):
+            raise ValueError("true/false is not a column; name each system's score column "
+                             'in quotes (systems = ["asr", "formants"]) or by position from 1')
+        return value
+
+    @model_validator(mode="after")
+    def _one_score_per_system(self) -> FusionSection:
+        k = len(self.systems)
+        for i, row in enumerate(self.scores):
+            if len(row) != k:
+                raise ValueError(f"scores[{i}] has {len(row)} score(s) for {k} systems "
+                                 f"({', '.join(map(str, self.systems))}); give one per system")
+            if any(v != v or v in (float("inf"), float("-inf")) for v in row):
+                raise ValueError(f"scores[{i}]: evidence scores must be finite numbers")
+        if self.labels is not None and len(self.labels) != len(self.scores):
+            raise ValueError(f"labels has {len(self.labels)} names for {len(self.scores)} "
+                             "comparisons")
+        if len(set(map(str, self.systems))) != k:
+            raise ValueError("systems names a column twice; name each system's column once")
+        return self
+
+
 class Method(_Section):
     """``[method]``: the calibrator, its options and whether ELUB bounds apply.
 
@@ -449,6 +499,7 @@ class CaseSpec(_Section):
     evidence: Evidence = Field(default_factory=Evidence)
     background: Background = Field(default_factory=Background)
     measurements: MeasurementsSection | None = None
+    fusion: FusionSection | None = None
     system: ScoringSystem = Field(default_factory=ScoringSystem)
     method: Method = Field(default_factory=Method)
     uncertainty: Uncertainty = Field(default_factory=Uncertainty)
@@ -536,6 +587,35 @@ class CaseSpec(_Section):
                                 "calibrator")
         if problems:
             raise ValueError("; ".join(problems))
+        return self
+
+    @model_validator(mode="after")
+    def _fusion_inputs(self) -> CaseSpec:
+        """A ``[fusion]`` case takes its scores from that section and its score files."""
+        if self.fusion is None:
+            return self
+        bg, ev = self.background, self.evidence
+        problems = []
+        if self.measurements is not None:
+            problems.append("[fusion] fuses score files; a case from [measurements] has none: "
+                            "remove one of the two sections")
+        if ev.values or ev.scores_file is not None or ev.labels is not None:
+            problems.append("[evidence] score/scores/labels: a [fusion] case gives its "
+                            "comparisons in [fusion] scores (one list per comparison) and "
+                            "labels; remove them from [evidence]")
+        if "score_direction" in ev.model_fields_set:
+            problems.append("[evidence] score_direction: the fused value is a log LR (higher "
+                            "supports Hp; a distance gets a negative weight); remove it")
+        if bg.score_column is not None:
+            problems.append("[background] score_column: the [fusion] systems name the score "
+                            "columns; remove score_column")
+        for key, (spec, method) in extra_inputs().items():
+            if getattr(bg, key) is not None or (self.method.calibrator == method
+                                                and spec.required):
+                problems.append(f'[method] calibrator = "{method}" takes one score per '
+                                "comparison; choose another calibrator for a [fusion] case")
+        if problems:
+            raise ValueError("; ".join(dict.fromkeys(problems)))
         return self
 
     @model_validator(mode="after")
@@ -770,6 +850,7 @@ def case_from_dict(
             del problems[before:]
     spec = _with_evidence_file(spec, resolved, problems)
     spec = _with_measurements(spec, resolved, problems)
+    spec = _with_fusion(spec, problems)
     if spec.evidence.scores_file is None or spec.evidence.scores is not None:  # labels known
         problem = propositions_problem(spec)
         if problem:
@@ -907,6 +988,33 @@ def _with_measurements(spec: CaseSpec, resolved, problems: list[str]) -> CaseSpe
     evidence = spec.evidence.model_copy(update={
         "scores": tuple(values), "labels": labels,
         "score_direction": section.feature_model().direction})
+    return spec.model_copy(update={"evidence": evidence,
+                                   "score_texts": tuple(f"{v:.6g}" for v in values)})
+
+
+def _with_fusion(spec: CaseSpec, problems: list[str]) -> CaseSpec:
+    """The spec with the fused LLRs of ``[fusion] scores`` as its evidence scores.
+
+    The fusion is fitted on all background comparisons
+    (:func:`forensic_lr.casework.fused.case_fused_scores`); its LLRs are higher-is-similar.
+    A file that cannot be read adds its problem to ``problems``.
+    """
+    from ..errors import ForensicLRError
+    from .fused import case_fused_scores
+
+    section = spec.fusion
+    if section is None or problems:
+        return spec
+    try:
+        values = case_fused_scores(spec)
+    except ForensicLRError as exc:
+        problems.append(f"[fusion] {exc}")
+        return spec
+    items = spec.case.items
+    labels = section.labels or (
+        (f"{items[0].id}-{items[1].id}",) if len(values) == 1 and len(items) == 2
+        else tuple(f"E{i + 1}" for i in range(len(values))))
+    evidence = spec.evidence.model_copy(update={"scores": tuple(values), "labels": labels})
     return spec.model_copy(update={"evidence": evidence,
                                    "score_texts": tuple(f"{v:.6g}" for v in values)})
 
