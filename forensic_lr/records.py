@@ -884,6 +884,9 @@ class CaseResult(Tabular, Record):
     results: tuple[EvidenceResult, ...]
     validation: ValidationResult
     warnings: tuple[str, ...] = ()
+    #: each warning's code and parameters, in the order of ``warnings`` (None: a text
+    #: without a code, printed as written)
+    warning_messages: tuple[Message | None, ...] = ()
     limitations: tuple[str, ...] = ()       # method-specific limits stated in the report
     provenance: Provenance
     #: the opinion policy's decision (None only for records made before the policy existed)
@@ -895,6 +898,9 @@ class CaseResult(Tabular, Record):
     details: CaseDetails | None = None      # scoring system, population, validation study
     draft: bool = False                     # written with --draft: not for court
     draft_reasons: tuple[str, ...] = ()     # what a final report still lacks
+    #: each draft reason's message as a code and its parameters (with the field's
+    #: ``section`` and ``key``), in the order of ``draft_reasons``
+    draft_reason_messages: tuple[Message, ...] = ()
     sensitivity: Sensitivity | None = None
     #: the technical reviewer's approval of this run's results (the web app's final report);
     #: None when no review was recorded (every command-line run)

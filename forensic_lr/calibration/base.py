@@ -17,6 +17,7 @@ from ..errors import (
     SwappedClassesWarning,
     excerpt,
 )
+from ..i18n.messages import english
 from ..io.scores import orient
 from ..metrics.llr_checks import swapped_sign
 from ..records import MethodDescription, ParamRow
@@ -340,25 +341,16 @@ def fit_warnings(ss, ds, scores, *, direction: str = "higher_is_similar") -> tup
     shown_lo, shown_hi = sorted(orient(np.array([lo, hi]), direction))
     found: list[tuple[str, type[Warning]]] = []
     for s in orient(scores[(scores < lo) | (scores > hi)], direction):
-        found.append(
-            (
-                f"{word} {s:g} lies outside the range of the background {word}s "
-                f"[{shown_lo:g}, {shown_hi:g}]: its LR is an extrapolation of the model",
-                ExtrapolationWarning,
-            )
-        )
+        found.append((english(f"warning.extrapolation.{word}", score=f"{s:g}",
+                              low=f"{shown_lo:g}", high=f"{shown_hi:g}"),
+                      ExtrapolationWarning))
     swapped = swapped_sign(ss, ds, what="scores", direction=direction)
     if swapped:
         found.append((swapped, SwappedClassesWarning))
-    for label, values in (("same-source", ss), ("different-source", ds)):
+    for label, values in (("same_source", ss), ("different_source", ds)):
         if values.size < SMALL_CLASS:
-            found.append(
-                (
-                    f"only {values.size} {label} background scores (fewer than {SMALL_CLASS}): "
-                    "the fitted model and the LR are uncertain",
-                    SmallSampleWarning,
-                )
-            )
+            found.append((english(f"warning.small_class.{label}", n=str(values.size),
+                                  min=str(SMALL_CLASS)), SmallSampleWarning))
     for text, category in found:
         warnings.warn(text, category, stacklevel=2)
     return tuple(text for text, _ in found)

@@ -26,6 +26,8 @@ import tomllib
 from dataclasses import dataclass
 from typing import Any
 
+from ..i18n.messages import english
+from ..records import Message
 from .spec import CaseSpec, case_template
 
 __all__ = ["Checklist", "Finding", "InputRead", "check_case", "format_problems", "mark_draft",
@@ -34,11 +36,22 @@ __all__ = ["Checklist", "Finding", "InputRead", "check_case", "format_problems",
 
 @dataclass(frozen=True)
 class Finding:
-    """One field of the case file: ``[section] key: message``."""
+    """One field of the case file: ``[section] key: message``.
+
+    ``code`` and ``params``: the message as a code of the ``messages`` catalogue (a draft
+    report prints it in its language); empty for a note without one.
+    """
 
     section: str
     key: str
     message: str
+    code: str = ""
+    params: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def coded(cls, section: str, key: str, code: str, **params: str) -> Finding:
+        """A finding whose message is the English sentence of ``code``."""
+        return cls(section, key, english(code, **params), code, tuple(params.items()))
 
     def __str__(self) -> str:
         return f"[{self.section}] {self.key}: {self.message}"
@@ -90,16 +103,15 @@ def _placeholders(spec: CaseSpec) -> list[Finding]:
     t = _template()
     found = []
     if spec.case.id == t["case"]["id"]:
-        found.append(Finding("case", "id", f"{spec.case.id!r} is the template's example id; "
-                             "write the laboratory's case number"))
+        found.append(Finding.coded("case", "id", "checklist.placeholder.case_id",
+                                   value=repr(spec.case.id)))
     props = spec.propositions
     for pair in props.comparison or (props,):
         for key in ("hp", "hd"):
             if getattr(pair, key).strip() == t["propositions"][key]:
-                found.append(Finding(
+                found.append(Finding.coded(
                     "propositions", key if pair is props else f"comparison {pair.label} {key}",
-                    "the template's generic proposition; name the items, the person or "
-                    "object concerned and, for Hd, the relevant population"))
+                    "checklist.placeholder.proposition"))
     return found
 
 
@@ -107,64 +119,48 @@ def _blank(value: Any) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
 
-#: (section, key, attribute path, what to write) of every field a final report requires.
+#: (section, key, attribute path) of every field a final report requires; what to write is
+#: the messages catalogue's ``checklist.required.<section>.<key>``.
 _REQUIRED = (
-    ("case", "examiner", ("case", "examiner"), "the name of the examiner who signs the report"),
-    ("case", "date", ("case", "date"), "the date of the report, e.g. date = 2026-03-02"),
-    ("evidence", "description", ("evidence", "description"),
-     "how the score was obtained (which items were compared, with what)"),
-    ("system", "name", ("system", "name"), "the scoring system that produced the scores"),
-    ("system", "version", ("system", "version"), "the version of the scoring system"),
-    ("system", "settings", ("system", "settings"),
-     "the settings and models of the scoring system used for every score"),
-    ("background", "description", ("background", "description"),
-     "what data and conditions the background represents"),
-    ("background", "population", ("background", "population"),
-     "the relevant population the background data represent"),
-    ("background", "population_justification", ("background", "population_justification"),
-     "why that population is the relevant one under Hd in this case"),
-    ("background", "sources", ("background", "sources"),
-     "the number of distinct sources (speakers, objects) behind the comparisons"),
-    ("validation", "study_id", ("validation", "study_id"),
-     "the identifier of the validation study the method rests on"),
-    ("validation", "study_date", ("validation", "study_date"),
-     "the date of that validation study, e.g. study_date = 2026-01-15"),
+    ("case", "examiner", ("case", "examiner")),
+    ("case", "date", ("case", "date")),
+    ("evidence", "description", ("evidence", "description")),
+    ("system", "name", ("system", "name")),
+    ("system", "version", ("system", "version")),
+    ("system", "settings", ("system", "settings")),
+    ("background", "description", ("background", "description")),
+    ("background", "population", ("background", "population")),
+    ("background", "population_justification", ("background", "population_justification")),
+    ("background", "sources", ("background", "sources")),
+    ("validation", "study_id", ("validation", "study_id")),
+    ("validation", "study_date", ("validation", "study_date")),
 )
 
 #: Sections in the order of the case file (problems are listed in it).
 _ORDER = ("case", "propositions", "evidence", "background", "system", "validation")
 
-#: Custody fields of every item: key -> what to write.
-_ITEM_FIELDS = {
-    "seal": "the seal or package number as received",
-    "condition": "its condition on receipt, e.g. 'seal intact'",
-    "received": "when and from whom it was received",
-    "examined": "what was examined, e.g. '2 min 40 s of net speech'",
-}
+#: Custody fields of every item (what to write: ``checklist.required.item.<key>``).
+_ITEM_FIELDS = ("seal", "condition", "received", "examined")
 
 
 def _missing(spec: CaseSpec) -> list[Finding]:
     found = []
     if not spec.evidence.values:
-        found.append(Finding("evidence", "score", "required, even for a draft: the comparison "
-                             "score of this case, e.g. score = 3.2 (or scores = [...])"))
-    for section, key, (part, attr), what in _REQUIRED:
+        found.append(Finding.coded("evidence", "score", "checklist.required.evidence.score"))
+    for section, key, (part, attr) in _REQUIRED:
         if _blank(getattr(getattr(spec, part), attr)):
-            found.append(Finding(section, key, f"required for a final report: {what}"))
+            found.append(Finding.coded(section, key, f"checklist.required.{section}.{key}"))
     if not any(v is not None for v in spec.validation.criteria.model_dump().values()):
-        found.append(Finding(
-            "validation", "criteria", "required for a final report: the laboratory's "
-            "validation criteria, in [validation.criteria] or the lab profile's [criteria], "
-            "e.g. cllr_max = 0.5 (forensic-lr docs lab-profile)"))
+        found.append(Finding.coded("validation", "criteria",
+                                   "checklist.required.validation.criteria"))
     items = spec.case.items
     if not items:
-        found.append(Finding("case", "items", "required for a final report: list the items "
-                             "received, each with id, description, " + ", ".join(_ITEM_FIELDS)))
+        found.append(Finding.coded("case", "items", "checklist.required.case.items"))
     for i, item in enumerate(items):
-        for key, what in _ITEM_FIELDS.items():
+        for key in _ITEM_FIELDS:
             if _blank(getattr(item, key)):
-                found.append(Finding("case", f"items[{i}] ({item.id}) {key}",
-                                     f"required for a final report: {what}"))
+                found.append(Finding.coded("case", f"items[{i}] ({item.id}) {key}",
+                                           f"checklist.required.item.{key}"))
     return found
 
 
@@ -249,5 +245,8 @@ def mark_draft(run, checklist: Checklist):
     """
     result = run.result.model_copy(update={
         "draft": True, "draft_reasons": tuple(str(p) for p in checklist.problems),
+        "draft_reason_messages": tuple(
+            Message(code=p.code, params={"section": p.section, "key": p.key, **dict(p.params)})
+            for p in checklist.problems),
     })
     return dataclasses.replace(run, result=result)

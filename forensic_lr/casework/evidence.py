@@ -201,8 +201,7 @@ def _evaluate(*, ss, ds, scores, folds, ss_sources, ds_sources, groups, labels,
                 ss, ds, method.unfitted(), folds, evaluated.record.seed,
                 ss_sources=ss_src, ds_sources=ds_src))
     except ForensicLRError as exc:  # e.g. a fold the method cannot fit
-        text = (f"the ELUB bounds could not be computed, because the cross-validation "
-                f"failed: {exc}")
+        text = english("warning.elub_failed", error=str(exc))
         record = evaluated.record
         evaluated = dataclasses.replace(evaluated, record=record.model_copy(
             update={"warnings": (*record.warnings, text)}))
@@ -379,11 +378,7 @@ def _input_warnings(ss: np.ndarray, ds: np.ndarray) -> list[str]:
     """
     texts = []
     if ss.size == ds.size and np.array_equal(np.sort(ss), np.sort(ds)):
-        texts.append(
-            f"the same-source and different-source background scores are the same {ss.size} "
-            "values (the same file given for both?): they cannot tell the propositions apart "
-            "and every LR means nothing; give the same-source and the different-source files"
-        )
+        texts.append(english("warning.same_background", n=str(ss.size)))
     return texts
 
 
@@ -501,11 +496,7 @@ def _beyond_bounds(results: Sequence[EvidenceLR], supported, names: Sequence[str
     for name, e in zip(names, results, strict=True):
         bound = high if e.log10_lr > high else low if e.log10_lr < low else None
         if bound is not None:
-            value = signed_log10(e.log10_lr)
-            texts.append(
-                f"{name}: log10 LR {value} lies beyond the empirical bounds the "
-                f"validation data support (ELUB, {signed_log10(low)} to {signed_log10(high)}); "
-                "ELUB bounding is off: with it the LR would be limited to log10 LR "
-                f"{signed_log10(bound)}"
-            )
+            texts.append(english(
+                "warning.beyond_elub", label=name, log10=signed_log10(e.log10_lr),
+                low=signed_log10(low), high=signed_log10(high), bound=signed_log10(bound)))
     return texts

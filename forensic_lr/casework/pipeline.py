@@ -17,11 +17,12 @@ import numpy as np
 
 from ..calibration.curves import ModelCurves, model_curves
 from ..errors import ForensicLRWarning, InputError
+from ..i18n.messages import english, recognised
 from ..io.scores import orient, sha256_file
 from ..metrics import tippett_counts
 from ..parallel import default_workers, run_jobs
 from ..provenance import sha256_json, software_versions, source_revision
-from ..records import CaseResult, EvidenceResult, Provenance
+from ..records import CaseResult, EvidenceResult, Message, Provenance
 from ..resampling import Progress, stage_progress
 from ..validation.method import Method, MethodValidation, in_sample_bounds, validate_method
 from .evidence import evaluate_unbounded, limit_to_elub
@@ -96,10 +97,14 @@ def _fold_summary(texts: Sequence[str], diagnostics: bool, seen: tuple[str, ...]
         texts = [t for t in texts if t not in seen]
     if not diagnostics or not texts:
         return texts
-    return [
-        f"the cross-validation fits raised {len(texts)} fit warning(s) of their own, "
-        f"e.g.: {texts[0]}"
-    ]
+    return [english("warning.fold_fits", n=str(len(texts)), example_warning=texts[0])]
+
+
+def _warning_message(text: str) -> Message | None:
+    """A warning's code and parameters (``warning.*`` of the messages catalogue), None for
+    a text without one (printed as written)."""
+    found = recognised(text, "warning.")
+    return None if found is None else Message(code=found[0], params=found[1])
 
 
 def _case_results(spec: CaseSpec, evaluation, scale: VerbalScale, ss_cv: np.ndarray,
@@ -314,6 +319,7 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None, *,
         results=_case_results(spec, evaluation, scale, validated.ss_llr, validated.ds_llr),
         validation=validated.record,
         warnings=unique,
+        warning_messages=tuple(_warning_message(t) for t in unique),
         limitations=evaluation.limitations,
         provenance=Provenance(
             software=software_versions(),

@@ -17,6 +17,8 @@ printed as written. Parameter names say how a value is printed:
 - ``*_term``: a text of the ``report`` catalogue (a metric's name);
 - ``*_level``: a verbal level of the case's scale, printed in the scale's wording when the
   caller gives ``level`` (the report does), as written otherwise;
+- ``*_warning``: another warning's English text, in the language when it has a code
+  (:func:`recognised`);
 - ``*_span``: two numbers, one a line, printed "low to high" (code ``list.span``);
 - ``*_levels``: several such levels, one a line, printed quoted as a list
   ("“a”, “b” and “c”", codes ``list.quoted`` and ``list.and``).
@@ -32,7 +34,7 @@ from ..errors import InputError
 from . import SOURCE_LANGUAGE, catalogue_path, read_catalogue, supported, translations
 from .formatting import localized
 
-__all__ = ["english", "message_codes", "message_text", "statement"]
+__all__ = ["english", "message_codes", "message_text", "recognised", "statement"]
 
 #: a number as the package writes it: "-1.20", "12.5 %", "3,100", "1/20", "3.1 × 10^7",
 #: "1/(3.1 × 10^7)"
@@ -88,6 +90,9 @@ def _param(name: str, value: str, params: Mapping[str, str], language: str,
             return quoted[0]
         return message_text("list.and", {"first": ", ".join(quoted[:-1]), "last": quoted[-1]},
                             language)
+    if name.endswith("_warning"):  # a warning's English text: in the language if coded
+        found = recognised(value, "warning.")
+        return value if found is None else message_text(*found, language, level)
     if name.endswith("_span"):  # "low\nhigh" -> "low to high" ("" for none)
         if not value:
             return ""
@@ -109,3 +114,30 @@ def statement(messages: Iterable, language: str = SOURCE_LANGUAGE,
 def english(code: str, **params: str) -> str:
     """The English sentence of ``code`` (what result.json keeps beside the code)."""
     return message_text(code, params)
+
+
+@functools.lru_cache(maxsize=64)
+def _pattern(code: str) -> re.Pattern:
+    """The English sentence of ``code`` as a pattern, each placeholder a named group."""
+    text = _catalogue(SOURCE_LANGUAGE)[code].replace("%%", "%")
+    parts = re.split(r"%\((\w+)\)s", text)
+    return re.compile("".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)"
+                              for i, p in enumerate(parts)), re.DOTALL)
+
+
+def recognised(text: str, prefix: str) -> tuple[str, dict[str, str]] | None:
+    """``(code, params)`` of the catalogue's code under ``prefix`` whose English sentence
+    ``text`` is, or None.
+
+    A text that travels as English (a warning raised with :func:`warnings.warn` and kept
+    in a record) is written with :func:`english`; this gives back its code and parameters,
+    so that the report prints it in its language. The codes under ``prefix`` use no
+    ``*_code`` parameters, and their fixed parts tell them apart.
+    """
+    for code in message_codes():
+        if code.startswith(prefix):
+            match = _pattern(code).fullmatch(text)
+            if match:
+                return code, match.groupdict()
+    return None
+

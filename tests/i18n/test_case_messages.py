@@ -123,3 +123,78 @@ def test_sensitivity_summary_levels_in_the_scale_wording():
     assert text.endswith("el equivalente verbal cambia entre «apoyo moderado» y «apoyo fuerte».")
     fr = message_text(first.code, first.params, "fr")
     assert "«\u00a0moderate support\u00a0» et «\u00a0strong support\u00a0»" in fr
+
+
+# the warnings as the f-strings of casework/evidence.py, pipeline.py and calibration/base.py
+# wrote them, with hand-chosen values
+WARNINGS = {
+    ("warning.beyond_elub", (("label", "Q1-K1"), ("log10", "+3.37"), ("low", "-2.00"),
+                             ("high", "+2.45"), ("bound", "+2.45"))):
+        "Q1-K1: log10 LR +3.37 lies beyond the empirical bounds the validation data support "
+        "(ELUB, -2.00 to +2.45); ELUB bounding is off: with it the LR would be limited to "
+        "log10 LR +2.45",
+    ("warning.extrapolation.distance", (("score", "0.5"), ("low", "1.25"), ("high", "9"))):
+        "distance 0.5 lies outside the range of the background distances [1.25, 9]: its LR "
+        "is an extrapolation of the model",
+    ("warning.small_class.same_source", (("n", "12"), ("min", "20"))):
+        "only 12 same-source background scores (fewer than 20): the fitted model and the LR "
+        "are uncertain",
+    ("warning.same_background", (("n", "300"),)):
+        "the same-source and different-source background scores are the same 300 values "
+        "(the same file given for both?): they cannot tell the propositions apart and every "
+        "LR means nothing; give the same-source and the different-source files",
+    ("warning.elub_failed", (("error", "fold 3: too few scores"),)):
+        "the ELUB bounds could not be computed, because the cross-validation failed: fold 3: "
+        "too few scores",
+}
+
+
+@pytest.mark.parametrize(("key", "old"), list(WARNINGS.items()))
+def test_warnings_in_english_as_before_and_recognised(key, old):
+    from forensic_lr.i18n.messages import recognised
+
+    code, params = key[0], dict(key[1])
+    assert english(code, **params) == old
+    assert recognised(old, "warning.") == (code, params)
+    for language in TRANSLATED:
+        assert message_text(code, params, language) != old
+
+
+def test_a_warning_inside_a_warning_is_translated():
+    from forensic_lr.casework.pipeline import _fold_summary
+
+    inner = english("warning.small_class.same_source", n="12", min="20")
+    (text,) = _fold_summary([inner, "another"], True, seen=())
+    assert text == ("the cross-validation fits raised 2 fit warning(s) of their own, e.g.: "
+                    + inner)
+    from forensic_lr.i18n.messages import recognised
+
+    code, params = recognised(text, "warning.")
+    assert message_text(code, params, "de") == (
+        "die Anpassungen der Kreuzvalidierung gaben 2 eigene Anpassungswarnung(en) aus, z. B.: "
+        "nur 12 Hintergrund-Scores derselben Quelle (weniger als 20): das angepasste Modell "
+        "und die LR sind unsicher")
+
+
+def test_voice_case_without_elub_prints_its_warning_in_spanish():
+    import warnings
+
+    from forensic_lr._resources import examples_dir
+    from forensic_lr.casework.pipeline import run_case_full
+    from forensic_lr.casework.spec import load_case
+    from forensic_lr.errors import ForensicLRWarning
+    from forensic_lr.report import build_report
+
+    spec = load_case(examples_dir() / "voice" / "case.toml",
+                     overrides={"method": {"elub": False}, "report": {"language": "es"}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ForensicLRWarning)
+        run = run_case_full(spec)
+    (text,) = [w for w in run.result.warnings if "ELUB bounding is off" in w]
+    (message,) = [m for m in run.result.warning_messages if m is not None]
+    assert message.code == "warning.beyond_elub" and english(message.code, **message.params) == text
+    html = build_report(run, formats=("html",))["report.html"].decode("utf-8")
+    assert ("Q1-K1: log10 LR +3,37 está fuera de los límites empíricos que respaldan los datos "
+            "de validación (ELUB, -2,00 a +2,45); la limitación ELUB está desactivada: con ella "
+            "la LR se limitaría a log10 LR +2,45") in html
+    assert "ELUB bounding is off: with it" not in html
