@@ -30,6 +30,7 @@ import numpy as np
 
 from ..defaults import DEFAULT_MAX_DIFFERENT, DEFAULT_SEED
 from ..errors import InputError
+from ..i18n import N_
 from ..records import Serialisable
 from .measurements import Measurements
 from .pairs import Pairs, UnitKind, Units, out_of_fold, pair_units, units_of
@@ -110,20 +111,28 @@ class FeatureModel:
                               "Proc. Natl. Inst. Sci. India 2 (1936) 49-55"
                               if self.score == "standardised" else ""),
             }
-        kernel = (" with a Gaussian kernel density estimate of the between-source distribution"
-                  if self.between == "kde" else
-                  " with a normal between-source distribution")
+        kde = self.between == "kde"  # each text whole, so that the reports can translate it
         return {
-            "title": "Two-level random-effects model (Aitken and Lucy 2004)" + kernel,
-            "summary": ("Measurements vary normally about their source's true value "
-                        "(within-source covariance U); true values vary between sources as "
-                        "estimated from the population database (between-source covariance C"
-                        + (", kernel density over the sources' means" if self.between == "kde"
-                           else "") + "). The model's LR compares the probability of the "
-                        "questioned and control measurements if they share one source with "
-                        "the probability if they come from two sources drawn from the "
-                        "population; its natural logarithm is the comparison score, which the "
-                        "calibration method then calibrates on the population's comparisons."),
+            "title": N_("Two-level random-effects model (Aitken and Lucy 2004) with a Gaussian "
+                        "kernel density estimate of the between-source distribution") if kde
+            else N_("Two-level random-effects model (Aitken and Lucy 2004) with a normal "
+                    "between-source distribution"),
+            "summary": N_(
+                "Measurements vary normally about their source's true value (within-source "
+                "covariance U); true values vary between sources as estimated from the "
+                "population database (between-source covariance C, kernel density over the "
+                "sources' means). The model's LR compares the probability of the questioned "
+                "and control measurements if they share one source with the probability if "
+                "they come from two sources drawn from the population; its natural logarithm "
+                "is the comparison score, which the calibration method then calibrates on the "
+                "population's comparisons.") if kde else N_(
+                "Measurements vary normally about their source's true value (within-source "
+                "covariance U); true values vary between sources as estimated from the "
+                "population database (between-source covariance C). The model's LR compares "
+                "the probability of the questioned and control measurements if they share one "
+                "source with the probability if they come from two sources drawn from the "
+                "population; its natural logarithm is the comparison score, which the "
+                "calibration method then calibrates on the population's comparisons."),
             "reference": ("C. G. G. Aitken, D. Lucy, Evaluation of trace evidence in the form "
                           "of multivariate data, Applied Statistics 53 (2004) 109-122; "
                           "calibration as in G. S. Morrison, Australian Journal of Forensic "
@@ -133,14 +142,14 @@ class FeatureModel:
     def typicality_statement(self) -> str:
         """What the report says about typicality."""
         if self.typicality:
-            return ("The LR accounts for typicality: the two-level model weighs how close the "
-                    "questioned and control measurements are against how common such values "
-                    "are in the population database, so a match on rare values gives more "
-                    "support than a match on common ones.")
-        return ("The LR comes from a similarity-only score: the score measures how close the "
-                "questioned and control measurements are, not how common such values are in "
-                "the population, so a match on rare values and a match on common ones with "
-                "the same distance receive the same LR.")
+            return N_("The LR accounts for typicality: the two-level model weighs how close "
+                      "the questioned and control measurements are against how common such "
+                      "values are in the population database, so a match on rare values gives "
+                      "more support than a match on common ones.")
+        return N_("The LR comes from a similarity-only score: the score measures how close the "
+                  "questioned and control measurements are, not how common such values are in "
+                  "the population, so a match on rare values and a match on common ones with "
+                  "the same distance receive the same LR.")
 
 
 @dataclass(frozen=True, eq=False)

@@ -123,3 +123,20 @@ def test_validation_notes_in_german(study_with_notes):
     assert "Die Vergleiche wurden innerhalb jeder Klasse unabhängig neu gezogen." in html
     for text in (*warnings, study.intervals["note"]):
         assert " ".join(text.split())[:40] not in html
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_two_level_model_texts_are_translated(language):
+    """A case from measurements: the two-level model's title, summary and typicality
+    statement (page 1) in every language; the score functions' own words are not yet."""
+    from forensic_lr.features.comparisons import FeatureModel
+
+    gettext = translations(language, "report").gettext
+    for between in ("normal", "kde"):
+        model = FeatureModel(kind="two_level", between=between)
+        for text in (model.describe()["title"], model.describe()["summary"],
+                     model.typicality_statement()):
+            assert gettext(text) != text, (language, text[:50])
+            assert "Aitken" not in text or "Aitken" in gettext(text)
+    similarity = FeatureModel(kind="score", score="euclidean").typicality_statement()
+    assert gettext(similarity) != similarity
