@@ -132,12 +132,17 @@ def recognised(text: str, prefix: str) -> tuple[str, dict[str, str]] | None:
     A text that travels as English (a warning raised with :func:`warnings.warn` and kept
     in a record) is written with :func:`english`; this gives back its code and parameters,
     so that the report prints it in its language. The codes under ``prefix`` use no
-    ``*_code`` parameters, and their fixed parts tell them apart.
+    ``*_code`` parameters; where two sentences fit, the one with more fixed text wins.
     """
+    found = []
     for code in message_codes():
         if code.startswith(prefix):
             match = _pattern(code).fullmatch(text)
-            if match:
-                return code, match.groupdict()
-    return None
+            if match:  # the most specific sentence wins: the most fixed text
+                fixed = len(text) - sum(len(v) for v in match.groupdict().values())
+                found.append((fixed, code, match.groupdict()))
+    if not found:
+        return None
+    _, code, params = max(found, key=lambda f: f[0])
+    return code, params
 

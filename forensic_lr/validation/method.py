@@ -30,6 +30,7 @@ from ..calibration import (
 )
 from ..calibration.elub import elub_bounds_log10
 from ..errors import ForensicLRError, ForensicLRWarning, InputError
+from ..i18n.messages import english
 from ..metrics import evaluate_llrs
 from ..metrics.catalogue import metric
 from ..records import ValidationResult
@@ -290,12 +291,13 @@ def validate_llrs(
     for c in results:
         if not c.met:
             m = metric(c.metric)  # values and threshold in the metric's unit
-            bound = "" if c.bound is None or c.rule == "estimate" else (
-                f", one-sided 95 % bound {m.text(c.bound)}")
-            texts.append(
-                f"validation criterion {c.name} not met: cross-validated {m.short} = "
-                f"{m.text(c.value)}{bound}, required {c.comparison} {m.limit(c.threshold)}"
-            )
+            params = {"name": c.name, "short_term": m.short, "value": m.text(c.value),
+                      "comparison": c.comparison, "threshold": m.limit(c.threshold)}
+            if c.bound is None or c.rule == "estimate":
+                texts.append(english("warning.criterion_not_met", **params))
+            else:
+                texts.append(english("warning.criterion_not_met.bound",
+                                     bound=m.text(c.bound), **params))
     record = ValidationResult(
         folds=None,
         metrics=metrics,

@@ -143,6 +143,15 @@ WARNINGS = {
         "the same-source and different-source background scores are the same 300 values "
         "(the same file given for both?): they cannot tell the propositions apart and every "
         "LR means nothing; give the same-source and the different-source files",
+    ("warning.criterion_not_met.bound", (("name", "cllr_max"), ("short_term", "Cllr"),
+                                         ("value", "0.198"), ("comparison", "<="),
+                                         ("threshold", "0.1"), ("bound", "0.328"))):
+        "validation criterion cllr_max not met: cross-validated Cllr = 0.198, one-sided 95 % "
+        "bound 0.328, required <= 0.1",
+    ("warning.criterion_not_met", (("name", "eer_max"), ("short_term", "EER"),
+                                   ("value", "3.9 %"), ("comparison", "<="),
+                                   ("threshold", "5 %"))):
+        "validation criterion eer_max not met: cross-validated EER = 3.9 %, required <= 5 %",
     ("warning.elub_failed", (("error", "fold 3: too few scores"),)):
         "the ELUB bounds could not be computed, because the cross-validation failed: fold 3: "
         "too few scores",
