@@ -62,13 +62,14 @@ def test_llr_metrics_shown_against_their_definitions():
     ss, ds = rng.normal(1.5, 1.0, 300), rng.normal(-1.5, 1.0, 1000)
     m = flr.evaluate_llrs(ss, ds)
     text = repr(m)
-    assert len(text.splitlines()) <= 12 and "array" not in text
+    assert len(text.splitlines()) <= 13 and "array" not in text
     assert "300 same-source and 1000 different-source" in text.splitlines()[0]
-    for name in ("cllr", "min_cllr", "cllr_cal", "eer", "auc", "rmep", "rmed", "devpav"):
+    for name in ("cllr", "min_cllr", "cllr_cal", "eer", "auc", "rmep", "rmed", "devpav",
+                 "llr_overestimation"):
         _shown(_cells(text, name)[1], getattr(m, name))
     frame = m.to_frame()
     assert list(frame.index) == ["cllr", "min_cllr", "cllr_cal", "eer", "auc", "rmep",
-                                 "rmed", "devpav"]
+                                 "rmed", "devpav", "llr_overestimation"]
     # independent values: Cllr by its definition (bits), the rates by counting
     cllr = 0.5 * (np.mean(np.logaddexp(0, -ss)) + np.mean(np.logaddexp(0, ds))) / np.log(2)
     assert frame.loc["cllr", "value"] == pytest.approx(cllr, rel=1e-12)
@@ -76,7 +77,7 @@ def test_llr_metrics_shown_against_their_definitions():
     assert frame.loc["rmed", "value"] == np.count_nonzero(ds > 0) / 1000
     assert frame.loc["cllr", "unit"] == "bits"
     html = m._repr_html_()
-    assert html.count("<tr>") == 1 + 8 and f"<td style='text-align:right'>{m.cllr:.4g}</td>" in html
+    assert html.count("<tr>") == 1 + 9 and f"<td style='text-align:right'>{m.cllr:.4g}</td>" in html
     assert str(m) == text
 
 
