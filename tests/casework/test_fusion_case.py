@@ -136,6 +136,29 @@ def test_the_report_names_the_systems_the_method_its_references_and_the_weights(
     assert "Weight per score unit" in html
     weight = run.result.fusion.systems[0].weight
     assert f"{weight:.3g}" in html
+    assert "uncertainty of the fusion weights" not in html  # no interval, nothing to qualify
+
+
+def test_an_interval_of_a_fused_score_says_on_page_1_that_it_leaves_out_the_weights(folder):
+    """The bootstrap resamples the calibration of the fused values, not the fusion: page 1
+    and the interval's explanation say so, in English and in Spanish (typed here)."""
+    from forensic_lr.report import build_report
+
+    path = folder / "case.toml"
+    _case(folder)
+    text = path.read_text(encoding="utf-8").replace('method = "none"',
+                                                    'method = "bootstrap"\nn = 100')
+    for language, page_1, section in (
+            ("en", "leaves out the uncertainty of the fusion weights, which are held fixed",
+             "the interval resamples the calibration of the fused values only"),
+            ("es", "no incluye la incertidumbre de los pesos de la fusión",
+             "el intervalo remuestrea solo la calibración de los valores fusionados")):
+        path.write_text(text + f'\n[report]\nlanguage = "{language}"\n', encoding="utf-8")
+        run = run_case_full(load_case(path))
+        assert run.result.results[0].interval is not None
+        html = build_report(run, ("html",))["report.html"].decode("utf-8")
+        conclusion, _, rest = html.partition("<h2>")[2].partition("<h2>")
+        assert page_1 in conclusion and section in rest, language
 
 
 @pytest.mark.parametrize("evidence, fusion, background, wanted", [
