@@ -43,6 +43,7 @@ from pydantic import (
 )
 
 from ..errors import InputError, excerpt
+from ..i18n import N_
 from ..io.paths import input_file, input_folder, resolve_path
 from ..io.settings_files import read_settings_file
 from ..limits import LIMITS
@@ -166,26 +167,29 @@ class LabProfile(_Table):
 #: The policy settings the report's annex lists: (section, key, label). The case-file key
 #: is ``[section] key``; for ``validation.criteria.*`` the criteria the lab sets.
 POLICY_KEYS: tuple[tuple[str, str, str], ...] = (
-    ("method", "calibrator", "calibration method"),
-    ("method", "elub", "ELUB bounding of the reported LR"),
-    ("opinion", "beyond_background", "an evidence score outside the background range"),
-    ("method", "elub_from", "LRs the ELUB bounds come from"),
-    ("uncertainty", "method", "interval method"),
-    ("uncertainty", "level", "interval level"),
-    ("report", "verbal_scale", "verbal scale"),
-    ("report", "below_first_band", "wording below the scale's first band"),
-    ("report", "prior_odds_table", "prior-odds table in annex A"),
-    ("opinion", "slope_min", "lowest recalibration slope accepted"),
-    ("opinion", "slope_max", "highest recalibration slope accepted"),
-    ("opinion", "offset_max", "largest |recalibration offset| accepted (natural log)"),
-    ("opinion", "monotonic_tolerance_log10", "largest fall of the LR curve accepted (log10)"),
-    ("opinion", "monotonic_quantiles", "span of the monotonicity check (class quantiles)"),
-    ("opinion", "override", "opinion given despite reasons to withhold"),
-    ("opinion", "lab_override", "settings looser than the laboratory's profile applied"),
-    ("validation", "folds", "cross-validation folds"),
-    ("validation", "criteria_rule", "a validation criterion is met by"),
+    ("method", "calibrator", N_("calibration method")),
+    ("method", "elub", N_("ELUB bounding of the reported LR")),
+    ("opinion", "beyond_background", N_("an evidence score outside the background range")),
+    ("method", "elub_from", N_("LRs the ELUB bounds come from")),
+    ("uncertainty", "method", N_("interval method")),
+    ("uncertainty", "level", N_("interval level")),
+    ("report", "verbal_scale", N_("verbal scale")),
+    ("report", "below_first_band", N_("wording below the scale's first band")),
+    ("report", "prior_odds_table", N_("prior-odds table in annex A")),
+    ("opinion", "slope_min", N_("lowest recalibration slope accepted")),
+    ("opinion", "slope_max", N_("highest recalibration slope accepted")),
+    ("opinion", "offset_max", N_("largest |recalibration offset| accepted (natural log)")),
+    ("opinion", "monotonic_tolerance_log10", N_("largest fall of the LR curve accepted (log10)")),
+    ("opinion", "monotonic_quantiles", N_("span of the monotonicity check (class quantiles)")),
+    ("opinion", "override", N_("opinion given despite reasons to withhold")),
+    ("opinion", "lab_override", N_("settings looser than the laboratory's profile applied")),
+    ("validation", "folds", N_("cross-validation folds")),
+    ("validation", "criteria_rule", N_("a validation criterion is met by")),
 )
 _CRITERIA = tuple(Criteria.model_fields)
+#: Where a policy setting came from, as annex E prints it (translated there).
+SETTING_SOURCES = (N_("command line"), N_("case file"), N_("lab profile"),
+                   N_("case folder's profile"), N_("default"))
 
 #: How a case may depart from the laboratory's profile without loosening its policy, per
 #: key: ``"max"`` (a lower value is stricter, a higher one looser), ``"min"`` (the

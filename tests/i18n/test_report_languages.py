@@ -100,6 +100,15 @@ def test_same_result_and_no_english_left(language, english):
     assert "LR limited to 280" in " ".join(html_module.unescape(english_html).split())
     left = [t for t in coded if t in printed]
     assert not left, f"{language}: English record prose left in the report: {left[:3]}"
+    # annex E: each policy setting's name and where it came from, in the language
+    from forensic_lr.casework.profile import POLICY_KEYS, SETTING_SOURCES
+
+    shown = html_module.unescape(english_html)
+    cells = [f"<td>{text}</td>" for text in (*(k[2] for k in POLICY_KEYS), *SETTING_SOURCES)
+             if f"<td>{text}</td>" in shown]
+    assert len(cells) >= 15
+    left = [cell for cell in cells if cell in html_module.unescape(html)]
+    assert not left, f"{language}: annex E left in English: {left[:3]}"
     # numbers and dates as Babel writes them for the locale
     model_lr = 2400  # the model's LR as printed (voice case: 2,400 in English)
     assert f"model gives {format_decimal(model_lr, locale='en')}" in english_html
