@@ -34,7 +34,8 @@ from ..errors import InputError
 from . import SOURCE_LANGUAGE, catalogue_path, read_catalogue, supported, translations
 from .formatting import localized
 
-__all__ = ["english", "message_codes", "message_text", "recognised", "statement"]
+__all__ = ["english", "message_codes", "message_text", "recognised", "statement",
+           "warning_text"]
 
 #: a number as the package writes it: "-1.20", "12.5 %", "3,100", "1/20", "3.1 × 10^7",
 #: "1/(3.1 × 10^7)"
@@ -91,8 +92,7 @@ def _param(name: str, value: str, params: Mapping[str, str], language: str,
         return message_text("list.and", {"first": ", ".join(quoted[:-1]), "last": quoted[-1]},
                             language)
     if name.endswith("_warning"):  # a warning's English text: in the language if coded
-        found = recognised(value, "warning.")
-        return value if found is None else message_text(*found, language, level)
+        return warning_text(value, language, level)
     if name.endswith("_span"):  # "low\nhigh" -> "low to high" ("" for none)
         if not value:
             return ""
@@ -101,6 +101,14 @@ def _param(name: str, value: str, params: Mapping[str, str], language: str,
     if name.endswith("_level"):
         return level(value) if level else value
     return localized(value, language) if _NUMBER.fullmatch(value) else value
+
+
+def warning_text(text: str, language: str = SOURCE_LANGUAGE,
+                 level: Callable[[str], str] | None = None) -> str:
+    """A warning's English ``text`` in ``language`` when it is the sentence of a
+    ``warning.*`` code (:func:`recognised`), else as written."""
+    found = recognised(text, "warning.")
+    return text if found is None else message_text(*found, language, level)
 
 
 def statement(messages: Iterable, language: str = SOURCE_LANGUAGE,

@@ -36,7 +36,7 @@ from ..casework.verbal import format_log10_lr, format_lr, level_in, statement_in
 from ..errors import InputError, excerpt
 from ..i18n import N_, SOURCE_LANGUAGE, check_language, translations
 from ..i18n.formatting import localized, long_date, percent_text
-from ..i18n.messages import message_text, recognised, statement
+from ..i18n.messages import message_text, statement, warning_text
 from ..limits import LIMITS
 from ..metrics.catalogue import fixed, metric
 
@@ -338,7 +338,7 @@ def environment(template_dir: str | Path | None = None,
         stated=lambda text, messages: statement(messages, language) if messages else text,
         # a warning of the records in the language: its code recognised from its English
         # text (CaseResult.warning_messages holds the same); a text without one as written
-        warned=lambda text: _warned(str(text), language),
+        warned=lambda text: warning_text(str(text), language),
         level_in=lambda level, scale: level_in(str(level), scale),
         # a text the package marked with N_ (metric names, check rows), in the language;
         # ``values`` fill its %(name)s placeholders
@@ -351,11 +351,6 @@ def environment(template_dir: str | Path | None = None,
     )
     env.filters = {name: _bounded_filter(name, func) for name, func in env.filters.items()}
     return env
-
-
-def _warned(text: str, language: str) -> str:
-    found = recognised(text, "warning.")
-    return text if found is None else message_text(found[0], found[1], language)
 
 
 def _levels(scale):
