@@ -119,21 +119,22 @@ def _blank(value: Any) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
 
-#: (section, key, attribute path) of every field a final report requires; what to write is
-#: the messages catalogue's ``checklist.required.<section>.<key>``.
+#: (section, key) of every field a final report requires (the case file's ``[section] key``,
+#: the spec's ``spec.section.key``); what to write is the messages catalogue's
+#: ``checklist.required.<section>.<key>``.
 _REQUIRED = (
-    ("case", "examiner", ("case", "examiner")),
-    ("case", "date", ("case", "date")),
-    ("evidence", "description", ("evidence", "description")),
-    ("system", "name", ("system", "name")),
-    ("system", "version", ("system", "version")),
-    ("system", "settings", ("system", "settings")),
-    ("background", "description", ("background", "description")),
-    ("background", "population", ("background", "population")),
-    ("background", "population_justification", ("background", "population_justification")),
-    ("background", "sources", ("background", "sources")),
-    ("validation", "study_id", ("validation", "study_id")),
-    ("validation", "study_date", ("validation", "study_date")),
+    ("case", "examiner"),
+    ("case", "date"),
+    ("evidence", "description"),
+    ("system", "name"),
+    ("system", "version"),
+    ("system", "settings"),
+    ("background", "description"),
+    ("background", "population"),
+    ("background", "population_justification"),
+    ("background", "sources"),
+    ("validation", "study_id"),
+    ("validation", "study_date"),
 )
 
 #: Sections in the order of the case file (problems are listed in it).
@@ -147,8 +148,8 @@ def _missing(spec: CaseSpec) -> list[Finding]:
     found = []
     if not spec.evidence.values:
         found.append(Finding.coded("evidence", "score", "checklist.required.evidence.score"))
-    for section, key, (part, attr) in _REQUIRED:
-        if _blank(getattr(getattr(spec, part), attr)):
+    for section, key in _REQUIRED:
+        if _blank(getattr(getattr(spec, section), key)):
             found.append(Finding.coded(section, key, f"checklist.required.{section}.{key}"))
     if not any(v is not None for v in spec.validation.criteria.model_dump().values()):
         found.append(Finding.coded("validation", "criteria",
