@@ -32,14 +32,21 @@ from tests.conftest import append_revision  # noqa: E402
 PASSPHRASE = "correct horse 7"
 VARIABLE = "FLR_TEST_P12_PASSPHRASE"
 
-LAB = f"""\
+
+def signing_profile(variable: str, extra: str = "") -> str:
+    """A lab profile whose ``[signing]`` names examiner.p12, its passphrase in the
+    environment variable ``variable``; ``extra``: further ``[signing]`` lines."""
+    return f"""\
 [laboratory]
 name = "Example Forensic Speech Laboratory"
 [signing]
 certificate = "examiner.p12"
-passphrase_env = "{VARIABLE}"
+passphrase_env = "{variable}"
 role = "forensic examiner"
-"""
+{extra}"""
+
+
+LAB = signing_profile(VARIABLE)
 
 
 def _name(common_name: str) -> x509.Name:

@@ -39,7 +39,14 @@ from pypdf import PdfReader
 
 from forensic_lr.casework.verify import read_report
 from forensic_lr.cli import main
-from tests.casework.test_signing import _certificate, _key, _p12, _pem, assert_still_pdfa
+from tests.casework.test_signing import (
+    _certificate,
+    _key,
+    _p12,
+    _pem,
+    assert_still_pdfa,
+    signing_profile,
+)
 
 PASSPHRASE = "tsa horse 3"
 VARIABLE = "FLR_TEST_LTA_PASSPHRASE"
@@ -75,16 +82,8 @@ def _der(cert) -> bytes:
 
 
 def _lab(folder, tsa_url: str) -> None:
-    (folder / "lab.toml").write_text(f"""\
-[laboratory]
-name = "Example Forensic Speech Laboratory"
-[signing]
-certificate = "examiner.p12"
-passphrase_env = "{VARIABLE}"
-role = "forensic examiner"
-tsa_url = "{tsa_url}"
-ca_certificates = ["ca.pem"]
-""", encoding="utf-8")
+    (folder / "lab.toml").write_text(signing_profile(
+        VARIABLE, f'tsa_url = "{tsa_url}"\nca_certificates = ["ca.pem"]\n'), encoding="utf-8")
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ pytest.importorskip("cryptography")
 from forensic_lr.cli import main
 from forensic_lr.web.register import Register, check_audit
 from tests.casework import test_signing_lta
-from tests.casework.test_signing import _p12
+from tests.casework.test_signing import _p12, signing_profile
 
 from .conftest import example_upload, multipart
 
@@ -31,14 +31,7 @@ PASSWORD = "a password for tests"
 EXAMINER_PASSPHRASE = "examiner-passphrase-Q7"
 REVIEWER_PASSPHRASE = "reviewer-passphrase-Z9"
 VARIABLE = "FLR_TEST_WEB_P12_PASSPHRASE"
-LAB = f"""\
-[laboratory]
-name = "Example Forensic Speech Laboratory"
-[signing]
-certificate = "examiner.p12"
-passphrase_env = "{VARIABLE}"
-role = "forensic examiner"
-"""
+LAB = signing_profile(VARIABLE)
 
 
 @pytest.fixture
