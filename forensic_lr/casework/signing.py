@@ -203,6 +203,11 @@ def claimed_roles(status) -> list[str]:
     return [str(value["role_name"].native) for value in attrs.claimed_attrs["role"].attr_values]
 
 
+def case_reason(case_id: str) -> str:
+    """The signing reason of a case report: ``"evaluative report, case X"``."""
+    return f"evaluative report, case {case_id}"
+
+
 def sign_pdf(pdf: bytes, signer: Signer, *, reason: str,
              field_name: str = "ExaminerSignature") -> bytes:
     """``pdf`` with a PAdES signature appended as an incremental update, in a new signature
@@ -333,8 +338,7 @@ def add_signature(report, signer: Signer) -> bytes:
     field = next(f"{base}Signature{n or ''}" for n in range(len(taken) + 2)
                  if f"{base}Signature{n or ''}" not in taken)
     case_id = (record.get("case") or {}).get("id")
-    reason = (f"evaluative report, case {case_id}" if report.is_case_report
-              else "validation report")
+    reason = case_reason(case_id) if report.is_case_report else "validation report"
     return sign_pdf(report.data, signer, reason=reason, field_name=field)
 
 

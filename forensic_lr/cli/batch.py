@@ -87,13 +87,13 @@ def _signers(specs: dict[str, object], args: argparse.Namespace) -> dict[str, ob
 
 def _signed(spec, run, files: dict[str, bytes], signers: dict[str, object]) -> dict[str, bytes]:
     """``files`` with the final report's PDF signed by its laboratory's signer, if any."""
-    from ..casework.signing import sign_pdf
+    from ..casework.signing import case_reason, sign_pdf
 
     signer = signers.get(spec.lab.profile_file) if spec.lab is not None else None
     if signer is None or run.result.draft or "report.pdf" not in files:
         return files
     return {**files, "report.pdf": sign_pdf(files["report.pdf"], signer,
-                                            reason=f"evaluative report, case {spec.case.id}")}
+                                            reason=case_reason(spec.case.id))}
 
 
 def _one_case(case: str, args: argparse.Namespace, stages: Stages):

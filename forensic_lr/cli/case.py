@@ -116,10 +116,10 @@ def run(args: argparse.Namespace) -> int:
         with stages.stage("rendering"):
             files = build_report(run, job.formats)  # all in memory before anything is written
         if signer is not None:
-            from ..casework.signing import sign_pdf
+            from ..casework.signing import case_reason, sign_pdf
 
             files["report.pdf"] = sign_pdf(files["report.pdf"], signer,
-                                           reason=f"evaluative report, case {job.spec.case.id}")
+                                           reason=case_reason(job.spec.case.id))
         written = target.commit(files)
     stages.finish()
     if args.quiet:

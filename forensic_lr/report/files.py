@@ -84,12 +84,12 @@ def _refuse_unready(spec) -> None:
 
 def _signed(run, pdf: bytes) -> bytes:
     """``pdf`` signed by the certificate the lab profile names, else as it is."""
-    from ..casework.signing import profile_signer, sign_pdf
+    from ..casework.signing import case_reason, profile_signer, sign_pdf
 
     signer = profile_signer(run.spec)
     if signer is None:
         return pdf
-    return sign_pdf(pdf, signer, reason=f"evaluative report, case {run.spec.case.id}")
+    return sign_pdf(pdf, signer, reason=case_reason(run.spec.case.id))
 
 
 def write_validation_report(study: ValidationStudy, folder: str | Path, *,

@@ -317,10 +317,10 @@ class CaseStore:
             spec = job.spec
             signature = None
             if self.signer is not None and not draft and "report.pdf" in files:
-                from ..casework.signing import sign_pdf
+                from ..casework.signing import case_reason, sign_pdf
 
                 files["report.pdf"] = sign_pdf(files["report.pdf"], self.signer,
-                                               reason=f"evaluative report, case {spec.case.id}")
+                                               reason=case_reason(spec.case.id))
                 signature = _signed_entry(self.signer, files["report.pdf"])
             with OutputFolder(folder / RUNS / str(run_id), force=False,
                               inputs=job.inputs) as target:
