@@ -5,9 +5,9 @@ of glass fragments, a drug profile, an ink spectrum) gives one table per populat
 database or case: a ``source`` column (the window, batch or pen each item came from), an
 optional ``item`` column (the fragment a row measures, when an item is measured several
 times: its replicates) and one numeric column per feature. The table is read by the
-project's one table reader (:func:`forensic_lr.io.tables.read_table`: CSV, TSV or an
-``.xlsx`` sheet, with its rules for encodings, delimiters and decimal commas), so a bad
-value is reported with its file, line or row, column and the fix.
+project's one table reader (:func:`forensic_lr.io.tables.read_table`: CSV, TSV, an
+``.xlsx`` sheet or a Parquet file, with its rules for encodings, delimiters and decimal
+commas), so a bad value is reported with its file, line or row, column and the fix.
 """
 
 from __future__ import annotations
@@ -22,14 +22,6 @@ from ..io.tables import Column, InputProvenance, names, read_table
 from ..records import Serialisable
 
 __all__ = ["Measurements", "load_measurements", "measurements_from_arrays"]
-
-#: file endings that hold measurement tables in other programs' own formats, with the fix
-_OTHER_FORMATS = {
-    ".parquet": "is a Parquet file; forensic-lr reads measurement tables as CSV, TSV or "
-                ".xlsx: save it as CSV (pandas: pd.read_parquet(path).to_csv(new_path, "
-                "index=False))",
-}
-
 
 @dataclass(frozen=True, eq=False)
 class Measurements(Serialisable):
@@ -69,16 +61,17 @@ class Measurements(Serialisable):
 
 def _check(values: np.ndarray, sources: np.ndarray, items: np.ndarray,
            features: tuple[str, ...], where: str, rows: np.ndarray | None,
-           population: bool = True) -> None:
+           population: bool = True, unit: str = "line") -> None:
     """The checks a measurement table must pass, whoever made it (file or arrays).
 
-    ``rows``: the file's line (or sheet row) of each measurement, for messages;
-    ``population``: also the checks of a population database (two sources, one measured
-    twice, no constant feature), which a case's few items need not pass.
+    ``rows``: the file's line (or sheet or Parquet row, ``unit``) of each measurement, for
+    messages (None: rows of arrays, numbered from 1); ``population``: also the checks of a
+    population database (two sources, one measured twice, no constant feature), which a
+    case's few items need not pass.
     """
 
     def at(i: int) -> str:
-        return f"{where}, line {int(rows[i])}" if rows is not None else f"{where}, row {i + 1}"
+        return f"{where}, {unit} {int(rows[i])}" if rows is not None else f"{where}, row {i + 1}"
 
     blank = np.flatnonzero(np.strings.str_len(np.strings.strip(sources)) == 0)
     if blank.size:
@@ -184,7 +177,7 @@ def load_measurements(path, *, source_column: str | int = "source",
                       feature_columns=None, decimal: str | None = None,
                       sheet: str | None = None, delimiter: str | None = None,
                       population: bool = True) -> Measurements:
-    """Read a measurement table (CSV, TSV or ``.xlsx``) and check it.
+    """Read a measurement table (CSV, TSV, ``.xlsx`` or Parquet) and check it.
 
     Parameters
     ----------
@@ -216,8 +209,6 @@ def load_measurements(path, *, source_column: str | int = "source",
         measured twice, or a feature with one value in every row.
     """
     p = Path(path)
-    if p.suffix.lower() in _OTHER_FORMATS:
-        raise InputError(_OTHER_FORMATS[p.suffix.lower()], path=str(p))
     if not p.is_file():
         raise InputError("no such file; check the path", path=str(p))
     if feature_columns is not None:
@@ -237,8 +228,7 @@ def load_measurements(path, *, source_column: str | int = "source",
     items = table.values.get("item")
     if items is None:
         items = table.where.astype(str)
-    where = table.location
-    rows = table.where if table.unit == "line" else None
-    _check(values, sources, items, features, where, rows, population)
+    _check(values, sources, items, features, table.location, table.where, population,
+           table.unit)
     return Measurements(values, sources, items, features, table.provenance)
 

@@ -2,7 +2,8 @@
 
 Formats
 -------
-* CSV / TSV / plain text and ``.xlsx`` workbooks, read by :mod:`forensic_lr.tables`
+* CSV / TSV / plain text, ``.xlsx`` workbooks and Parquet files (with the optional
+  pyarrow), read by :mod:`forensic_lr.tables`
   (encoding, delimiter, decimal separator and header detected; one streaming pass). One
   file per class holds one score per line, or a ``score`` column; a combined file holds
   ``label`` and ``score`` columns (without a header: label first, score second). Any
@@ -521,7 +522,8 @@ def no_table_options(path: Path, options: dict) -> None:
     given = [k for k, v in options.items() if v is not None]
     if given:
         raise InputError(
-            f"{', '.join(given)}: these options apply to CSV/text and .xlsx tables, not to a "
+            f"{', '.join(given)}: these options apply to CSV/text, .xlsx and Parquet tables, "
+            "not to a "
             f"{path.suffix} file; remove them",
             path=str(path),
         )

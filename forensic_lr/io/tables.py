@@ -1,4 +1,5 @@
-"""Read chosen columns of a score table - delimited text or an .xlsx sheet - in one pass.
+"""Read chosen columns of a score table - delimited text, an .xlsx sheet or a Parquet file
+(:mod:`forensic_lr.io.parquet`, with the optional pyarrow) - in one pass.
 
 A table is read once, as a stream of blocks (1 MiB of text, or 65,536 sheet rows): each
 block is split into cells, the wanted columns are converted (numbers, SS/DS labels, text)
@@ -63,6 +64,7 @@ import numpy as np
 from ..errors import InputError, excerpt
 from ..limits import LIMITS
 from ..records import Serialisable
+from .parquet import PARQUET_SUFFIXES, ParquetTable
 from .spreadsheet import REFUSED_SUFFIXES, WORKBOOK_SUFFIXES, column_letter, workbook_rows
 from .text_decoding import FALLBACK_ENCODINGS, bom_encoding, refuse_binary
 
@@ -107,7 +109,7 @@ class InputProvenance(Serialisable):
     sha256 : str
         SHA-256 hex digest of the bytes [1]_.
     format : str
-        ``"text"``, ``"xlsx"``, ``"json"`` or ``"npy"``.
+        ``"text"``, ``"xlsx"``, ``"parquet"``, ``"json"`` or ``"npy"``.
     encoding, delimiter, decimal, sheet : str or None
         As detected or chosen (None where they do not apply); the delimiter as ``","``,
         ``";"``, ``"tab"``, ``"|"`` or ``"whitespace"``.
@@ -271,15 +273,17 @@ class _Reader:
         self.fail(message, int(where[bad[0]]), column)
 
     # ------------------------------------------------------------------ first row
-    def start(self, first: list[str], where: int) -> None:
-        """Header, width and the columns wanted, from the first data row."""
+    def start(self, first: list[str], where: int | None, named: bool = False) -> None:
+        """Header, width and the columns wanted, from the first data row (``named``: it
+        is the header whatever it holds, as a Parquet file's column names)."""
         comma = self.decimal == "," or (self.decimal is None and self.auto_comma)
         most = LIMITS["table_columns"].most
         if len(first) > most:
             self.fail(f"has {len(first):,} columns, above the limit of {most:,} columns; give "
                       "one row per line with the columns the command reads", where)
         cells = [c.strip() for c in first]
-        self.header = None if any(_is_numberlike(c, comma) for c in cells) else cells
+        numberlike = not named and any(_is_numberlike(c, comma) for c in cells)
+        self.header = None if numberlike else cells
         self.width = len(cells)
         if self.header is not None:
             lowered = [h.lower() for h in self.header]
@@ -368,8 +372,25 @@ class _Reader:
         ``ascii_``: the block is known to be ASCII text)."""
         if cells.shape[0] == 0:
             return
+        self.add_columns({index: cells[:, index] for _, index in self.columns}, where, last,
+                         ascii_)
+
+    def add_columns(self, cells: dict[int, np.ndarray], where: np.ndarray, last: bool,
+                    ascii_: bool) -> None:
+        """Convert and keep the wanted columns of a block, given column by column (column
+        index -> str cells, or float64 for numbers stored as numbers, which need only be
+        finite)."""
         for col, index in self.columns:
-            values = np.strings.strip(cells[:, index])
+            values = cells[index]
+            if values.dtype == np.float64:
+                if col.kind != "number":  # pragma: no cover - sources give text for these
+                    raise ValueError("numbers given for a column read as text")
+                if not np.isfinite(values).all():
+                    self.finite(values, values.astype(str), where, self.label(col, index),
+                                last)
+                self.parts[col.role].append(values)
+                continue
+            values = np.strings.strip(values)
             if self.delimiter is None:
                 values = _unquote(values)
             if col.kind == "number":
@@ -510,6 +531,12 @@ class _Reader:
             if bad.size:
                 self.not_numbers(values, where, bad, name, last)
             out = np.array([float(v) for v in values.tolist()], dtype=np.float64)
+        self.finite(out, values, where, name, last)
+        return out
+
+    def finite(self, out: np.ndarray, values: np.ndarray, where: np.ndarray, name: str,
+               last: bool) -> None:
+        """Refuse NaN, infinities and overflows (``values``: the numbers as written)."""
         nonfinite = np.flatnonzero(~np.isfinite(out))
         if nonfinite.size:
             value = str(values[nonfinite[0]])
@@ -521,7 +548,6 @@ class _Reader:
                 f"{self.unit}",
                 where, nonfinite, name, last,
             )
-        return out
 
     def not_numbers(self, values, where, bad: np.ndarray, name: str, last: bool) -> None:
         value = str(values[bad[0]])
@@ -846,10 +872,36 @@ def _read_workbook(path: Path, layout: Layout, decimal, sheet) -> Table:
     })
 
 
+# ---------------------------------------------------------------------- Parquet
+def _read_parquet(path: Path, layout: Layout, decimal) -> Table:
+    """The wanted columns of a Parquet file (:mod:`forensic_lr.io.parquet`), checked as a
+    sheet's: rows numbered from the first row of data, numbers stored as text read by the
+    text rules with ``decimal`` (a point by default)."""
+    data, sha256, size = read_bytes(path)
+    table = ParquetTable(data, str(path))
+    del data
+    reader = _Reader(str(path), str(path), "row", layout, decimal or ".", None,
+                     auto_comma=False)
+    reader.start(table.names, None, named=True)
+    wanted: dict[int, bool] = {}
+    for col, index in reader.columns:
+        wanted[index] = wanted.get(index, True) and col.kind == "number"
+    blocks = table.blocks(wanted)
+    for first, cells in blocks:
+        m = next(iter(cells.values())).shape[0] if cells else 0
+        last = first + m > table.rows
+        reader.add_columns(cells, np.arange(first, first + m, dtype=np.int64), last,
+                           ascii_=False)
+    return reader.result({
+        "name": str(path), "size": size, "sha256": sha256, "format": "parquet",
+    })
+
+
 # ---------------------------------------------------------------------- entry point
 def read_table(path, layout: Layout, *, decimal: str | None = None, sheet: str | None = None,
                delimiter: str | None = None) -> Table:
-    """Read the columns that ``layout`` asks for from a text table or an ``.xlsx`` sheet.
+    """Read the columns that ``layout`` asks for from a text table, an ``.xlsx`` sheet or a
+    Parquet file (``.parquet``, ``.pq``; needs pyarrow: ``pip install forensic-lr[parquet]``).
 
     Parameters
     ----------
@@ -884,12 +936,18 @@ def read_table(path, layout: Layout, *, decimal: str | None = None, sheet: str |
         raise InputError(REFUSED_SUFFIXES[suffix], path=str(p))
     if suffix in WORKBOOK_SUFFIXES:
         return _read_workbook(p, layout, decimal, sheet)
+    kind = "Parquet" if suffix in PARQUET_SUFFIXES else "text"
     if sheet is not None:
         raise InputError(
-            f"sheet = {excerpt(sheet)} applies to .xlsx workbooks only; remove it for a text "
+            f"sheet = {excerpt(sheet)} applies to .xlsx workbooks only; remove it for a {kind} "
             "file",
             path=str(p),
         )
+    if suffix in PARQUET_SUFFIXES:
+        if delimiter is not None:
+            raise InputError(f"delimiter = {excerpt(delimiter)} applies to text files only; "
+                             "remove it for a Parquet file", path=str(p))
+        return _read_parquet(p, layout, decimal)
     if delimiter is not None and (len(delimiter) != 1 or delimiter in '"#\r\n'):
         raise InputError(
             f"delimiter must be one character such as ',' ';' or a tab; got {excerpt(delimiter)}",

@@ -34,7 +34,7 @@ RUNS = "runs"
 LAB_FOLDER, LAB_FILE = ".lab", "lab.toml"
 #: Score and table files the readers take (CSV/TSV/text, JSON, numpy, Excel) and a verbal
 #: scale or lab profile a case may name.
-ALLOWED_SUFFIXES = (".csv", ".tsv", ".txt", ".json", ".npy", ".xlsx", ".toml")
+ALLOWED_SUFFIXES = (".csv", ".tsv", ".txt", ".json", ".npy", ".xlsx", ".parquet", ".toml")
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._ -]{0,127}")
 _PROBLEM = re.compile(r"^\s*- (\[[^\]]+\](?: [^:]+)?): (.*)$")
 

@@ -65,9 +65,7 @@ def test_bad_tables_name_file_line_column_and_fix(tmp_path, text, where, fix):
     assert str(path) in message and where in message and fix in message
 
 
-def test_parquet_and_missing_files_are_refused_with_the_fix(tmp_path):
-    with pytest.raises(InputError, match="save it as CSV"):
-        load_measurements(tmp_path / "pop.parquet")
+def test_missing_files_are_refused_with_the_fix(tmp_path):
     with pytest.raises(InputError, match="no such file"):
         load_measurements(tmp_path / "none.csv")
 
