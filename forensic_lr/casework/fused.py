@@ -1,14 +1,16 @@
-"""A case's ``[fusion]``: read each system's score column, fuse, record the weights.
+"""A case's ``[fusion]``: read the systems' score columns, fuse, record the weights.
 
 The case file's section (:class:`~forensic_lr.casework.spec.FusionSection`) names one score
 column per system in the background files and gives the case's comparisons as one score
 per system. Logistic-regression fusion
 (:class:`~forensic_lr.calibration.fusion.LogisticFusion`) turns them into one LLR per
-comparison: the case file loader calls :func:`case_fused_scores` (the fusion fitted on all
-background comparisons gives the evidence values) and
-:func:`~forensic_lr.casework.inputs.load_background` calls :func:`fused_background` (each
-background comparison's value from a fusion fitted without its fold, by source when the
-files name sources, with the case's folds and seed: the scores ``[method]`` calibrates).
+comparison. The case file loader calls :func:`fused_inputs`: every background file is
+read once (all systems' columns in one pass) and the fusion is fitted once on all
+background comparisons; that fit gives the evidence values, and the loaded spec keeps both
+(``CaseSpec.fused_inputs``). :func:`~forensic_lr.casework.inputs.load_background` then
+calls :func:`fused_background` (each background comparison's value from a fusion fitted
+without its fold, by source when the files name sources, with the case's folds and seed:
+the scores ``[method]`` calibrates), which reuses them.
 """
 
 from __future__ import annotations
@@ -19,12 +21,16 @@ import numpy as np
 
 from ..calibration.fusion import LogisticFusion
 from ..errors import InputError
-from ..io.scores import ScoreSet, load_scores
+from ..io.paired import load_system_scores
+from ..io.scores import ScoreSet
 from ..metrics import evaluate_llrs
 from ..records import FusedSystem, FusionModel
 from ..uncertainty import cross_validated_llr
 
-__all__ = ["FusedBackground", "case_fused_scores", "fused_background", "read_systems"]
+__all__ = [
+    "FusedBackground", "FusedInputs", "case_fused_scores", "evidence_llrs", "fused_background",
+    "fused_inputs", "read_systems",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -35,32 +41,52 @@ class FusedBackground:
     record: FusionModel
 
 
+@dataclass(frozen=True, eq=False)
+class FusedInputs:
+    """The systems' background scores as read and the fusion fitted on all of them.
+
+    ``ss``, ``ds``: ``(n, k)`` raw scores, one column per system; ``first``: the first
+    system's score set (sources and provenance, the same for every column); ``fitted``:
+    the fusion fitted on every background comparison (the evidence values' and the
+    record's weights).
+    """
+
+    ss: np.ndarray
+    ds: np.ndarray
+    first: ScoreSet
+    fitted: LogisticFusion
+
+
 def read_systems(spec) -> tuple[np.ndarray, np.ndarray, ScoreSet]:
     """``(ss, ds, first)``: the systems' background scores as ``(n, k)`` matrices.
 
-    Each system's column is read by :func:`~forensic_lr.io.scores.load_scores` with the
-    case's other reading options (label and source columns, decimal separator, sheet), so a
-    file is checked as ``run`` checks any score file; ``first`` is the first system's score
-    set (sources and provenance, the same for every column).
+    Every file is read once, all systems' columns in one pass
+    (:func:`~forensic_lr.io.paired.load_system_scores`), with the case's other reading
+    options (label and source columns, decimal separator, sheet) and the checks of any
+    score file; ``first`` is the first system's score set (sources and provenance, the
+    same for every column).
 
     Raises
     ------
     InputError
-        Starting ``[background] system COLUMN:`` with the reader's file, line and column.
+        Starting ``[background]``, with the reader's file, line and column.
     """
     bg = spec.background
     if bg.scores is not None:
         paths = {"scores": str(spec.resolve(bg.scores))}
     else:
         paths = {"ss": str(spec.resolve(bg.ss)), "ds": str(spec.resolve(bg.ds))}
-    sets = []
-    for column in spec.fusion.systems:
-        try:
-            sets.append(load_scores(**paths, **{**bg.reading(), "score_column": column}))
-        except InputError as exc:
-            raise InputError(f"[background] system {column!r}: {exc}") from None
-    return (np.column_stack([s.ss for s in sets]), np.column_stack([s.ds for s in sets]),
-            sets[0])
+    reading = {k: v for k, v in bg.reading().items() if k != "score_column"}
+    try:
+        return load_system_scores(spec.fusion.systems, **paths, **reading)
+    except InputError as exc:
+        # the systems' columns are chosen by [fusion] systems (score_column is refused here)
+        text = str(exc).replace("check score_column", "check [fusion] systems")
+        raise InputError(f"[background] systems {_names(spec)}: {text}") from None
+
+
+def _names(spec) -> str:
+    return ", ".join(repr(s) for s in spec.fusion.systems)
 
 
 def _fusion(spec) -> LogisticFusion:
@@ -69,12 +95,27 @@ def _fusion(spec) -> LogisticFusion:
                           systems=[str(s) for s in section.systems])
 
 
+def fused_inputs(spec) -> FusedInputs:
+    """The background files read once and the fusion fitted once on all their comparisons
+    (:class:`FusedInputs`); a spec loaded by :func:`~forensic_lr.casework.load_case`
+    carries them as ``fused_inputs``, and they are read here only for one that does not."""
+    kept = getattr(spec, "fused_inputs", None)
+    if kept is not None:
+        return kept
+    ss, ds, first = read_systems(spec)
+    return FusedInputs(ss, ds, first, _fusion(spec).fit(ss, ds))
+
+
 def case_fused_scores(spec) -> tuple[float, ...]:
     """The fused LLR of each of the case's comparisons, by the fusion fitted on all
     background comparisons."""
-    ss, ds, _ = read_systems(spec)
-    fitted = _fusion(spec).fit(ss, ds)
-    return tuple(float(v) for v in fitted.llr(np.array(spec.fusion.scores, dtype=np.float64)))
+    return evidence_llrs(spec, fused_inputs(spec))
+
+
+def evidence_llrs(spec, inputs: FusedInputs) -> tuple[float, ...]:
+    """The fused LLR of each of ``[fusion] scores`` by ``inputs.fitted``."""
+    scores = np.array(spec.fusion.scores, dtype=np.float64)
+    return tuple(float(v) for v in inputs.fitted.llr(scores))
 
 
 def fused_background(spec) -> FusedBackground:
@@ -84,12 +125,11 @@ def fused_background(spec) -> FusedBackground:
     when the files name sources; each system alone is calibrated by logistic regression in
     the same folds, for the record's comparison of each system with the fusion.
     """
-    ss, ds, first = read_systems(spec)
+    inputs = fused_inputs(spec)
+    ss, ds, first, fitted = inputs.ss, inputs.ds, inputs.first, inputs.fitted
     folds, seed = spec.validation.folds, spec.uncertainty.seed
     sources = {"ss_sources": first.ss_sources, "ds_sources": first.ds_sources}
-    fusion = _fusion(spec)
-    fused_ss, fused_ds = cross_validated_llr(ss, ds, fusion, folds, seed, **sources)
-    fitted = fusion.fit(ss, ds)
+    fused_ss, fused_ds = cross_validated_llr(ss, ds, _fusion(spec), folds, seed, **sources)
     intercept, weights = fitted.coefficients()
     systems = []
     for j, name in enumerate(fitted.params()["systems"]):

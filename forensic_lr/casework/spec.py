@@ -520,6 +520,10 @@ class CaseSpec(_Section):
     settings_sources: dict[str, str] = Field(default_factory=dict, exclude=True)
     #: the evidence scores as written in the case file ("5.50"), set by load_case
     score_texts: tuple[str, ...] | None = Field(default=None, exclude=True)
+    #: a [fusion] case's background scores as read and the fusion fitted on them
+    #: (:class:`~forensic_lr.casework.fused.FusedInputs`), set by load_case: the run reads
+    #: and fits nothing twice
+    fused_inputs: Any = Field(default=None, exclude=True)
 
     @model_validator(mode="after")
     def _options_usable(self) -> CaseSpec:
@@ -779,7 +783,7 @@ _RELATIVE = "paths are relative to the case file's folder"
 
 _INTERNAL_KEYS = (
     "base_dir", "data_roots", "source_sha256", "lab", "lab_sha256", "settings_sources",
-    "score_texts",
+    "score_texts", "fused_inputs",
 )
 
 
@@ -995,18 +999,20 @@ def _with_measurements(spec: CaseSpec, resolved, problems: list[str]) -> CaseSpe
 def _with_fusion(spec: CaseSpec, problems: list[str]) -> CaseSpec:
     """The spec with the fused LLRs of ``[fusion] scores`` as its evidence scores.
 
-    The fusion is fitted on all background comparisons
-    (:func:`forensic_lr.casework.fused.case_fused_scores`); its LLRs are higher-is-similar.
-    A file that cannot be read adds its problem to ``problems``.
+    The background files are read once and the fusion is fitted on all their comparisons
+    (:func:`forensic_lr.casework.fused.fused_inputs`), kept as ``fused_inputs`` for the
+    run; its LLRs are higher-is-similar. A file that cannot be read adds its problem to
+    ``problems``.
     """
     from ..errors import ForensicLRError
-    from .fused import case_fused_scores
+    from .fused import evidence_llrs, fused_inputs
 
     section = spec.fusion
     if section is None or problems:
         return spec
     try:
-        values = case_fused_scores(spec)
+        inputs = fused_inputs(spec)
+        values = evidence_llrs(spec, inputs)
     except ForensicLRError as exc:
         problems.append(f"[fusion] {exc}")
         return spec
@@ -1015,7 +1021,7 @@ def _with_fusion(spec: CaseSpec, problems: list[str]) -> CaseSpec:
         (f"{items[0].id}-{items[1].id}",) if len(values) == 1 and len(items) == 2
         else tuple(f"E{i + 1}" for i in range(len(values))))
     evidence = spec.evidence.model_copy(update={"scores": tuple(values), "labels": labels})
-    return spec.model_copy(update={"evidence": evidence,
+    return spec.model_copy(update={"evidence": evidence, "fused_inputs": inputs,
                                    "score_texts": tuple(f"{v:.6g}" for v in values)})
 
 

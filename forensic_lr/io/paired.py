@@ -20,6 +20,8 @@ files have them they must agree trial by trial.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,17 +30,19 @@ from ..errors import InputError
 from .scores import (
     ColumnChoice,
     LabelledRows,
+    ScoreSet,
     check_class_size,
     existing_file,
     json_rows,
     no_table_options,
+    read_class_pair,
     read_json,
     table_rows,
     to_natural_llr,
 )
 from .tables import InputProvenance
 
-__all__ = ["PairedScores", "load_paired_scores"]
+__all__ = ["PairedScores", "load_paired_scores", "load_system_scores"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -266,3 +270,86 @@ def load_paired_scores(
         files={p.name: p.sha256 for p in inputs},
         inputs=inputs,
     )
+
+
+def load_system_scores(
+    columns: Sequence[ColumnChoice],
+    *,
+    ss=None,
+    ds=None,
+    scores=None,
+    label_column: ColumnChoice = None,
+    source_column: ColumnChoice = None,
+    decimal: str | None = None,
+    sheet: str | None = None,
+) -> tuple[np.ndarray, np.ndarray, ScoreSet]:
+    """Several systems' scores of the same comparisons, one column each, every file read once.
+
+    Parameters
+    ----------
+    columns : sequence of str or int
+        The score column of each system (header name or 1-based position), at least one.
+    ss, ds, scores : path
+        One file per class, or one labelled file (``label`` column), as for
+        :func:`~forensic_lr.io.scores.load_scores`: tables (CSV, TSV, text, ``.xlsx``) or,
+        for a labelled file, a JSON list of objects with a key per system.
+    label_column, source_column, decimal, sheet
+        As for :func:`~forensic_lr.io.scores.load_scores`.
+
+    Returns
+    -------
+    ss, ds : numpy.ndarray
+        ``(n_ss, k)`` and ``(n_ds, k)`` raw scores (no direction applied), one column per
+        system in the order of ``columns``.
+    first : ScoreSet
+        The first system's scores as :func:`~forensic_lr.io.scores.load_scores` returns
+        them with ``score_column = columns[0]``: sources, hashes and provenance (whose
+        ``columns`` name the first system's column as ``score``, as that call records it).
+
+    Raises
+    ------
+    InputError
+        What :func:`~forensic_lr.io.scores.load_scores` refuses, naming the file, line and
+        column; a ``.npy`` file or a JSON file of one class (they hold one score per
+        comparison).
+    """
+    roles = {"score": columns[0], **{f"score {j + 1}": c for j, c in enumerate(columns[1:], 1)}}
+    if scores is not None:
+        if ss is not None or ds is not None:
+            raise InputError("give either one labelled file (scores) or two files (ss and ds), "
+                             "not both")
+        rows = _read_trials(scores, roles, None, {
+            "label_column": label_column, "source_column": source_column,
+            "decimal": decimal, "sheet": sheet})
+        matrix = np.column_stack([rows.scores[role] for role in roles])
+        is_ss = rows.is_ss
+        for name, part in (("same-source (ss)", is_ss), ("different-source (ds)", ~is_ss)):
+            check_class_size(matrix[part, 0], name, rows.path)
+        provenance = _first_column(rows.provenance, roles)
+        sources = rows.sources
+        first = ScoreSet(matrix[is_ss, 0], matrix[~is_ss, 0],
+                         {provenance.name: provenance.sha256},
+                         None if sources is None else sources[is_ss],
+                         None if sources is None else sources[~is_ss], (provenance,))
+        return matrix[is_ss], matrix[~is_ss], first
+    if ss is None or ds is None:
+        raise InputError("give both an ss and a ds file, or one labelled scores file")
+    more = {role: c for role, c in roles.items() if role != "score"}
+    pair = read_class_pair(ss, ds, score_column=columns[0], source_column=source_column,
+                           decimal=decimal, sheet=sheet, more=more)
+    for (name, where), read in zip((("same-source (ss)", ss), ("different-source (ds)", ds)),
+                                   pair, strict=True):
+        check_class_size(read.values, name, str(where))
+    ss_read, ds_read = (dataclasses.replace(r, provenance=_first_column(r.provenance, roles))
+                        for r in pair)
+    inputs = (ss_read.provenance, ds_read.provenance)
+    first = ScoreSet(ss_read.values, ds_read.values, {p.name: p.sha256 for p in inputs},
+                     ss_read.sources, ds_read.sources, inputs)
+    ss_matrix, ds_matrix = (np.column_stack([r.values, *r.more.values()]) for r in pair)
+    return ss_matrix, ds_matrix, first
+
+
+def _first_column(provenance: InputProvenance, roles: dict) -> InputProvenance:
+    """``provenance`` with only the first system's score column (as ``score``)."""
+    columns = {k: v for k, v in provenance.columns.items() if k == "score" or k not in roles}
+    return InputProvenance(**{**provenance.to_dict(), "columns": columns})

@@ -144,11 +144,13 @@ def orient(values, direction: str) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class ClassScores:
-    """The scores of one class read from one file, with their sources and provenance."""
+    """The scores of one class read from one file, with their sources and provenance;
+    ``more``: the further score columns asked for, by role."""
 
     values: np.ndarray
     sources: np.ndarray | None
     provenance: InputProvenance
+    more: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def sha256_file(path) -> str:
@@ -242,8 +244,10 @@ _COMMA_HINT = (
 )
 
 
-def _class_layout(score_column: ColumnChoice, source_column: ColumnChoice, what: str):
-    """Columns of a one-class file: the score (and optional sources)."""
+def _class_layout(score_column: ColumnChoice, source_column: ColumnChoice, what: str,
+                  more: Mapping[str, ColumnChoice] | None = None):
+    """Columns of a one-class file: the score (and optional sources); ``more``: further
+    score columns by role (other systems' scores of the same comparisons)."""
 
     def layout(header, width, fail):
         if header is None and width > 1 and score_column is None:
@@ -255,7 +259,9 @@ def _class_layout(score_column: ColumnChoice, source_column: ColumnChoice, what:
             )
         score = Column("score", "number", choice=score_column, names=("score",), position=0,
                        option="score_column")
-        return [score, *_source_columns(source_column)]
+        others = [Column(role, "number", choice=choice, option="score_column")
+                  for role, choice in (more or {}).items()]
+        return [score, *others, *_source_columns(source_column)]
 
     return layout
 
@@ -690,15 +696,21 @@ def read_class_file(
     source_column: ColumnChoice = None,
     decimal: str | None = None,
     sheet: str | None = None,
+    more: Mapping[str, ColumnChoice] | None = None,
 ) -> ClassScores:
     """Scores of one class, their ``(n, 2)`` source ids and the file's provenance.
 
     Parameters are those of :func:`read_score_file`, plus ``source_column`` (a column
-    holding the source of each trial, by name or 1-based position).
+    holding the source of each trial, by name or 1-based position) and ``more`` (further
+    score columns of a table by role, read in the same pass: ``ClassScores.more``).
     """
     p = existing_file(path)
     what = f"{label} " if label else ""
     suffix = p.suffix.lower()
+    if more and suffix in (".npy", ".json"):
+        raise InputError(f"a {suffix} file holds one score per comparison; give the scores "
+                         "of several systems as columns of a table (CSV, TSV or .xlsx)",
+                         path=str(p))
     if suffix in (".npy", ".json"):
         no_table_options(p, {"score_column": score_column, "source_column": source_column,
                               "decimal": decimal, "sheet": sheet})
@@ -712,11 +724,12 @@ def read_class_file(
         values = _json_numbers(data, p, "score")
         return ClassScores(values, None, InputProvenance(
             **{**provenance.to_dict(), "rows": int(values.size)}))
-    table = read_table(p, _class_layout(score_column, source_column, what),
+    table = read_table(p, _class_layout(score_column, source_column, what, more),
                        decimal=decimal, sheet=sheet)
     is_ss = np.full(table.where.size, label == "ss") if label in ("ss", "ds") else None
     sources = _table_sources(table, is_ss)
-    return ClassScores(table.values["score"], sources, table.provenance)
+    return ClassScores(table.values["score"], sources, table.provenance,
+                       {role: table.values[role] for role in more or {}})
 
 
 def _json_sources(data: list[dict], is_ss: np.ndarray, path: Path) -> np.ndarray | None:
@@ -814,6 +827,34 @@ def _refuse_same_file(ss, ds) -> None:
             f"the same-source file {ss} and the different-source file {ds} are the same file: "
             "give the same-source scores and the different-source scores"
         )
+
+
+def read_class_pair(ss, ds, **options) -> tuple[ClassScores, ClassScores]:
+    """The same-source and the different-source file, each read by :func:`read_class_file`
+    (``options``: its keywords).
+
+    Raises
+    ------
+    InputError
+        One file (or two identical files) given as both classes, or source columns in one
+        file only; what :func:`read_class_file` refuses.
+    """
+    _refuse_same_file(ss, ds)
+    ss_read = read_class_file(ss, label="ss", **options)
+    ds_read = read_class_file(ds, label="ds", **options)
+    if ss_read.provenance.sha256 == ds_read.provenance.sha256:
+        raise InputError(
+            f"the same-source file {ss} and the different-source file {ds} have identical "
+            "contents: give the same-source scores and the different-source scores"
+        )
+    if (ss_read.sources is None) != (ds_read.sources is None):
+        has, lacks = (ss, ds) if ds_read.sources is None else (ds, ss)
+        raise InputError(
+            f"has no source column but {has} has; give both files a 'source' (or "
+            "'source_a,source_b') column, or neither",
+            path=str(lacks),
+        )
+    return ss_read, ds_read
 
 
 def load_scores(
@@ -939,23 +980,9 @@ def load_scores(
                 "label_column applies to one labelled scores file; files of one class "
                 "(ss, ds) have no label column: remove it"
             )
-        _refuse_same_file(ss, ds)
-        ss_read = read_class_file(ss, label="ss", **table_options)
-        ds_read = read_class_file(ds, label="ds", **table_options)
-        if ss_read.provenance.sha256 == ds_read.provenance.sha256:
-            raise InputError(
-                f"the same-source file {ss} and the different-source file {ds} have identical "
-                "contents: give the same-source scores and the different-source scores"
-            )
+        ss_read, ds_read = read_class_pair(ss, ds, **table_options)
         ss_values, ss_src = ss_read.values, ss_read.sources
         ds_values, ds_src = ds_read.values, ds_read.sources
-        if (ss_src is None) != (ds_src is None):
-            has, lacks = (ss, ds) if ds_src is None else (ds, ss)
-            raise InputError(
-                f"has no source column but {has} has; give both files a 'source' (or "
-                "'source_a,source_b') column, or neither",
-                path=str(lacks),
-            )
         inputs = (ss_read.provenance, ds_read.provenance)
         where = {"ss": str(ss), "ds": str(ds)}
     else:

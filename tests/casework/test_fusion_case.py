@@ -191,7 +191,8 @@ def test_an_unknown_system_column_names_the_file_and_exits_2(folder, capsys):
         'systems = ["a", "b"]', 'systems = ["a", "pitch"]'), encoding="utf-8")
     assert main(["run", str(path), "--out", str(folder / "out")]) == 2
     err = capsys.readouterr().err
-    assert "[fusion] [background] system 'pitch'" in err and "scores.csv" in err
+    assert "[fusion] [background] systems 'a', 'pitch'" in err and "scores.csv" in err
+    assert "has no 'pitch' column" in err and "check [fusion] systems" in err
     assert "Traceback" not in err
 
 
@@ -218,3 +219,30 @@ def test_the_shipped_example_fuses_its_two_systems():
     assert spec.evidence.values == pytest.approx((a + b @ [5.61, 1.42],), abs=1e-6)
     fitted = LogisticFusion().fit(x[table["label"] == "ss"], x[table["label"] == "ds"])
     assert fitted.coefficients()[1] == pytest.approx(b, rel=1e-6)
+
+
+def test_a_run_reads_the_background_file_once_and_fits_the_full_fusion_once(folder,
+                                                                             monkeypatch):
+    """Loading and running the case read scores.csv in one pass and fit the fusion on all
+    background comparisons once (the evidence values and the record's weights share it)."""
+    import forensic_lr.io.scores as scores_module
+
+    reads, full_fits = [], []
+    read_table = scores_module.read_table
+
+    def counted_read(path, *args, **kwargs):
+        reads.append(str(path))
+        return read_table(path, *args, **kwargs)
+
+    fit = LogisticFusion.fit
+
+    def counted_fit(self, ss, ds, *args, **kwargs):
+        full_fits.append(len(ss) + len(ds))
+        return fit(self, ss, ds, *args, **kwargs)
+
+    monkeypatch.setattr(scores_module, "read_table", counted_read)
+    monkeypatch.setattr(LogisticFusion, "fit", counted_fit)
+    run = run_case_full(_case(folder))
+    assert [p for p in reads if p.endswith("scores.csv")] == [str(folder / "scores.csv")]
+    n = len(run.ss) + len(run.ds)
+    assert full_fits.count(n) == 1 and max(full_fits) == n  # the rest: fold fits

@@ -214,3 +214,45 @@ def test_headerless_files_pair_by_row_order(trials, tmp_path):
     np.testing.assert_array_equal(got.a_ds, llr_a[~is_ss])
     np.testing.assert_array_equal(got.b_ss, llr_b[is_ss])
     assert got.matched_by == "row order" and got.ss_sources is None
+
+
+# ----------------------------------------------------------------- load_system_scores
+def test_system_scores_of_one_labelled_file_equal_each_column_read_alone(tmp_path, trials):
+    """Every system's column, read in one pass, equals load_scores of that column alone;
+    the provenance names the first system's column as load_scores does."""
+    from forensic_lr.io.paired import load_system_scores
+    from forensic_lr.io.scores import load_scores
+
+    _, labels, sources, a, b = trials
+    path = _table(tmp_path / "s.csv", ["label", "sa", "sb", "source_a", "source_b"],
+                  [(lab, x, y, *s) for lab, x, y, s in zip(labels, a, b, sources, strict=True)])
+    ss, ds, first = load_system_scores(["sb", 2], scores=str(path))
+    alone = {c: load_scores(scores=str(path), score_column=c) for c in ("sb", "sa")}
+    np.testing.assert_array_equal(ss, np.column_stack([alone["sb"].ss, alone["sa"].ss]))
+    np.testing.assert_array_equal(ds, np.column_stack([alone["sb"].ds, alone["sa"].ds]))
+    assert first.to_dict() == alone["sb"].to_dict()
+    np.testing.assert_array_equal(first.ds_sources, alone["sb"].ds_sources)
+
+
+def test_system_scores_of_two_class_files_and_their_refusals(tmp_path, trials):
+    from forensic_lr.io.paired import load_system_scores
+    from forensic_lr.io.scores import load_scores
+
+    _, labels, sources, a, b = trials
+    is_ss = labels == "ss"
+    paths = {}
+    for name, part in (("ss", is_ss), ("ds", ~is_ss)):
+        paths[name] = str(_table(tmp_path / f"{name}.csv", ["x", "y", "source_a", "source_b"],
+                                 [(x, y, *s) for x, y, s in zip(a[part], b[part], sources[part],
+                                                                strict=True)]))
+    ss, ds, first = load_system_scores(["x", "y"], **paths)
+    np.testing.assert_array_equal(ss, np.column_stack([a[is_ss], b[is_ss]]))
+    np.testing.assert_array_equal(ds, np.column_stack([a[~is_ss], b[~is_ss]]))
+    assert first.to_dict() == load_scores(**paths, score_column="x").to_dict()
+    with pytest.raises(InputError, match="has no 'z' column"):
+        load_system_scores(["x", "z"], **paths)
+    with pytest.raises(InputError, match="the same file"):
+        load_system_scores(["x", "y"], ss=paths["ss"], ds=paths["ss"])
+    np.save(tmp_path / "ss.npy", a[is_ss])
+    with pytest.raises(InputError, match="holds one score per comparison"):
+        load_system_scores(["x", "y"], ss=str(tmp_path / "ss.npy"), ds=paths["ds"])
