@@ -187,9 +187,11 @@ POLICY_KEYS: tuple[tuple[str, str, str], ...] = (
     ("validation", "criteria_rule", N_("a validation criterion is met by")),
 )
 _CRITERIA = tuple(Criteria.model_fields)
-#: Where a policy setting came from, as annex E prints it (translated there).
-SETTING_SOURCES = (N_("command line"), N_("case file"), N_("lab profile"),
-                   N_("case folder's profile"), N_("default"))
+#: Where a policy setting came from, as annex E prints it (translated there): the values
+#: of :attr:`forensic_lr.records.PolicySetting.source`.
+SETTING_SOURCES = FROM_COMMAND_LINE, FROM_CASE, FROM_LAB, FROM_CASE_PROFILE, FROM_DEFAULT = (
+    N_("command line"), N_("case file"), N_("lab profile"), N_("case folder's profile"),
+    N_("default"))
 
 #: How a case may depart from the laboratory's profile without loosening its policy, per
 #: key: ``"max"`` (a lower value is stricter, a higher one looser), ``"min"`` (the
@@ -526,10 +528,10 @@ def apply_profile(data: dict[str, Any], *, base_dir: Path, source: str = "case",
         _hold_the_floor(merged, owned, base_dir, source, profile_path, from_cli)
     keys = [f"{s}.{k}" for s, k, _ in POLICY_KEYS]
     keys += sorted({k for k in case_has | from_profile if k.startswith("validation.criteria.")})
-    own = "lab profile" if floor else "case folder's profile"
+    own = FROM_LAB if floor else FROM_CASE_PROFILE
     sources = {
-        k: "command line" if k in from_cli else "case file" if k in case_has
-        else own if k in from_profile else "default"
+        k: FROM_COMMAND_LINE if k in from_cli else FROM_CASE if k in case_has
+        else own if k in from_profile else FROM_DEFAULT
         for k in keys
     }
     return ProfileApplied(data=merged, sources=sources, lab=lab_info, sha256=sha256,
@@ -556,7 +558,7 @@ def _hold_the_floor(merged: dict[str, Any], owned: dict[str, dict[str, Any]], ba
                 continue
             if how == "looser":
                 looser.append((dotted, value, lab_value,
-                               "command line" if dotted in from_cli else "case file"))
+                               FROM_COMMAND_LINE if dotted in from_cli else FROM_CASE))
     if looser:
         raise InputError(_looser_message(source, profile_path, looser))
 
@@ -584,11 +586,11 @@ def policy_settings(spec) -> tuple[PolicySetting, ...]:
         for part in section.split("."):
             table = getattr(table, part)
         source = spec.settings_sources.get(key) or (
-            "case file" if name in table.model_fields_set else "default"
+            FROM_CASE if name in table.model_fields_set else FROM_DEFAULT
         )
         value = jsonable(getattr(table, name))
         lab_value, how = None, ""
-        if key in lab_values and source in ("case file", "command line"):
+        if key in lab_values and source in (FROM_CASE, FROM_COMMAND_LINE):
             how = relation(key, _comparable(key, value, spec.base_dir), lab_values[key])
             lab_value = lab_values[key] if how else None
         if key not in listed and not how:

@@ -247,3 +247,14 @@ def test_profile_template_folder_and_scale_file_are_usable(lab):
     assert spec.resolve(spec.report.template_dir) == (lab_dir / "templates").resolve()
     assert spec.report.verbal_scale.endswith("our-scale.json")
     assert spec.lab.scale_confirmed_by  # the profile confirms its own scale file
+
+
+def test_the_record_accepts_exactly_the_sources_the_profile_names():
+    """PolicySetting.source's allowed values are the profile's SETTING_SOURCES, one list."""
+    import typing
+
+    from forensic_lr.casework.profile import SETTING_SOURCES
+    from forensic_lr.records import PolicySetting
+
+    allowed = typing.get_args(PolicySetting.model_fields["source"].annotation)
+    assert set(allowed) == set(SETTING_SOURCES) and len(allowed) == 5
