@@ -45,8 +45,9 @@ from .._numbers import signed_log10
 from ..calibration.monotonicity import bulk_span, monotonicity_check
 from ..errors import ForensicLRError
 from ..i18n.messages import english
-from ..metrics.catalogue import CRITERIA, METRICS
+from ..metrics.catalogue import METRICS
 from ..records import CaseResult, Conclusion, Message, PolicySetting
+from .profile import criterion_label
 from .spec import Opinion
 from .verbal import format_lr
 
@@ -204,11 +205,9 @@ def _departures(policy: tuple[PolicySetting, ...]) -> tuple[Message, ...]:
         return params
 
     def setting(p: PolicySetting) -> dict[str, str]:
-        name = p.key.removeprefix("validation.criteria.")
-        if name != p.key and name in CRITERIA:  # "validation criterion: Cllr (bits) at most"
-            side = "at_least" if name.endswith("_min") else "at_most"
-            return {"setting_term": "", "setting_code": f"policy.setting.criterion_{side}",
-                    "metric_term": CRITERIA[name].label}
+        criterion = criterion_label(p.key)  # "validation criterion: Cllr (bits) at most"
+        if criterion is not None:
+            return {"setting_term": "", "setting_code": criterion[0], **criterion[1]}
         return {"setting_term": p.label, "setting_code": ""}
 
     return tuple(

@@ -42,8 +42,10 @@ from pydantic import (
     ValidationError,
 )
 
+from ..calibration import CALIBRATORS
 from ..errors import InputError, excerpt
 from ..i18n import N_
+from ..i18n.messages import english
 from ..io.paths import input_file, input_folder, resolve_path
 from ..io.settings_files import read_settings_file
 from ..limits import LIMITS
@@ -59,8 +61,9 @@ from .schema import (
 )
 
 __all__ = [
-    "FLOOR", "POLICY_KEYS", "LabProfile", "ProfileApplied", "apply_profile", "load_profile",
-    "policy_settings", "profile_template", "relation",
+    "FLOOR", "POLICY_KEYS", "LabProfile", "ProfileApplied", "apply_profile", "criterion_label",
+    "load_profile", "policy_settings", "profile_template", "relation", "setting_label",
+    "setting_value_text",
 ]
 
 
@@ -192,6 +195,67 @@ _CRITERIA = tuple(Criteria.model_fields)
 SETTING_SOURCES = FROM_COMMAND_LINE, FROM_CASE, FROM_LAB, FROM_CASE_PROFILE, FROM_DEFAULT = (
     N_("command line"), N_("case file"), N_("lab profile"), N_("case folder's profile"),
     N_("default"))
+
+#: What a keyword value of a policy setting means, as annex E prints it beside the
+#: keyword (in the report's language; section 4 words the beyond-background rule with
+#: it); the calibration method's is its title.
+SETTING_VALUES: dict[str, dict[str, str]] = {
+    "opinion.beyond_background": {
+        "withhold": N_("withheld"),
+        "withhold-unbounded": N_("withheld unless ELUB limits it, and then only the limited "
+                                 "value is reported"),
+        "report": N_("reported, with its reliance on extrapolation stated"),
+    },
+    "method.elub_from": {
+        "cross-validated": N_("the cross-validated LRs (the background comparisons each "
+                              "model did not see)"),
+        "in-sample": N_("the LRs the model fitted on all background data gives its own "
+                        "background comparisons (in-sample, the rule of the lir package)"),
+    },
+    "uncertainty.method": {
+        "bootstrap": N_("bootstrap confidence interval"),
+        "bayes": N_("Bayesian credible interval"),
+        "none": N_("no interval"),
+    },
+    "report.below_first_band": {
+        "number": N_("the number only, without a verbal equivalent"),
+        "neutral": N_("the scale's neutral wording"),
+        "limited": N_('"limited support"'),
+    },
+}
+
+
+def criterion_label(key: str) -> tuple[str, dict[str, str]] | None:
+    """The label of a validation criterion's setting ``validation.criteria.<name>`` as a
+    code of the messages catalogue and its parameters (``policy.setting.criterion_at_most``,
+    ``metric_term`` the metric's label), or None for another key."""
+    section, _, name = key.rpartition(".")
+    if section != "validation.criteria" or name not in CRITERIA:
+        return None
+    side = "at_least" if name.endswith("_min") else "at_most"
+    return f"policy.setting.criterion_{side}", {"metric_term": CRITERIA[name].label}
+
+
+def setting_label(key: str) -> str:
+    """The English label of policy setting ``key``: its text in :data:`POLICY_KEYS` (of
+    the report catalogue), a criterion's sentence (:func:`criterion_label`), else the
+    case-file key (``[uncertainty] n``)."""
+    criterion = criterion_label(key)
+    if criterion is not None:
+        return english(criterion[0], **criterion[1])
+    section, _, name = key.rpartition(".")
+    return next((label for s, k, label in POLICY_KEYS if f"{s}.{k}" == key),
+                f"[{section}] {name}")
+
+
+def setting_value_text(key: str, value: Any) -> str:
+    """What the keyword ``value`` of policy setting ``key`` means, a catalogue text
+    (:data:`SETTING_VALUES`; the calibration method's title), or ``""`` for a value that
+    is not such a keyword (a number, a scale's name, a file)."""
+    if key == "method.calibrator" and isinstance(value, str):
+        return CALIBRATORS[value].title if value in CALIBRATORS else ""
+    return SETTING_VALUES.get(key, {}).get(value, "") if isinstance(value, str) else ""
+
 
 #: How a case may depart from the laboratory's profile without loosening its policy, per
 #: key: ``"max"`` (a lower value is stricter, a higher one looser), ``"min"`` (the
@@ -575,9 +639,8 @@ def policy_settings(spec) -> tuple[PolicySetting, ...]:
     (e.g. ``uncertainty.n``) is listed too.
     """
     rows = []
-    labels = {f"{s}.{k}": label for s, k, label in POLICY_KEYS}
     lab_values = spec.lab.values if spec.lab is not None and spec.lab.sets_floor else {}
-    keys = list(spec.settings_sources) or list(labels)
+    keys = list(spec.settings_sources) or [f"{s}.{k}" for s, k, _ in POLICY_KEYS]
     listed = set(keys)
     keys += [k for k in lab_values if k not in listed]
     for key in keys:
@@ -595,12 +658,7 @@ def policy_settings(spec) -> tuple[PolicySetting, ...]:
             lab_value = lab_values[key] if how else None
         if key not in listed and not how:
             continue  # a profile key outside the policy table, applied as the lab set it
-        label = labels.get(key) or (
-            f"validation criterion: {CRITERIA[name].label} "
-            f"{'at least' if name.endswith('_min') else 'at most'}"
-            if name in CRITERIA else f"[{section}] {name}"
-        )
-        rows.append(PolicySetting(key=key, label=label, value=value, source=source,
+        rows.append(PolicySetting(key=key, label=setting_label(key), value=value, source=source,
                                   lab_value=lab_value, relation=how))
     return tuple(rows)
 

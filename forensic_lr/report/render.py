@@ -32,6 +32,7 @@ from markupsafe import Markup, escape
 
 from .._numbers import format_log10, signed_log10
 from .._resources import templates_dir
+from ..casework.profile import criterion_label, setting_label, setting_value_text
 from ..casework.verbal import format_log10_lr, format_lr, level_in, statement_in
 from ..errors import InputError, excerpt
 from ..i18n import N_, SOURCE_LANGUAGE, check_language, translations
@@ -340,6 +341,12 @@ def environment(template_dir: str | Path | None = None,
         # text (CaseResult.warning_messages holds the same); a text without one as written
         warned=lambda text: warning_text(str(text), language),
         level_in=lambda level, scale: level_in(str(level), scale),
+        # annex E: a policy setting's label by its key, and what a keyword value means
+        # ("" for a value that is no keyword), in the language (casework.profile)
+        setting_label=lambda key: message_text(*found, language) if (
+            found := criterion_label(str(key))) else _(setting_label(str(key))),
+        setting_value=lambda key, value: _(text) if (
+            text := setting_value_text(str(key), value)) else "",
         # a text the package marked with N_ (metric names, check rows), in the language;
         # ``values`` fill its %(name)s placeholders
         tr=lambda text, values=None: "" if not text else _(str(text)) % {
