@@ -110,9 +110,48 @@ def voice_fusion() -> None:
     (HERE / "voice-fusion" / "scores.csv").write_text(text, encoding="utf-8")
 
 
+#: Vergeer et al. (2016)'s breath-analyser example: 1,000 tests of drivers below the legal
+#: limit (10 positive) and 100 of drivers above it (90 positive); the analyser reports an LR
+#: of 1,000 for a positive result and 0.101 for a negative one
+BREATH_TESTS = {"hd": (1000, 10), "hp": (100, 90)}
+BREATH_CLAIMED_LR = {"positive": 1000.0, "negative": 0.101}
+
+
+def breath_analyser(folder: Path | None = None) -> None:
+    """Breath-analyser outputs: the published validation counts of Vergeer et al. (2016)
+    (``outcomes.csv``, no randomness) and, seeded, 1,200 drivers' evidential breath readings
+    (µg/L) with the blood test's verdict (above or below the limit of 0.5 g/L, Hp / Hd) and
+    the log10 LR the analyser's software claims for each reading (``readings.csv``).
+
+    Readings: blood alcohol of the tested drivers log-normal (median 0.42 g/L, log-sd 0.55);
+    each person's blood:breath ratio 2,300 with a log-sd of 0.09; 2 % instrument error. The
+    software's claimed log10 LR is (reading - 217) / 12: it grows by 1 every 12 µg/L, which
+    ignores the spread of the blood:breath ratio (overconfident, as the validation shows)."""
+    folder = folder or HERE / "breath-analyser"
+    rows = []
+    for label, (n, positive) in BREATH_TESTS.items():
+        for k in range(n):
+            result = "positive" if k < positive else "negative"
+            lr = BREATH_CLAIMED_LR[result]
+            rows.append(f"{label},{result},{np.log10(lr):.12f}\n")
+    (folder / "outcomes.csv").write_text("label,result,log10_lr\n" + "".join(rows),
+                                         encoding="utf-8")
+    rng = np.random.default_rng(2000)
+    n = 1200
+    blood = np.round(rng.lognormal(np.log(0.42), 0.55, n), 3)    # g/L, as reported
+    ratio = 2300.0 * rng.lognormal(0.0, 0.09, n)                 # blood:breath
+    reading = np.round(blood / ratio * 1e6 * (1.0 + rng.normal(0.0, 0.02, n)), 1)  # µg/L
+    claimed = (reading - 217.0) / 12.0
+    text = "driver,label,blood,reading,log10_lr\n" + "".join(
+        f"D{i + 1:04d},{'hp' if b > 0.5 else 'hd'},{b:.3f},{r:.1f},{c:.4f}\n"
+        for i, (b, r, c) in enumerate(zip(blood, reading, claimed, strict=True)))
+    (folder / "readings.csv").write_text(text, encoding="utf-8")
+
+
 if __name__ == "__main__":
     voice()
     small_background()
     glass_distance()
     glass_measurements()
     voice_fusion()
+    breath_analyser()
