@@ -151,3 +151,50 @@ def test_kde_hook_with_many_scores_refits_as_fit(monkeypatch):
     scores = np.linspace(-3, 4, 9)
     hook, loop = _hook_and_loop(make_calibrator("kde"), ss, ds, scores, 10, 2)
     np.testing.assert_allclose(hook, loop, rtol=1e-12, atol=1e-12)
+
+
+# ------------------------------------------------------------------------------------ pav
+
+
+@pytest.mark.parametrize(("n_ss", "n_ds"), [(2, 3), *SIZES])
+@pytest.mark.parametrize("ties", [False, True])
+@pytest.mark.parametrize("interpolation", ["edges", "centres"])
+def test_pav_hook_equals_loop(n_ss, n_ds, ties, interpolation):
+    # the same bits as fit on each replicate's counts, constant resamples (NaN) included;
+    # scores below, inside, on tied values of and above the background
+    ss, ds = _data(n_ss, n_ds, seed=n_ss + 7, ties=ties)
+    scores = np.concatenate([SCORES, ss[:3], ds[:3]])
+    cal = make_calibrator("pav", interpolation=interpolation)
+    hook, loop = _hook_and_loop(cal, ss, ds, scores, 40, 5)
+    np.testing.assert_array_equal(hook, loop)
+    assert n_ss > 2 or np.isnan(loop).any()  # two SS scores: some resamples are constant
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_pav_hook_refits_a_replicate_without_a_near_value(monkeypatch, ties):
+    # with one value followed on each side of a score, many replicates draw neither: those
+    # are refitted by fit
+    from forensic_lr.calibration import pav
+
+    monkeypatch.setattr(pav, "_NEAR", 1)
+    ss, ds = _data(60, 300, seed=9, ties=ties)
+    hook, loop = _hook_and_loop(make_calibrator("pav"), ss, ds, SCORES, 60, 2)
+    np.testing.assert_array_equal(hook, loop)
+
+
+def test_pav_hook_with_scores_beyond_the_checked_scale_refits_as_fit():
+    # a score below 1e-100 in size in both classes: a resample may hold only such values,
+    # which fit refuses; the hook then refits every replicate
+    ss, ds = _data(20, 40, seed=3)
+    ss[0], ds[0] = 1e-120, -1e-120
+    hook, loop = _hook_and_loop(make_calibrator("pav"), ss, ds, SCORES, 30, 4)
+    np.testing.assert_array_equal(hook, loop)
+
+
+def test_pav_hook_with_many_scores_refits_as_fit(monkeypatch):
+    from forensic_lr.calibration import pav
+
+    monkeypatch.setattr(pav, "_UNIT_SCORES", 2)
+    ss, ds = _data(30, 80, seed=5, ties=True)
+    hook, loop = _hook_and_loop(make_calibrator("pav"), ss, ds, SCORES, 20, 3)
+    np.testing.assert_array_equal(hook, loop)

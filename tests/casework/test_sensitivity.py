@@ -172,7 +172,7 @@ def test_background_bootstrap_by_source_equals_a_looped_resample(make_background
 def test_background_bootstrap_by_trial_loops_a_method_without_hook(make_background):
     ss, ds = make_background(2, 30, 70)
     x = np.array([0.5])
-    template = make_calibrator("pav")
+    template = make_calibrator("four_pl")
     assert not hasattr(template, "bootstrap_llr")
     boot = background_bootstrap(template, ss, ds, x, n=40, seed=3)
     rng = np.random.default_rng(3)
