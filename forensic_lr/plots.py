@@ -1,13 +1,14 @@
 """Figures of LR validation and casework: matplotlib Figures, and compact SVG for reports.
 
 Each figure function (:func:`tippett`, :func:`det`, :func:`ape`, :func:`ece`, :func:`pav`,
-:func:`roc`, :func:`score_densities`, :func:`llr_histogram`, :func:`reliability`,
-:func:`paired_comparison`) draws into the Axes given as ``ax`` (compose several figures
-in one Figure of subplots) or, with ``ax=None``, into a new
+:func:`llr_overestimation`, :func:`roc`, :func:`score_densities`, :func:`llr_histogram`,
+:func:`reliability`, :func:`paired_comparison`) draws into the Axes given as ``ax``
+(compose several figures in one Figure of subplots) or, with ``ax=None``, into a new
 :class:`matplotlib.figure.Figure` in the package style, and returns the Figure.
 
 The figures of one system's LLRs (:func:`tippett`, :func:`ape`, :func:`ece`, :func:`det`,
-:func:`roc`, :func:`pav`, :func:`llr_histogram`, :func:`score_densities`) also take
+:func:`roc`, :func:`pav`, :func:`llr_overestimation`, :func:`llr_histogram`,
+:func:`score_densities`) also take
 ``label=`` (the system's name, put before each of its legend entries), ``color=`` (one
 colour for all its lines; the different-source lines, which have their own colour by
 default, are then dashed) and further keyword arguments of matplotlib's ``Line2D`` (or
@@ -42,6 +43,7 @@ import contextlib
 import functools
 import io
 import re
+import textwrap
 import warnings
 import weakref
 from collections.abc import Callable, Iterator, Sequence
@@ -57,10 +59,12 @@ from scipy.special import ndtr, ndtri
 from . import metrics
 from ._checks import check_pair
 from .calibration.curves import ModelCurves, model_curves, shown_range
+from .defaults import DEFAULT_SEED
 from .errors import InputError
 from .i18n import N_, SOURCE_LANGUAGE, translations
 from .i18n.formatting import localized, percent_text
 from .io.scores import orient
+from .metrics.overestimation import FIDUCIAL_DRAWS
 
 __all__ = [
     "ModelCurves",
@@ -74,6 +78,8 @@ __all__ = [
     "llr_figures",
     "llr_histogram",
     "llr_histogram_svg",
+    "llr_overestimation",
+    "llr_overestimation_svg",
     "model_curves",
     "paired_comparison",
     "paired_comparison_svg",
@@ -1223,6 +1229,85 @@ def pav(
     return ax.figure
 
 
+# ------------------------------------------------------------------------ LLR overestimation
+def llr_overestimation(
+    ss_llr, ds_llr, *, band: bool = True, level: float = 0.95,
+    draws: int = FIDUCIAL_DRAWS, seed: int = DEFAULT_SEED,
+    xlabel: str | None = None, label: str | None = None, color: str | None = None,
+    ax: Axes | None = None, language: str = SOURCE_LANGUAGE, **line,
+) -> Figure:
+    """The LLR overestimation curve over the system's log10 LRs, with its fiducial band.
+
+    Parameters
+    ----------
+    ss_llr, ds_llr : array_like
+        Natural-log LRs of SS (Hp) and DS (Hd) trials (+-inf allowed).
+    band : bool
+        Draw the fiducial band (default), of coverage ``level`` from ``draws`` fiducial
+        distributions per class drawn with ``seed``
+        (:func:`forensic_lr.metrics.overestimation.llr_overestimation_band`).
+    xlabel : str, optional
+        Label of the x axis (default ``"log10 LR"``).
+    label, color, **line
+        The system's name before its legend entries, one colour for its lines, further
+        matplotlib keywords of its curve.
+    ax : matplotlib Axes, optional
+        Draw here; default a new Figure.
+    language : str
+        The language of the figure's texts and numbers (default English).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Notes
+    -----
+    ``o(g) = g - log10(f_p(g) / f_d(g))`` at each grid point ``g`` (log10 units; the lir
+    package's LLR-overestimation, version 1.8): 0 where the system's LRs are as large as
+    their own distributions support, +1 where they are ten times too large. The band's
+    edges are dotted; where it is undefined (too few draws with a density) it is not drawn.
+    Where the curve is undefined (the classes' LRs do not overlap, or one has no spread)
+    the axes say so.
+    """
+    ss, ds = check_pair(ss_llr, ds_llr)
+    _ = _gettext(language)
+    if band:
+        drawn = metrics.llr_overestimation_band(ss, ds, level=level,
+                                                               draws=draws, seed=seed)
+        curve = None if drawn is None else (drawn.grid, drawn.overestimation)
+    else:
+        drawn, curve = None, metrics.llr_overestimation_curve(ss, ds)
+    colour = color or SS_COLOUR
+    with _axes(ax, language) as (ax, own):
+        if curve is None:
+            note = _("not defined: the log10 LRs of the two classes do not overlap, or one "
+                     "class has no spread")
+            ax.text(0.5, 0.5, textwrap.fill(note, 60), transform=ax.transAxes, ha="center",
+                    va="center")
+            ax.set_xticks([])
+            ax.set_yticks([])
+        else:
+            grid, over = curve
+            mean = localized(f"{float(np.mean(np.abs(over))):.2f}", language)
+            ax.plot(grid, over, color=colour, label=_named(
+                label, _("overestimation (mean absolute %(value)s)") % {"value": mean}),
+                **line)
+            if drawn is not None and np.isfinite(drawn.low).any():
+                style = {"color": colour, "linestyle": ":", "linewidth": 1.2}
+                ax.plot(grid, drawn.high, **style)
+                ax.plot(grid, drawn.low, label=_named(label, _(
+                    "%(level)s fiducial interval") % {"level": percent_text(
+                        f"{100 * level:g}", language)}), **style)
+            if _missing(ax, _("0: LRs as large as their data support")):
+                ax.axhline(0.0, color=REF_COLOUR, linestyle="--", linewidth=1.0,
+                           label=_("0: LRs as large as their data support"))
+        ax.set_xlabel(_("log10 LR") if xlabel is None else xlabel)
+        ax.set_ylabel(_("LLR overestimation (log10)"))
+        ax.set_title(_("LLR overestimation curve"))
+        _legend(ax, own)
+    return ax.figure
+
+
 # ------------------------------------------------------------------------------- histograms
 def _histogram(ax: Axes, ss, ds, bins, *, hidden=(0, 0), label: str | None = None,
                color: str | None = None, line: dict | None = None,
@@ -1638,6 +1723,7 @@ ece_svg = _svg_of(ece, "ece_svg")
 det_svg = _svg_of(det, "det_svg")
 roc_svg = _svg_of(roc, "roc_svg")
 pav_svg = _svg_of(pav, "pav_svg")
+llr_overestimation_svg = _svg_of(llr_overestimation, "llr_overestimation_svg")
 llr_histogram_svg = _svg_of(llr_histogram, "llr_histogram_svg")
 score_density_svg = _svg_of(score_densities, "score_density_svg")
 reliability_svg = _svg_of(reliability, "reliability_svg")
@@ -1649,9 +1735,10 @@ def llr_figures(ss_llr, ds_llr, *, xlabel: str = N_("input log10 LR"),
                 language: str = SOURCE_LANGUAGE) -> dict[str, str]:
     """The validation figures of one set of natural-log LLRs, file name -> SVG text.
 
-    Tippett (types I and II), APE, ECE, DET, ROC, PAV (``xlabel`` names its x axis: the
-    input or the out-of-fold log10 LR, translated by the ``report`` catalogue) and the
-    LLR histogram, in ``language``: what ``forensic-lr validate --plots DIR`` writes.
+    Tippett (types I and II), APE, ECE, DET, ROC, PAV and the LLR overestimation with its
+    fiducial band (``xlabel`` names their x axis: the input or the out-of-fold log10 LR,
+    translated by the ``report`` catalogue) and the LLR histogram, in ``language``: what
+    ``forensic-lr validate --plots DIR`` writes.
     """
     xlabel = _gettext(language)(xlabel)
     return {
@@ -1663,4 +1750,6 @@ def llr_figures(ss_llr, ds_llr, *, xlabel: str = N_("input log10 LR"),
         "roc.svg": roc_svg(ss_llr, ds_llr, language=language),
         "pav.svg": pav_svg(ss_llr, ds_llr, llr_input=True, xlabel=xlabel, language=language),
         "llr_hist.svg": llr_histogram_svg(ss_llr, ds_llr, language=language),
+        "llr_overestimation.svg": llr_overestimation_svg(ss_llr, ds_llr, xlabel=xlabel,
+                                                         language=language),
     }

@@ -18,7 +18,12 @@ from .dcf import APECurve, ape_curve, bayes_threshold, dcf, min_dcf, normalized_
 from .ece import ECECurve, ece_curve
 from .evidence import TippettData, devpav, devpav_of_fit, rmed, rmep, tippett, tippett_counts
 from .llr_checks import warn_if_not_llrs
-from .overestimation import llr_overestimation, llr_overestimation_curve, overestimation_of_sorted
+from .overestimation import (
+    llr_overestimation,
+    llr_overestimation_band,
+    llr_overestimation_curve,
+    overestimation_of_sorted,
+)
 from .pav import PAVFit, fit_runs, pav_fit, pav_llr, sorted_runs
 from .roc import (
     ROC,
@@ -54,6 +59,7 @@ __all__ = [
     "evaluate",
     "evaluate_llrs",
     "llr_overestimation",
+    "llr_overestimation_band",
     "llr_overestimation_curve",
     "min_cllr",
     "min_dcf",

@@ -3,13 +3,18 @@ own output ("the LR of the LR is the LR")."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import numpy as np
 from scipy.special import logsumexp
 
 from .._checks import check_pair
 from .._numbers import LN10
+from ..defaults import DEFAULT_SEED
 
-__all__ = ["llr_overestimation", "llr_overestimation_curve", "robust_normal_reference"]
+__all__ = ["OverestimationBand", "llr_overestimation", "llr_overestimation_band",
+           "llr_overestimation_curve", "robust_normal_reference"]
 
 #: Points of the grid of system log10 LRs on which the overestimation is averaged.
 GRID_POINTS = 100
@@ -188,6 +193,17 @@ def llr_overestimation_curve(ss_llr, ds_llr, *, points: int = GRID_POINTS
     return curve_of_sorted(*(np.sort(v) for v in check_pair(ss_llr, ds_llr)), points=points)
 
 
+def _grid(ss: np.ndarray, ds: np.ndarray, points: int) -> np.ndarray | None:
+    """The curve's grid of natural-log LLRs from the classes' sorted LLRs (None: no
+    overlap): ``points`` values from ``max(Q_p(0.001), Q_d(0.001))`` to
+    ``min(Q_p(0.999), Q_d(0.999))``, Hazen quantiles."""
+    lo = max(hazen_quantile(ss, TAIL), hazen_quantile(ds, TAIL))
+    hi = min(hazen_quantile(ss, 1 - TAIL), hazen_quantile(ds, 1 - TAIL))
+    if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+        return None
+    return np.linspace(lo, hi, points)
+
+
 def curve_of_sorted(ss: np.ndarray, ds: np.ndarray, *, points: int = GRID_POINTS
                     ) -> tuple[np.ndarray, np.ndarray] | None:
     """:func:`llr_overestimation_curve` of sorted natural-log LLRs (checked already).
@@ -198,11 +214,10 @@ def curve_of_sorted(ss: np.ndarray, ds: np.ndarray, *, points: int = GRID_POINTS
     with np.errstate(all="ignore"):
         # in natural-log units: the grid and the bandwidths scale by ln 10 and the two
         # classes' densities by the same factor, which cancels in their ratio
-        lo = max(hazen_quantile(ss, TAIL), hazen_quantile(ds, TAIL))
-        hi = min(hazen_quantile(ss, 1 - TAIL), hazen_quantile(ds, 1 - TAIL))
-        if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+        grid = _grid(ss, ds, points)
+        if grid is None:
             return None
-        grid = np.linspace(lo, hi, points)
+        lo, hi = grid[0], grid[-1]
         log_f = []
         for values in (ss, ds):
             inside = values[np.searchsorted(values, lo):np.searchsorted(values, hi, "right")]
@@ -235,3 +250,205 @@ def overestimation_of_sorted(ss: np.ndarray, ds: np.ndarray) -> float:
     """:func:`llr_overestimation` of sorted natural-log LLRs (checked already)."""
     curve = curve_of_sorted(ss, ds)
     return np.nan if curve is None else float(np.mean(np.abs(curve[1])))
+
+
+# ------------------------------------------------------------------------ fiducial band
+#: Fiducial distributions drawn per class for the band (lir's default).
+FIDUCIAL_DRAWS = 1000
+#: Half the smoothing window as a share of the grid's points, for 100 values in the grid's
+#: range (lir's ``smoothing_grid_fraction``).
+SMOOTHING_SHARE = 0.1
+#: Grid points where more than this share of the draws gives no empirical LR (a density
+#: of 0) have no band.
+MAX_UNDEFINED_SHARE = 0.05
+
+#: ``u_at(ranks, draws)``: a ``(draws, len(ranks))`` array of uniform order statistics
+#: ``U_(k)`` (1-based ranks ``k``, increasing), jointly from one sorted uniform sample per draw
+OrderStatistics = Callable[[np.ndarray, int], np.ndarray]
+
+
+@dataclass(frozen=True)
+class OverestimationBand:
+    """The LLR overestimation curve with its fiducial band (log10 units).
+
+    Attributes
+    ----------
+    grid, overestimation : numpy.ndarray
+        As :func:`llr_overestimation_curve`.
+    low, high : numpy.ndarray
+        The band's lower and upper edge at each grid point (NaN where undefined).
+    level : float
+        Its coverage (0.95: from the 2.5th to the 97.5th percentile of the draws).
+    draws : int
+        Fiducial distributions drawn per class.
+    seed : int
+        Seed of the draws.
+    """
+
+    grid: np.ndarray
+    overestimation: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    level: float
+    draws: int
+    seed: int
+
+
+def order_statistics_sampler(n: int, rng: np.random.Generator) -> OrderStatistics:
+    """Joint draws of chosen order statistics ``U_(k)`` of ``n`` independent uniforms.
+
+    ``U_(k) = S_k / S_(n+1)`` with ``S_k`` the sum of ``k`` independent standard
+    exponentials (Devroye [1]_, ch. V.2), so the statistics at ranks ``k_1 < ... < k_m`` are
+    cumulative sums of Gamma(``k_j - k_(j-1)``) spacings divided by their total with a last
+    Gamma(``n + 1 - k_m``): O(m) work per draw, whatever ``n`` (sorting ``n`` uniforms per
+    draw gives the same distribution at O(n log n)).
+
+    References
+    ----------
+    .. [1] L. Devroye, *Non-Uniform Random Variate Generation*, Springer, 1986.
+    """
+
+    def u_at(ranks: np.ndarray, draws: int) -> np.ndarray:
+        shapes = np.diff(np.concatenate(([0], ranks, [n + 1]))).astype(np.float64)
+        sums = np.cumsum(rng.standard_gamma(shapes, size=(draws, shapes.size)), axis=1)
+        return sums[:, :-1] / sums[:, -1:]
+
+    return u_at
+
+
+def smoothing_half_window(in_range: int, points: int) -> int:
+    """Half the smoothing window in grid points: ``points x 0.1 x 2^(log10(100 / m))`` for
+    ``m`` values in the grid's range, truncated, at least 1 (lir's rule: 10 % of the grid
+    for 100 values, 20 % for 10, about 5 % for 1,000; lir fails where it truncates to 0,
+    above about 200,000 values)."""
+    share = SMOOTHING_SHARE * 2.0 ** np.log10(100.0 / in_range)
+    return max(int(points * share), 1)
+
+
+def fiducial_densities(x: np.ndarray, n_below: int, n: int, grid: np.ndarray,
+                       u_at: OrderStatistics, draws: int) -> np.ndarray | None:
+    """Densities of ``draws`` fiducial distributions of one class at the grid points,
+    ``(draws, grid.size)``; None without two distinct finite values.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        The class's sorted finite values (log10 LRs).
+    n_below, n : int
+        Values at -inf (ranked first) and all values.
+    grid : numpy.ndarray
+        Equally spaced points.
+    u_at : callable
+        The joint order statistics (:func:`order_statistics_sampler`).
+
+    Notes
+    -----
+    A fiducial distribution function takes the value ``U_(r)`` at the value of rank ``r``,
+    ``U_(1) < ... < U_(n)`` sorted uniforms; between values it is linear (after the last of
+    tied values, before the first of the next), and beyond the outermost values it goes on
+    along the outermost segment between distinct values; it is clipped to [0, 1]. Its
+    density is the slope of a quadratic least-squares fit over ``2 w + 1`` grid points
+    centred on each grid point (the first-derivative Savitzky-Golay filter [1]_, with
+    ``w`` = :func:`smoothing_half_window`), which for a symmetric window is
+    ``sum_k k F(g + k d) / (d sum_k k^2)``, ``k = -w..w``; negative slopes count as 0. The
+    window reaches ``w`` points beyond the grid at each end, where the function is
+    evaluated as well (lir's extended grid, so no filter edge rule applies).
+
+    References
+    ----------
+    .. [1] A. Savitzky, M. J. E. Golay, "Smoothing and differentiation of data by
+           simplified least squares procedures", Analytical Chemistry 36 (1964) 1627-1639.
+    """
+    if x.size < 2 or x[0] == x[-1]:
+        return None
+    step = grid[1] - grid[0]
+    in_range = int(np.searchsorted(x, grid[-1], "right") - np.searchsorted(x, grid[0]))
+    w = smoothing_half_window(max(in_range, 1), grid.size)
+    points = grid[0] + step * np.arange(-w, grid.size + w)
+    # the two values each point lies between (0-based positions in x)
+    hi = np.searchsorted(x, points, side="left")
+    first_above_min = int(np.searchsorted(x, x[0], side="right"))  # first value > min
+    last_below_max = int(np.searchsorted(x, x[-1], side="left")) - 1  # last value < max
+    hi = np.where(hi <= 0, first_above_min, hi)
+    hi = np.where(hi >= x.size, last_below_max + 1, hi)
+    lo = hi - 1
+    t = (points - x[lo]) / (x[hi] - x[lo])
+    ranks, where = np.unique(np.concatenate((lo, hi)) + n_below + 1, return_inverse=True)
+    u = u_at(ranks, draws)
+    u_lo, u_hi = u[:, where[:points.size]], u[:, where[points.size:]]
+    cdf = np.clip(u_lo + (u_hi - u_lo) * t, 0.0, 1.0)
+    k = np.arange(-w, w + 1, dtype=np.float64)
+    kernel = k / (step * float(k @ k))
+    # correlate each row with the kernel; column j of the result is grid point j
+    windows = np.lib.stride_tricks.sliding_window_view(cdf, 2 * w + 1, axis=1)
+    return np.maximum(windows @ kernel, 0.0)
+
+
+def llr_overestimation_band(ss_llr, ds_llr, *, level: float = 0.95,
+                            draws: int = FIDUCIAL_DRAWS, seed: int = DEFAULT_SEED,
+                            points: int = GRID_POINTS) -> OverestimationBand | None:
+    """The LLR overestimation curve with its fiducial band; None where the curve is
+    undefined.
+
+    Parameters
+    ----------
+    ss_llr, ds_llr : array_like
+        Natural-log LRs of same-source (Hp) and different-source (Hd) trials (+-inf
+        allowed).
+    level : float
+        Coverage of the band (default 95 %).
+    draws : int
+        Fiducial distributions per class (default 1,000, lir's).
+    seed : int
+        Seed of the draws (the same inputs and seed give the same band).
+    points : int
+        Grid points, as :func:`llr_overestimation_curve`.
+
+    Notes
+    -----
+    The band of the lir package's LLR-overestimation plot [1]_ (version 1.8,
+    ``calc_llr_overestimation`` with ``calc_fiducial_density_functions``), from its
+    definition: each class's log10 LRs give ``draws`` fiducial distribution functions and
+    their smoothed densities (:func:`fiducial_densities`); draw ``j`` gives the empirical
+    LR ``f_p,j(g) / f_d,j(g)`` at each grid point ``g`` (undefined where either density is
+    0). Its ``(1 - level) / 2``, and ``(1 + level) / 2`` percentiles over the draws (Hazen's
+    rule, undefined draws left out) give the band ``g - log10(percentile)``: the upper
+    edge from the low percentile. Where more than 5 % of the draws are undefined the band
+    is NaN. The draws use :func:`order_statistics_sampler` (the same distributions as
+    lir's sorted uniforms, not the same random numbers, so a band agrees with lir's to
+    Monte Carlo precision).
+
+    References
+    ----------
+    .. [1] Netherlands Forensic Institute, *lir: likelihood ratio library*, version 1.8,
+           2026 (``lir.algorithms.llr_overestimation``).
+    """
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie between 0 and 1; got {level!r}")
+    if int(draws) < 1:
+        raise ValueError(f"draws must be a positive whole number; got {draws!r}")
+    ss, ds = (np.sort(v) for v in check_pair(ss_llr, ds_llr))
+    curve = curve_of_sorted(ss, ds, points=points)
+    if curve is None:
+        return None
+    grid, over = curve
+    rng = np.random.default_rng(seed)
+    densities = []
+    for values in (ss, ds):
+        finite = values[np.isfinite(values)] / LN10
+        n_below = int(np.searchsorted(values, -np.inf, side="right"))
+        f = fiducial_densities(finite, n_below, values.size, grid,
+                               order_statistics_sampler(values.size, rng), int(draws))
+        if f is None:
+            return None
+        densities.append(f)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where((densities[0] > 0) & (densities[1] > 0),
+                         densities[0] / densities[1], np.nan)
+        tails = 100.0 * np.array([(1 - level) / 2, (1 + level) / 2])
+        undefined = np.isnan(ratio).sum(axis=0) > MAX_UNDEFINED_SHARE * int(draws)
+        ratio[:, undefined] = 1.0  # kept out of the percentiles, then NaN
+        lr_low, lr_high = np.nanpercentile(ratio, tails, axis=0, method="hazen")
+        low, high = grid - np.log10(lr_high), grid - np.log10(lr_low)
+    low[undefined] = high[undefined] = np.nan
+    return OverestimationBand(grid, over, low, high, float(level), int(draws), int(seed))

@@ -63,7 +63,8 @@ def test_plots_written_atomically_and_not_overwritten(llr_files, capsys, monkeyp
     assert main(base) == 0
     names = sorted(p.name for p in out.iterdir() if p.name != MANIFEST)  # nothing staged left
     assert names == sorted(["tippett.svg", "tippett_type2.svg", "ape.svg", "ece.svg",
-                            "det.svg", "roc.svg", "pav.svg", "llr_hist.svg"])
+                            "det.svg", "roc.svg", "pav.svg", "llr_hist.svg",
+                            "llr_overestimation.svg"])
     for name in names:
         assert ET.fromstring((out / name).read_bytes()).tag.endswith("svg")
     before = (out / "det.svg").read_bytes()
@@ -73,7 +74,7 @@ def test_plots_written_atomically_and_not_overwritten(llr_files, capsys, monkeyp
     assert (out / "det.svg").read_bytes() == before
     # --force replaces the files (figures stubbed: this test is about the files)
     for name in ("tippett_svg", "ape_svg", "ece_svg", "det_svg", "roc_svg", "pav_svg",
-                 "llr_histogram_svg"):
+                 "llr_histogram_svg", "llr_overestimation_svg"):
         monkeypatch.setattr(plots, name, lambda *a, **k: "<svg/>")
     assert main([*base, "--force"]) == 0
     assert (out / "det.svg").read_text() == "<svg/>"

@@ -23,6 +23,7 @@ TITLES = {
            "ape": ("Angewandte Fehlerwahrscheinlichkeit (APE)", "Bayes-Fehlerrate"),
            "det": ("Detection-Error-Tradeoff (DET)", "Verfehlungsrate"),
            "pav": ("Pool-Adjacent-Violators-Transformation (PAV)", "PAV-log10 LR"),
+           "llr_overestimation": ("Kurve der LLR-Überschätzung", "LLR-Überschätzung (log10)"),
            "llr_histogram": ("Verteilung der log10 LR", "Dichte"),
            "score_density": ("Hintergrund-Scores und das angepasste Modell", "Dichte"),
            "roc": ("Receiver-Operating-Characteristic (ROC)", "Trefferrate")},
@@ -31,6 +32,8 @@ TITLES = {
            "ape": ("Probabilidad de error aplicada (APE)", "tasa de error de Bayes"),
            "det": ("Compensación de errores de detección (DET)", "tasa de omisiones"),
            "pav": ("Transformación pool-adjacent-violators (PAV)", "log10 LR PAV"),
+           "llr_overestimation": ("Curva de sobreestimación del LLR",
+                                  "sobreestimación del LLR (log10)"),
            "llr_histogram": ("Distribución de los log10 LR", "densidad"),
            "score_density": ("Puntuaciones de referencia y el modelo ajustado", "densidad"),
            "roc": ("Curva característica operativa del receptor (ROC)", "tasa de aciertos")},
@@ -39,6 +42,8 @@ TITLES = {
            "ape": ("Probabilité d'erreur appliquée (APE)", "taux d'erreur bayésien"),
            "det": ("Compromis des erreurs de détection (DET)", "taux d'omissions"),
            "pav": ("Transformation pool-adjacent-violators (PAV)", "log10 LR PAV"),
+           "llr_overestimation": ("Courbe de surestimation du LLR",
+                                  "surestimation du LLR (log10)"),
            "llr_histogram": ("Distribution des log10 LR", "densité"),
            "score_density": ("Scores de référence et modèle ajusté", "densité"),
            "roc": ("Fonction d'efficacité du récepteur (ROC)", "taux de détection")},
@@ -47,6 +52,7 @@ TITLES = {
            "ape": ("Toegepaste foutkans (APE)", "Bayes-foutpercentage"),
            "det": ("DET-grafiek (detection error trade-off)", "percentage missers"),
            "pav": ("Pool-adjacent-violators-transformatie (PAV)", "PAV-log10 LR"),
+           "llr_overestimation": ("Curve van de LLR-overschatting", "LLR-overschatting (log10)"),
            "llr_histogram": ("Verdeling van de log10 LR's", "dichtheid"),
            "score_density": ("Referentiescores en het gefitte model", "dichtheid"),
            "roc": ("ROC-curve (receiver operating characteristic)", "trefpercentage")},
@@ -55,6 +61,7 @@ TITLES = {
            "ape": ("Tillämpad felsannolikhet (APE)", "Bayes-felnivå"),
            "det": ("DET-diagram (detection error trade-off)", "andel missar"),
            "pav": ("Pool-adjacent-violators-transformation (PAV)", "PAV-log10 LR"),
+           "llr_overestimation": ("Kurva över LLR-överskattning", "LLR-överskattning (log10)"),
            "llr_histogram": ("Fördelning av log10 LR", "täthet"),
            "score_density": ("Referensvärden och den anpassade modellen", "täthet"),
            "roc": ("Mottagarens operativa karakteristik (ROC)", "träffandel")},
@@ -64,6 +71,7 @@ ENGLISH = {"tippett": ("Tippett plot (type I)", "proportion of trials"),
            "ape": ("Applied probability of error (APE)", "Bayes error rate"),
            "det": ("Detection error trade-off (DET)", "miss rate"),
            "pav": ("Pool-adjacent-violators transform", "PAV log10 LR"),
+           "llr_overestimation": ("LLR overestimation curve", "LLR overestimation (log10)"),
            "llr_histogram": ("Distribution of log10 LRs", "density"),
            "score_density": ("Background scores and the fitted model", "density"),
            "roc": ("Receiver operating characteristic (ROC)", "hit rate")}
@@ -79,7 +87,7 @@ def _draw(name: str, ss, ds, **kwargs) -> str:
     function = getattr(plots, f"{name}_svg")
     if name == "pav":
         kwargs["llr_input"] = True
-    if name not in ("roc", "pav", "score_density"):
+    if name not in ("roc", "pav", "score_density", "llr_overestimation"):
         kwargs["case_llr"] = 1.7
     if name in ("tippett", "llr_histogram", "pav", "score_density"):
         kwargs["elub_log10"] = (-2.25, 2.5)
