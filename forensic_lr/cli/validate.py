@@ -451,11 +451,12 @@ def _raw_scores(args: argparse.Namespace, folder: OutputFolder | None) -> int:
         folds_text = "leave-one-source-out" if study.folds is None else f"{args.folds} folds"
         print(f"cross-validated metrics ({folds_text} by {study.folds_by}, seed "
               f"{args.fold_seed})")
-    print(f"{'method':<10}" + "".join(f"{k:>10}" for k in keys))
+    widths = [max(10, len(k) + 2) for k in keys]  # a long name keeps a space before it
+    print(f"{'method':<10}" + "".join(f"{k:>{w}}" for k, w in zip(keys, widths, strict=True)))
     for row in rows:
         cells = "".join(
-            f"{v:>10.4g}" if isinstance(v, float) else f"{v!s:>10}"
-            for v in (row.metrics[k] for k in keys)
+            f"{v:>{w}.4g}" if isinstance(v, float) else f"{v!s:>{w}}"
+            for v, w in zip((row.metrics[k] for k in keys), widths, strict=True)
         )
         print(f"{row.method:<10}{cells}")
     for row in rows:

@@ -220,3 +220,17 @@ def test_calibrate_none_is_not_called_cross_validated(tmp_path, capsys):
     by_hand = 0.5 * (sum(math.log2(1 + math.exp(-s)) for s in (1, 2, 3)) / 3
                      + sum(math.log2(1 + math.exp(d)) for d in (0, -1, -2, -3, -4, -5)) / 6)
     assert row["cllr"] == pytest.approx(by_hand, rel=1e-12)
+
+
+def test_method_table_keeps_every_metric_name_apart(tmp_path, capsys):
+    """A metric name longer than the 10-character columns (llr_overestimation) still has
+    a space before it, and every row's values line up under their names."""
+    ss, ds = tmp_path / "ss.csv", tmp_path / "ds.csv"
+    ss.write_text("1\n2\n3\n2.5\n")
+    ds.write_text("0\n-1\n-2\n-3\n-4\n-5\n1.5\n")
+    assert main(["validate", "--ss", str(ss), "--ds", str(ds), "--calibrate", "none"]) == 0
+    header, row = capsys.readouterr().out.splitlines()[1:3]
+    names = header.split()
+    assert names[0] == "method" and "devpav" in names and "llr_overestimation" in names
+    assert len(row.split()) == len(names)
+    assert len(row) == len(header)
