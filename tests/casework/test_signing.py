@@ -255,14 +255,21 @@ def test_a_revision_appended_after_signing_is_found(signed, tmp_path, capsys):
     assert "the signature does not cover all of it" in capsys.readouterr().out
 
 
-def test_drafts_are_never_signed(signed, tmp_path, monkeypatch, capsys):
+@pytest.fixture(scope="module")
+def draft(signed, tmp_path_factory):
+    """The draft report of the signed case, run with the signing lab profile."""
     case, lab, _ = signed
-    monkeypatch.setenv(VARIABLE, PASSPHRASE)
-    out = tmp_path / "draft"
-    assert main(["-q", "run", str(case / "case.toml"), "--out", str(out), "--lab", str(lab),
-                 "--draft"]) == 0
-    assert read_report(out / "report.pdf").revisions == 1
-    assert main(["verify", str(out / "report.pdf")]) == 0
+    out = tmp_path_factory.mktemp("draft") / "draft"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(VARIABLE, PASSPHRASE)
+        assert main(["-q", "run", str(case / "case.toml"), "--out", str(out), "--lab",
+                     str(lab), "--draft"]) == 0
+    return out
+
+
+def test_drafts_are_never_signed(draft, capsys):
+    assert read_report(draft / "report.pdf").revisions == 1
+    assert main(["verify", str(draft / "report.pdf")]) == 0
     assert "signature: unsigned" in capsys.readouterr().out
 
 
@@ -373,12 +380,10 @@ def test_reviewer_signature_is_second_and_first_revision_still_matches(signed, t
         assert "B. Reviewer" in done.stdout and "A. Examiner" in done.stdout
 
 
-def test_reviewer_signature_refuses_drafts_and_changed_files(signed, tmp_path, monkeypatch,
-                                                             capsys):
-    case, lab, out = signed
+def test_reviewer_signature_refuses_drafts_and_changed_files(signed, draft, tmp_path,
+                                                             monkeypatch, capsys):
+    _, lab, out = signed
     monkeypatch.setenv(VARIABLE, PASSPHRASE)
-    draft = tmp_path / "draft"
-    assert main(["-q", "run", str(case / "case.toml"), "--out", str(draft), "--draft"]) == 0
     assert main(["sign", str(draft / "report.pdf"), "--lab", str(lab),
                  "--out", str(tmp_path / "d.pdf")]) == 2
     assert "drafts are never signed" in capsys.readouterr().err
