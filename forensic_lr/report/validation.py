@@ -51,6 +51,8 @@ def build_validation_report(
         "det": plots.det_svg(ss_llr, ds_llr, **words),
         "pav": plots.pav_svg(ss_llr, ds_llr, llr_input=True, **words,
                              xlabel=_("cross-validated log10 LR")),
+        "llr_overestimation": plots.llr_overestimation_svg(
+            ss_llr, ds_llr, **words, xlabel=_("cross-validated log10 LR")),
     }
     if arrays.best_curves is not None:  # None: LLRs validated as given, no model to draw
         figures["score_densities"] = plots.score_density_svg(

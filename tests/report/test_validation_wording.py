@@ -43,3 +43,27 @@ def test_validation_report_explains_an_interval_that_misses_its_estimate(tmp_pat
     assert not cal["low"] <= cal["estimate"] <= cal["high"]
     html = (out / "validation_report.html").read_text(encoding="utf-8")
     assert "The interval of Cllr_cal does not contain its estimate." in html
+
+
+def test_validation_report_shows_the_overestimation_curve_with_its_band(tmp_path):
+    """The figure of the best method's cross-validated LLRs (plots.llr_overestimation, whose
+    drawn arrays tests/metrics/test_overestimation_band.py checks), numbered after the score
+    densities."""
+    import numpy as np
+
+    from forensic_lr.cli import main
+
+    rng = np.random.default_rng(2)
+    ss, ds = tmp_path / "ss.csv", tmp_path / "ds.csv"
+    np.savetxt(ss, rng.normal(2, 1, 60), header="score", comments="")
+    np.savetxt(ds, rng.normal(0, 1, 200), header="score", comments="")
+    out = tmp_path / "report"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["validate", "--ss", str(ss), "--ds", str(ds), "--report", str(out),
+                     "-q", "--calibrate", "logistic"]) == 0
+    html = (out / "validation_report.html").read_text(encoding="utf-8")
+    assert "Figure 8. LLR overestimation of the cross-validated" in html
+    assert "95 % fiducial interval" in html
+    svg = (out / "figures" / "llr_overestimation.svg").read_text(encoding="utf-8")
+    assert "LLR overestimation curve" in svg and "95 % fiducial interval" in svg
