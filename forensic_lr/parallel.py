@@ -35,6 +35,8 @@ from typing import TypeVar
 
 from threadpoolctl import threadpool_limits
 
+from .i18n.messages import raised_text
+
 __all__ = ["collector_paused", "default_workers", "one_blas_thread", "run_jobs"]
 
 T = TypeVar("T")
@@ -256,4 +258,4 @@ def _run_named(name: str):
             value = _TABLE[name]()
         finally:
             _RUNNING = False
-    return value, [(str(w.message), w.category) for w in caught]
+    return value, [(raised_text(w.message), w.category) for w in caught]

@@ -28,7 +28,7 @@ import json
 import math
 from collections.abc import Mapping
 from pathlib import PurePath
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import (
@@ -36,6 +36,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
+    WrapValidator,
     model_serializer,
     model_validator,
 )
@@ -86,6 +87,18 @@ __all__ = [
 ]
 
 ScoreDirection = Literal["higher_is_similar", "lower_is_similar"]
+
+
+def _text_kept(value: Any, handler: Any) -> Any:
+    """A text validated as ``str``, the very object kept when it is a ``str`` subclass (a
+    :class:`forensic_lr.i18n.messages.Coded` sentence keeps its code)."""
+    checked = handler(value)
+    return value if isinstance(value, str) else checked
+
+
+#: A record's text field that keeps a coded sentence's code and parameters in memory (JSON:
+#: its English text only), so that a run reads a warning's code where it was raised.
+Text = Annotated[str, WrapValidator(_text_kept)]
 
 
 def jsonable(value: Any) -> Any:
@@ -523,7 +536,7 @@ class EvidenceEvaluation(Tabular, Record):
     interval_level: float
     interval_n: int
     seed: int
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Text, ...] = ()
     limitations: tuple[str, ...] = ()
 
     def _table(self) -> Table:

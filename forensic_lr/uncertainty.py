@@ -17,6 +17,7 @@ from ._numbers import LN10
 from .calibration import DEFAULT_CALIBRATOR, as_calibrator
 from .display import Table, Tabular, warning_notes
 from .errors import ForensicLRError, ForensicLRWarning, InputError
+from .i18n.messages import english
 from .limits import check_bootstrap
 from .parallel import one_blas_thread
 from .records import jsonable
@@ -284,10 +285,7 @@ def bootstrap_interval(
         )
     texts: tuple[str, ...] = ()
     if n_bad:
-        text = (
-            f"{n_bad} of {n} bootstrap replicates were degenerate (a class resampled to a "
-            "constant value, or the fit failed) and were left out of the interval"
-        )
+        text = english("warning.bootstrap_degenerate", bad=str(n_bad), n=str(n))
         warnings.warn(text, ForensicLRWarning, stacklevel=2)
         texts = (text,)
     low, high = _percentile_interval(samples[~bad], level)

@@ -16,6 +16,7 @@ from scipy.special import expit, ndtri
 from .._checks import as_score_array, check_pair
 from ..display import Table, Tabular, warning_notes
 from ..errors import ConvergenceError, ForensicLRWarning, InputError
+from ..i18n.messages import english
 from ..metrics.roc import eer
 from ..records import Serialisable
 from .logistic import logistic_newton
@@ -83,7 +84,7 @@ def recalibration(ss_llr, ds_llr, *, level: float = 0.95) -> Recalibration:
         raise InputError("fewer than 2 finite LLRs in a class: the recalibration check needs more")
     found = []
     if excluded:
-        found.append(f"{excluded} infinite LLR(s) were left out of the recalibration check")
+        found.append(english("warning.infinite_llrs_left_out", n=str(excluded)))
         warnings.warn(found[-1], CalibrationCheckWarning, stacklevel=2)
     x = np.stack([np.ones(ss.size + ds.size), np.concatenate([ss, ds])], axis=1)
     y = np.concatenate([np.ones(ss.size), np.zeros(ds.size)])

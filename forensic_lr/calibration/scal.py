@@ -12,6 +12,7 @@ from scipy.special import expit
 from .._numbers import LN2, LN10
 from ..errors import ConvergenceError, ForensicLRError, ForensicLRWarning
 from ..i18n import N_
+from ..i18n.messages import english
 from ..records import ParamRow
 from ..resampling import bootstrap_index_chunks, replicate_weights
 from .base import BaseCalibrator, number_option, param_row, weighted_moments
@@ -405,11 +406,7 @@ class SCalCalibrator(RefitsOnce, BaseCalibrator):
         self.loss_ = float(_loss_and_grad(np.array([lo, hi, a, b]), raw_u, raw_ss, raw_w)[0])
         found = []
         if max(abs(self.lo_), abs(self.hi_)) >= limit * (1 - 1e-6):
-            found.append(
-                f"an S-cal limit reached the allowed maximum |llr| = {limit:g}: the background "
-                "shows no saturation on that side (e.g. a linear LLR or separated classes), so "
-                "that limit is the max_abs_llr setting, not an estimate"
-            )
+            found.append(english("warning.scal.limit_reached", limit=f"{limit:g}"))
         for text in found:
             warnings.warn(text, SaturationWarning, stacklevel=2)
         self.warnings_ = tuple(found)

@@ -9,6 +9,7 @@ import numpy as np
 from .._checks import as_score_array
 from ..errors import ForensicLRWarning, InputError
 from ..i18n import N_
+from ..i18n.messages import english
 from ..records import ParamRow
 from ..resampling import SourceSplit, bootstrap_index_chunks
 from .base import ExtraInput, number_option, param_row, weighted_moments
@@ -320,7 +321,8 @@ class SuspectMAPCalibrator(RefitsOnce, TwoNormalsCalibrator):
         m_pop, v_pop = (float(v) for v in row_moments(train_ss))
         m_ds, v_ds = (float(v) for v in row_moments(train_ds))
         if sources is None:
-            warnings.warn(_NO_SOURCES, ForensicLRWarning, stacklevel=2)
+            warnings.warn(english("warning.suspect_map.no_sources"), ForensicLRWarning,
+                          stacklevel=2)
             models = ((m_pop, v_pop), (m_pop, v_pop))
         else:
             models = _source_adapted(ss, split, sources, m_pop, v_pop, r)
@@ -349,16 +351,6 @@ class SuspectMAPCalibrator(RefitsOnce, TwoNormalsCalibrator):
             if progress is not None:
                 progress(sum(p[0].size for p in params), n)
         return normal_pair_fits(*(np.concatenate(column) for column in zip(*params, strict=True)))
-
-
-#: The warning of a cross-validation without sources (see :meth:`SuspectMAPCalibrator.fold_llr`).
-_NO_SOURCES = (
-    "the background files name no sources (speakers), so the cross-validation cannot adapt "
-    "the model to each left-out source's own same-source scores as the case adapts it to "
-    "the suspect's: it validates the population model only, without the adaptation; give "
-    "the background files a source column (or source_a and source_b) to validate the "
-    "method as applied"
-)
 
 
 def _source_adapted(ss, split: SourceSplit, sources, m_pop: float, v_pop: float, r: float):

@@ -19,6 +19,7 @@ from ..errors import (
     SmallSampleWarning,
 )
 from ..i18n import N_
+from ..i18n.messages import english
 from ..records import ParamRow
 from ..resampling import bootstrap_index_chunks
 from .base import ExtraInput, number_option, param_row, weighted_moments
@@ -272,44 +273,22 @@ class UnsupervisedCalibrator(RefitsOnce, TwoNormalsCalibrator):
     def _warn(self) -> tuple[str, ...]:
         found: list[tuple[str, type[Warning]]] = []
         if self.n_unlabelled_ < 100:
-            found.append(
-                (
-                    f"only {self.n_unlabelled_} unlabelled scores: the mixture estimate is "
-                    "uncertain",
-                    SmallSampleWarning,
-                )
-            )
+            found.append((english("warning.unsupervised.few_unlabelled",
+                                  n=str(self.n_unlabelled_)), SmallSampleWarning))
         floor = max(MIN_COMPONENT, float(self.prior_weight))
-        for label, n_k in zip(("same-source", "different-source"), self.counts_, strict=True):
+        for label, n_k in zip(("same_source", "different_source"), self.counts_, strict=True):
             if n_k < floor:
-                found.append(
-                    (
-                        f"the unlabelled scores contain about {n_k:.1f} {label} scores (fewer "
-                        f"than {floor:g}): that class model is mostly the background prior, "
-                        "not a case-condition estimate",
-                        IdentifiabilityWarning,
-                    )
-                )
+                found.append((english(f"warning.unsupervised.small_component.{label}",
+                                      n=f"{n_k:.1f}", floor=f"{floor:g}"),
+                              IdentifiabilityWarning))
         separation = abs(self.mean_ss_ - self.mean_ds_) / np.sqrt(
             0.5 * (self.sd_ss_**2 + self.sd_ds_**2)
         )
         if separation < MIN_SEPARATION:
-            found.append(
-                (
-                    f"the two mixture components overlap (separation {separation:.2f} < "
-                    f"{MIN_SEPARATION:g}): the unlabelled scores cannot tell the classes apart "
-                    "and the fit leans on the prior",
-                    IdentifiabilityWarning,
-                )
-            )
+            found.append((english("warning.unsupervised.overlap", separation=f"{separation:.2f}",
+                                  min=f"{MIN_SEPARATION:g}"), IdentifiabilityWarning))
         if self.mean_ss_ <= self.mean_ds_:
-            found.append(
-                (
-                    "the fitted same-source mean is not above the different-source mean: the "
-                    "mixture components may be swapped; do not report this LR",
-                    IdentifiabilityWarning,
-                )
-            )
+            found.append((english("warning.unsupervised.swapped"), IdentifiabilityWarning))
         for text, category in found:
             warnings.warn(text, category, stacklevel=3)
         return tuple(text for text, _ in found)

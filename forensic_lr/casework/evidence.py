@@ -25,7 +25,7 @@ from .._checks import sources_pair
 from .._numbers import LN10, signed_log10
 from ..calibration import DEFAULT_CALIBRATOR, ELUB, extra_inputs, fit_warnings
 from ..errors import ForensicLRError, ForensicLRWarning, InputError
-from ..i18n.messages import english, statement
+from ..i18n.messages import english, raised_text, statement
 from ..io.scores import orient
 from ..parallel import one_blas_thread
 from ..records import EvidenceEvaluation, EvidenceLR, Interval, Message, MethodResult, jsonable
@@ -269,7 +269,7 @@ def evaluate_unbounded(
                                     progress=progress)
         elif interval == "bayes":
             iv = bayes_interval(inner, x, n=n, level=level, seed=seed)
-    texts += [str(w.message) for w in caught if issubclass(w.category, ForensicLRWarning)]
+    texts += [raised_text(w.message) for w in caught if issubclass(w.category, ForensicLRWarning)]
     for w in caught:  # anything else is not ours to swallow
         if not issubclass(w.category, ForensicLRWarning):
             warnings.warn(w.message, w.category, stacklevel=2)

@@ -34,8 +34,8 @@ from ..errors import InputError
 from . import SOURCE_LANGUAGE, catalogue_path, read_catalogue, supported, translations
 from .formatting import localized
 
-__all__ = ["english", "message_codes", "message_text", "recognised", "statement",
-           "warning_text"]
+__all__ = ["Coded", "english", "message_codes", "message_text", "raised_text", "recognised",
+           "statement", "warning_text"]
 
 #: a number as the package writes it: "-1.20", "12.5 %", "3,100", "1/20", "3.1 × 10^7",
 #: "1/(3.1 × 10^7)"
@@ -119,9 +119,38 @@ def statement(messages: Iterable, language: str = SOURCE_LANGUAGE,
     return text[:1].upper() + text[1:] + "." if text else ""
 
 
-def english(code: str, **params: str) -> str:
-    """The English sentence of ``code`` (what result.json keeps beside the code)."""
-    return message_text(code, params)
+class Coded(str):
+    """An English sentence of the catalogue that keeps its code and parameters.
+
+    It is the ``str`` :func:`english` returns, so it travels wherever a warning's or a
+    note's English text travels (``warnings.warn``, lists of texts, a record's text field
+    typed :data:`forensic_lr.records.Text`), and whoever records it reads its code and
+    parameters back without parsing the English (:func:`recognised`). Compared, hashed,
+    joined and written to JSON it is its English text.
+    """
+
+    code: str
+    params: dict[str, str]
+
+    def __new__(cls, text: str, code: str = "", params: Mapping[str, str] | None = None):
+        self = super().__new__(cls, text)
+        self.code, self.params = code, dict(params or {})
+        return self
+
+
+def english(code: str, **params: str) -> Coded:
+    """The English sentence of ``code`` (what result.json keeps beside the code), with its
+    code and parameters (:class:`Coded`)."""
+    return Coded(message_text(code, params), code, params)
+
+
+def raised_text(message: Warning | str) -> str:
+    """The text a warning was raised with: the :class:`Coded` sentence itself when it was
+    one (``str(warning)`` would give its English only), else its text."""
+    if isinstance(message, Warning) and len(message.args) == 1 and isinstance(
+            message.args[0], str):
+        return message.args[0]
+    return str(message)
 
 
 @functools.lru_cache(maxsize=64)
@@ -137,11 +166,15 @@ def recognised(text: str, prefix: str) -> tuple[str, dict[str, str]] | None:
     """``(code, params)`` of the catalogue's code under ``prefix`` whose English sentence
     ``text`` is, or None.
 
-    A text that travels as English (a warning raised with :func:`warnings.warn` and kept
-    in a record) is written with :func:`english`; this gives back its code and parameters,
-    so that the report prints it in its language. The codes under ``prefix`` use no
-    ``*_code`` parameters; where two sentences fit, the one with more fixed text wins.
+    A text written with :func:`english` carries its code (:class:`Coded`), which is
+    returned as it is. A plain English text (a warning read back from an older result.json,
+    or quoted inside another warning's parameters) is matched against the catalogue's
+    sentences, which gives back its code and parameters, so that the report prints it in its
+    language. The codes under ``prefix`` use no ``*_code`` parameters; where two sentences
+    fit, the one with more fixed text wins.
     """
+    if isinstance(text, Coded) and text.code:
+        return (text.code, dict(text.params)) if text.code.startswith(prefix) else None
     found = []
     for code in message_codes():
         if code.startswith(prefix):

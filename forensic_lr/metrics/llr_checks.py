@@ -18,6 +18,7 @@ from scipy.special import logsumexp
 
 from .._numbers import LN10
 from ..errors import RawScoreWarning, SwappedClassesWarning
+from ..i18n.messages import english
 
 __all__ = ["EXPECTATION_LIMIT_LOG10", "raw_score_signs", "swapped_sign", "warn_if_not_llrs"]
 
@@ -143,9 +144,9 @@ def swapped_sign(ss, ds, *, what: str = "values",
     ss, ds : array_like
         Same-source and different-source values, score-like (higher supports Hp): LLRs,
         or raw scores with their direction applied.
-    what : str
-        What the values are, plural, for the sentence (``"values"``, ``"LLRs"``,
-        ``"scores"``).
+    what : {"values", "LLRs", "scores"}
+        What the values are, for the sentence (``warning.swapped.*`` of the messages
+        catalogue; another word is worded as ``"values"``).
     direction : {"higher_is_similar", "lower_is_similar"}
         How raw scores were measured: for distances (negated on input) the sentence gives
         the mean distances as measured, and names the score direction as a cause.
@@ -171,20 +172,11 @@ def swapped_sign(ss, ds, *, what: str = "values",
         mean_ss, mean_ds, centre = _median(ss), _median(ds), "median"
     if not mean_ss < mean_ds:  # NaN: undefined, no sign
         return None
-    check = "check that the same-source and different-source values are not swapped"
-    if direction == "lower_is_similar":
-        return (
-            f"the {centre} same-source distance ({-mean_ss:.4g}) lies above the {centre} "
-            f"different-source one ({-mean_ds:.4g}), but lower distances must support the "
-            f"same-source proposition: {check}, and that the scores are distances"
-        )
-    one = what[:-1] if what.endswith("s") else what
-    tail = ", and that the scores are not distances" if what == "scores" else ""
-    return (
-        f"the {centre} same-source {one} ({mean_ss:.4g}) lies below the {centre} different-source "
-        f"one ({mean_ds:.4g}), but higher {what} must support the same-source "
-        f"proposition: {check}{tail}"
-    )
+    if direction == "lower_is_similar":  # distances as measured (negated on input)
+        return english(f"warning.swapped.distances.{centre}", ss=f"{-mean_ss:.4g}",
+                       ds=f"{-mean_ds:.4g}")
+    kind = what.lower() if what in ("scores", "LLRs") else "values"
+    return english(f"warning.swapped.{kind}.{centre}", ss=f"{mean_ss:.4g}", ds=f"{mean_ds:.4g}")
 
 
 def _mean(values) -> float:

@@ -337,9 +337,12 @@ def environment(template_dir: str | Path | None = None,
         if messages else text,
         # a record's sentence from its parts (capitalised, full stop): EvidenceLR.uncertainty
         stated=lambda text, messages: statement(messages, language) if messages else text,
-        # a warning of the records in the language: its code recognised from its English
-        # text (CaseResult.warning_messages holds the same); a text without one as written
-        warned=lambda text: warning_text(str(text), language),
+        # a warning of the records in the language: from its code and parameters
+        # (CaseResult.warning_messages, recorded where it was raised); a record without one
+        # (an older result.json) from the code recognised in its English text; a text
+        # without a code as written
+        warned=lambda text, message=None: warning_text(str(text), language) if message is None
+        else message_text(message.code, message.params, language),
         level_in=lambda level, scale: level_in(str(level), scale),
         # annex E: a policy setting's label by its key, and what a keyword value means
         # ("" for a value that is no keyword), in the language (casework.profile)

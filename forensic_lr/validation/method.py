@@ -30,7 +30,7 @@ from ..calibration import (
 )
 from ..calibration.elub import elub_bounds_log10
 from ..errors import ForensicLRError, ForensicLRWarning, InputError
-from ..i18n.messages import english
+from ..i18n.messages import english, raised_text
 from ..metrics import evaluate_llrs
 from ..metrics.catalogue import metric
 from ..records import ValidationResult
@@ -269,7 +269,7 @@ def validate_llrs(
             checks = calibration_checks(ss_llr, ds_llr, level=level).to_dict()
         except ForensicLRError as exc:
             checks = None
-            texts.append(f"the calibration checks could not be computed: {exc}")
+            texts.append(english("warning.checks_failed", error=str(exc)))
     texts += _our_texts(caught)
     computed = None
     if metric_intervals is not None:
@@ -281,9 +281,7 @@ def validate_llrs(
                     ss_llr, ds_llr, ss_sources=ss_src, ds_sources=ds_src, **metric_intervals
                 ).to_dict()
             except ForensicLRError as exc:
-                texts.append(
-                    f"the intervals of the validation metrics could not be computed: {exc}"
-                )
+                texts.append(english("warning.intervals_failed", error=str(exc)))
         texts += _our_texts(caught)
     rates = tuple(misleading_rates(ss_llr, ds_llr, level, computed))
     results = () if criteria is None else check_criteria(
@@ -337,5 +335,5 @@ def _our_texts(caught) -> tuple[str, ...]:
         if not issubclass(w.category, ForensicLRWarning):
             warnings.warn(w.message, w.category, stacklevel=3)
     return tuple(dict.fromkeys(
-        str(w.message) for w in caught if issubclass(w.category, ForensicLRWarning)
+        raised_text(w.message) for w in caught if issubclass(w.category, ForensicLRWarning)
     ))

@@ -26,6 +26,7 @@ from scipy.special import ndtr, ndtri
 
 from ..errors import ForensicLRWarning, InputError
 from ..i18n import N_
+from ..i18n.messages import english
 from ..parallel import default_workers, run_jobs
 from ..resampling import Progress, quantile_rows, source_codes, trial_counts
 from .weighted_metrics import SortedSystem, replicate_metrics
@@ -314,12 +315,7 @@ def percentile_kept(names, kept: list[int]) -> tuple[str, ...]:
     (``names``: as reports print them, e.g. "Cllr_cal")."""
     if not kept:
         return ()
-    which = ", ".join(names[j] for j in kept)
-    return (
-        f"{which}: the estimate lies beyond nearly all bootstrap replicates, so the "
-        "bias-corrected interval cannot be read off them; the percentile interval is given "
-        "(it need not contain the estimate)",
-    )
+    return (english("warning.percentile_kept", metrics=", ".join(names[j] for j in kept)),)
 
 
 def _bc_levels(column: np.ndarray, estimate: float, alpha: float) -> tuple[float, float]:
@@ -345,9 +341,6 @@ def _bc_levels(column: np.ndarray, estimate: float, alpha: float) -> tuple[float
 def invalid_warning(n_valid: int, n: int) -> tuple[str, ...]:
     if n_valid == n:
         return ()
-    text = (
-        f"{n - n_valid} of {n} bootstrap replicates drew no trial of one class and were "
-        "left out; the interval rests on the remaining ones"
-    )
+    text = english("warning.replicates_left_out", left=str(n - n_valid), n=str(n))
     warnings.warn(text, ResamplingWarning, stacklevel=3)
     return (text,)

@@ -155,6 +155,64 @@ WARNINGS = {
     ("warning.elub_failed", (("error", "fold 3: too few scores"),)):
         "the ELUB bounds could not be computed, because the cross-validation failed: fold 3: "
         "too few scores",
+    # the fits', checks' and intervals' own warnings, as metrics/llr_checks.py,
+    # calibration/scal.py, unsupervised.py, checks.py, suspect_map.py, uncertainty.py,
+    # validation/method.py and replicates.py wrote them
+    ("warning.swapped.scores.mean", (("ss", "-1.2"), ("ds", "0.5"))):
+        "the mean same-source score (-1.2) lies below the mean different-source one (0.5), "
+        "but higher scores must support the same-source proposition: check that the "
+        "same-source and different-source values are not swapped, and that the scores are "
+        "not distances",
+    ("warning.swapped.llrs.median", (("ss", "-1.2"), ("ds", "0.5"))):
+        "the median same-source LLR (-1.2) lies below the median different-source one (0.5), "
+        "but higher LLRs must support the same-source proposition: check that the "
+        "same-source and different-source values are not swapped",
+    ("warning.swapped.distances.mean", (("ss", "3.5"), ("ds", "1.25"))):
+        "the mean same-source distance (3.5) lies above the mean different-source one "
+        "(1.25), but lower distances must support the same-source proposition: check that "
+        "the same-source and different-source values are not swapped, and that the scores "
+        "are distances",
+    ("warning.swapped.values.mean", (("ss", "0.1"), ("ds", "0.2"))):
+        "the mean same-source value (0.1) lies below the mean different-source one (0.2), but "
+        "higher values must support the same-source proposition: check that the same-source "
+        "and different-source values are not swapped",
+    ("warning.scal.limit_reached", (("limit", "20"),)):
+        "an S-cal limit reached the allowed maximum |llr| = 20: the background shows no "
+        "saturation on that side (e.g. a linear LLR or separated classes), so that limit is "
+        "the max_abs_llr setting, not an estimate",
+    ("warning.unsupervised.few_unlabelled", (("n", "40"),)):
+        "only 40 unlabelled scores: the mixture estimate is uncertain",
+    ("warning.unsupervised.small_component.same_source", (("n", "3.2"), ("floor", "5"))):
+        "the unlabelled scores contain about 3.2 same-source scores (fewer than 5): that "
+        "class model is mostly the background prior, not a case-condition estimate",
+    ("warning.unsupervised.overlap", (("separation", "0.80"), ("min", "1"))):
+        "the two mixture components overlap (separation 0.80 < 1): the unlabelled scores "
+        "cannot tell the classes apart and the fit leans on the prior",
+    ("warning.unsupervised.swapped", ()):
+        "the fitted same-source mean is not above the different-source mean: the mixture "
+        "components may be swapped; do not report this LR",
+    ("warning.bootstrap_degenerate", (("bad", "12"), ("n", "1000"))):
+        "12 of 1000 bootstrap replicates were degenerate (a class resampled to a constant "
+        "value, or the fit failed) and were left out of the interval",
+    ("warning.checks_failed", (("error", "too few LLRs"),)):
+        "the calibration checks could not be computed: too few LLRs",
+    ("warning.intervals_failed", (("error", "too few LLRs"),)):
+        "the intervals of the validation metrics could not be computed: too few LLRs",
+    ("warning.infinite_llrs_left_out", (("n", "2"),)):
+        "2 infinite LLR(s) were left out of the recalibration check",
+    ("warning.replicates_left_out", (("left", "3"), ("n", "1000"))):
+        "3 of 1000 bootstrap replicates drew no trial of one class and were left out; the "
+        "interval rests on the remaining ones",
+    ("warning.percentile_kept", (("metrics", "Cllr_cal, EER"),)):
+        "Cllr_cal, EER: the estimate lies beyond nearly all bootstrap replicates, so the "
+        "bias-corrected interval cannot be read off them; the percentile interval is given "
+        "(it need not contain the estimate)",
+    ("warning.suspect_map.no_sources", ()):
+        "the background files name no sources (speakers), so the cross-validation cannot "
+        "adapt the model to each left-out source's own same-source scores as the case adapts "
+        "it to the suspect's: it validates the population model only, without the "
+        "adaptation; give the background files a source column (or source_a and source_b) "
+        "to validate the method as applied",
 }
 
 
@@ -207,3 +265,90 @@ def test_voice_case_without_elub_prints_its_warning_in_spanish():
             "de validación (ELUB, -2,00 a +2,45); la limitación ELUB está desactivada: con ella "
             "la LR se limitaría a log10 LR +2,45") in html
     assert "ELUB bounding is off: with it" not in html
+
+
+def test_a_warning_keeps_its_code_from_where_it_is_raised():
+    """A warning written with english() carries its code and parameters through
+    warnings.warn, a record's text field and a process boundary (pickle): the run reads
+    them there, never parsing the English back."""
+    import pickle
+    import warnings
+
+    import numpy as np
+
+    from forensic_lr.calibration.base import fit_warnings
+    from forensic_lr.i18n.messages import Coded, raised_text, recognised
+    from forensic_lr.records import EvidenceEvaluation, Record, Text
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        texts = fit_warnings(np.array([-1.0, -2.0, -1.5]), np.array([1.0, 2.0, 0.5]),
+                             np.array([9.0]))
+    codes = [t.code for t in texts]
+    assert codes == ["warning.extrapolation.score", "warning.swapped.scores.mean",
+                     "warning.small_class.same_source", "warning.small_class.different_source"]
+    assert [raised_text(w.message).code for w in caught] == codes
+    assert texts[1] == ("the mean same-source score (-1.5) lies below the mean "
+                        "different-source one (1.167), but higher scores must support the "
+                        "same-source proposition: check that the same-source and "
+                        "different-source values are not swapped, and that the scores are "
+                        "not distances")
+    class Noted(Record):  # a record's warnings field as EvidenceEvaluation types it
+        warnings: tuple[Text, ...] = ()
+
+    noted = Noted(warnings=texts)
+    assert [t.code for t in noted.warnings] == codes
+    assert Noted(warnings=("plain",)).warnings == ("plain",)
+    assert noted.to_dict() == {"warnings": [str(t) for t in texts]}  # JSON: English only
+    assert EvidenceEvaluation.model_fields["warnings"].annotation == tuple[Text, ...]
+    kept = pickle.loads(pickle.dumps(noted.warnings))[1]  # a pool process's result
+    assert isinstance(kept, Coded) and kept.params == {"ss": "-1.5", "ds": "1.167"}
+    assert recognised(kept, "warning.") == ("warning.swapped.scores.mean", kept.params)
+    assert recognised(kept, "policy.") is None  # a coded text is never parsed as another
+
+
+def test_swapped_classes_print_in_every_language_from_their_codes(monkeypatch):
+    """The voice case with its same-source and different-source files swapped: every
+    warning of the run has its code (none parsed from English: the parser is disabled), and
+    each report language prints them all from the code, none in English; Spanish typed by
+    hand."""
+    import dataclasses
+    import html as html_module
+    import warnings
+
+    from forensic_lr._resources import examples_dir
+    from forensic_lr.casework.pipeline import run_case_full
+    from forensic_lr.casework.spec import load_case
+    from forensic_lr.errors import ForensicLRWarning
+    from forensic_lr.i18n import messages
+    from forensic_lr.report import build_report
+
+    folder = examples_dir() / "voice"
+    spec = load_case(folder / "case.toml", overrides={
+        "background": {"ss": str(folder / "ds.csv"), "ds": str(folder / "ss.csv")},
+        "method": {"calibrator": "logistic"}, "uncertainty": {"method": "none"}})
+    monkeypatch.setattr(messages, "_pattern", None)  # any parse of English would fail
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ForensicLRWarning)
+        run = run_case_full(spec, workers=1)
+    result = run.result
+    codes = [m.code for m in result.warning_messages]
+    assert "warning.swapped.scores.mean" in codes
+    assert [english(m.code, **m.params) for m in result.warning_messages] == list(
+        result.warnings)
+    for language in TRANSLATED:
+        localised = dataclasses.replace(run, spec=run.spec.model_copy(update={
+            "report": run.spec.report.model_copy(update={"language": language})}))
+        page = build_report(localised, formats=("html",))["report.html"].decode("utf-8")
+        printed = " ".join(html_module.unescape(page).split())
+        left = [w for w in result.warnings if w in printed]
+        assert not left, f"{language}: warnings left in English: {left[:2]}"
+        if language == "es":
+            swapped = next(m for m in result.warning_messages
+                           if m.code == "warning.swapped.scores.mean")
+            ss, ds = (f"{float(swapped.params[k]):g}".replace(".", ",") for k in ("ss", "ds"))
+            assert (f"la media de las puntuaciones de misma fuente ({ss}) está por debajo de la "
+                    f"de distinta fuente ({ds}), pero puntuaciones más altas deben apoyar la "
+                    "proposición de misma fuente: compruebe que los valores de misma fuente y "
+                    "de distinta fuente no están intercambiados, y que las puntuaciones no son "
+                    "distancias") in printed
