@@ -97,6 +97,64 @@ def small_case():
     return write_small_case
 
 
+class WorkedExamples:
+    """The worked examples as shipped, each copied into ``root`` and run (``run_case_full``,
+    our warnings silenced) at most once, and its report rendered at most once: for tests
+    that only read the run, its HTML or its files (and never change them)."""
+
+    def __init__(self, root) -> None:
+        self.root = root
+        self._runs: dict = {}
+        self._reports: dict = {}
+        self._html: dict = {}
+
+    def run(self, name: str):
+        """The case run of the worked example ``name``."""
+        if name not in self._runs:
+            import shutil
+            import warnings
+
+            from forensic_lr._resources import examples_dir
+            from forensic_lr.casework.pipeline import run_case_full
+            from forensic_lr.casework.spec import load_case
+            from forensic_lr.errors import ForensicLRWarning
+
+            folder = self.root / name
+            shutil.copytree(examples_dir() / name, folder)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ForensicLRWarning)
+                self._runs[name] = run_case_full(load_case(folder / "case.toml"))
+        return self._runs[name]
+
+    def report(self, name: str) -> dict[str, bytes]:
+        """``build_report`` of the run in every format (report.pdf, report.html, ...)."""
+        if name not in self._reports:
+            from forensic_lr.report import build_report
+
+            self._reports[name] = build_report(self.run(name))
+        return self._reports[name]
+
+    def html(self, name: str) -> str:
+        """The report's HTML (the same bytes whether rendered alone or with the PDF)."""
+        if name not in self._html:
+            if name in self._reports:
+                raw = self._reports[name]["report.html"]
+            else:
+                from forensic_lr.report import build_report
+
+                raw = build_report(self.run(name), formats=("html",))["report.html"]
+            self._html[name] = raw.decode("utf-8")
+        return self._html[name]
+
+
+@pytest.fixture(scope="session")
+def worked(tmp_path_factory) -> WorkedExamples:
+    """The shipped worked examples run and rendered once per test process
+    (:class:`WorkedExamples`): ``worked.run(name)``, ``worked.html(name)``,
+    ``worked.report(name)``. Read only."""
+    return WorkedExamples(tmp_path_factory.mktemp("worked"))
+
+
 def append_revision(pdf, target) -> None:
     """Write ``pdf`` with an incremental update appended (a new title), as any PDF editor
     saves a change, to ``target``."""

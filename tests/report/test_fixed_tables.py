@@ -5,25 +5,16 @@ Independent values: weasyprint's own layout boxes, read back after rendering: ev
 of text of a cell must end inside that cell, whatever the length of a file name.
 """
 
-import shutil
-
 import pytest
 import weasyprint
 from weasyprint.formatting_structure import boxes
 
-from forensic_lr._resources import examples_dir
-from forensic_lr.casework.pipeline import run_case_full
-from forensic_lr.casework.spec import load_case
-from forensic_lr.report import build_report
 from forensic_lr.report.render import stylesheet
 
 
 @pytest.fixture(scope="module")
-def voice_html(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("voice")
-    shutil.copytree(examples_dir() / "voice", folder, dirs_exist_ok=True)
-    run = run_case_full(load_case(folder / "case.toml"))
-    return build_report(run, formats=("html",))["report.html"].decode("utf-8")
+def voice_html(worked):
+    return worked.html("voice")
 
 
 def test_provenance_and_policy_tables_are_fixed(voice_html):

@@ -9,14 +9,10 @@ import base64
 import io
 import json
 import re
-import shutil
 
 import pytest
 from pypdf import PdfReader
 
-from forensic_lr._resources import examples_dir
-from forensic_lr.casework.pipeline import run_case_full
-from forensic_lr.casework.spec import load_case
 from forensic_lr.metrics.catalogue import METRICS
 from forensic_lr.report import build_report
 from forensic_lr.report.pdf import figures_as_images, html_to_pdf
@@ -24,11 +20,8 @@ from forensic_lr.report.render import template_roots
 
 
 @pytest.fixture(scope="module")
-def voice(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("voice")
-    shutil.copytree(examples_dir() / "voice", folder, dirs_exist_ok=True)
-    run = run_case_full(load_case(folder / "case.toml"))
-    return run, build_report(run)
+def voice(worked):
+    return worked.run("voice"), worked.report("voice")
 
 
 def _text(data: bytes) -> str:

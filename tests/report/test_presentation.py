@@ -31,16 +31,20 @@ def _run(spec):
 
 def _text(run) -> str:
     """The report's visible text: tags, styles and inline figures removed, one space."""
-    page = build_report(run, formats=("html",))["report.html"].decode("utf-8")
+    return _visible(build_report(run, formats=("html",))["report.html"].decode("utf-8"))
+
+
+def _visible(page: str) -> str:
+    """The visible text of the report's HTML ``page`` (see :func:`_text`)."""
     page = re.sub(r"<(style|svg)\b.*?</\1>", " ", page, flags=re.S)
     page = re.sub(r"<(h[1-6]|p|li|tr|td|th|div|dt|dd|figcaption|br)\b[^>]*>", " ", page)
     return " ".join(html.unescape(re.sub(r"<[^>]+>", "", page)).split())
 
 
 @pytest.fixture(scope="module")
-def texts():
-    return {name: _text(_run(load_case(examples_dir() / name / "case.toml")))
-            for name in EXAMPLES}
+def texts(worked):
+    """The visible text of each worked example's report, as shipped."""
+    return {name: _visible(worked.html(name)) for name in EXAMPLES}
 
 
 @pytest.mark.parametrize("name", EXAMPLES)

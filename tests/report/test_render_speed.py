@@ -9,25 +9,18 @@ checked against a fresh environment.
 
 import dataclasses
 import io
-import shutil
 
 import numpy as np
 import pytest
 from pypdf import PdfReader
 
-from forensic_lr._resources import examples_dir
-from forensic_lr.casework.pipeline import run_case_full
-from forensic_lr.casework.spec import load_case
-from forensic_lr.report import build_report
 from forensic_lr.report.figures import case_figures
 from forensic_lr.report.render import cached_environment, environment, render
 
 
 @pytest.fixture(scope="module")
-def voice_run(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("voice")
-    shutil.copytree(examples_dir() / "voice", folder, dirs_exist_ok=True)
-    return run_case_full(load_case(folder / "case.toml"))
+def voice_run(worked):
+    return worked.run("voice")
 
 
 def test_figures_drawn_in_a_process_pool_equal_the_serial_ones(voice_run, no_children_left):
@@ -90,8 +83,8 @@ def _image_xobjects(resources) -> int:
     return count
 
 
-def test_pdf_figures_stay_vector_and_the_settings_table_is_fixed(voice_run):
-    files = build_report(voice_run, formats=("pdf", "html"))
+def test_pdf_figures_stay_vector_and_the_settings_table_is_fixed(worked):
+    files = worked.report("voice")
     reader = PdfReader(io.BytesIO(files["report.pdf"]))
     assert sum(_image_xobjects(page.get("/Resources")) for page in reader.pages) == 0
     text = " ".join(page.extract_text() for page in reader.pages)

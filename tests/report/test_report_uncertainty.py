@@ -46,16 +46,19 @@ def _run(spec):
 
 
 def _html(run) -> str:
-    raw = build_report(run, formats=("html",))["report.html"].decode("utf-8")
+    return _visible(build_report(run, formats=("html",))["report.html"].decode("utf-8"))
+
+
+def _visible(raw: str) -> str:
+    """The report's text: inline figures and tags removed, one space."""
     text = re.sub(r"<svg.*?</svg>", " ", raw, flags=re.S)
     text = re.sub(r"<[^>]+>", " ", text)
     return " ".join(html_lib.unescape(text).split())
 
 
 @pytest.fixture(scope="module")
-def small(tmp_path_factory):
-    run = _run(_copy(tmp_path_factory.mktemp("small"), "small-background"))
-    return run, _html(run)
+def small(worked):
+    return worked.run("small-background"), _visible(worked.html("small-background"))
 
 
 def _printed_misses(validation) -> list[str]:
@@ -76,9 +79,9 @@ def _printed_misses(validation) -> list[str]:
 
 
 @pytest.mark.parametrize("name", WORKED)
-def test_no_worked_report_prints_an_interval_with_equal_ends(tmp_path, name):
-    run = _run(_copy(tmp_path, name))
-    text = _html(run)
+def test_no_worked_report_prints_an_interval_with_equal_ends(worked, name):
+    run = worked.run(name)
+    text = _visible(worked.html(name))
     assert not _EQUAL_ENDS.findall(text), _EQUAL_ENDS.findall(text)
     # An interval that misses its estimate is explained beside the table, and only then.
     said = "does not contain its estimate" in text
