@@ -168,6 +168,36 @@ def trial_counts(rng: np.random.Generator, size: int) -> np.ndarray:
     return np.bincount(rng.integers(0, size, size), minlength=size)
 
 
+def replicate_counts(rng: np.random.Generator, n_ss: int, n_ds: int,
+                     codes: tuple[np.ndarray, np.ndarray, int] | None = None,
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """How often each SS and each DS trial counts in one bootstrap replicate.
+
+    Trials (``codes`` None): each class resampled with replacement at its own size
+    (:func:`trial_counts`, SS then DS). Sources (``codes`` = the source codes of both
+    items of each trial and the number of sources ``k``, :func:`source_codes`): ``k``
+    sources drawn with replacement, source ``s`` drawn ``m_s`` times; a trial within
+    source ``a`` counts ``m_a`` times, a trial between ``a != b`` ``m_a m_b`` times (the
+    subsets bootstrap of Bolle et al. [1]_).
+
+    References
+    ----------
+    .. [1] R. M. Bolle, N. K. Ratha, S. Pankanti, "Error analysis of pattern recognition
+       systems - the subsets bootstrap", Computer Vision and Image Understanding 93
+       (2004) 1-33.
+    """
+    if codes is None:
+        return trial_counts(rng, n_ss), trial_counts(rng, n_ds)
+    c_ss, c_ds, k = codes
+    m = np.bincount(rng.integers(0, k, k), minlength=k)
+
+    def count(c):
+        a, b = c[:, 0], c[:, 1]
+        return np.where(a == b, m[a], m[a] * m[b])
+
+    return count(c_ss), count(c_ds)
+
+
 class RunningTotals:
     """Reads ``counts[:p].sum()`` at fixed positions ``p`` for many count vectors.
 

@@ -38,7 +38,7 @@ from .resampling import (
 
 __all__ = [
     "DEFAULT_DRAWS", "DEFAULT_INTERVAL", "LRInterval", "bayes_interval", "bootstrap_interval",
-    "cross_validated_llr",
+    "cross_validated_llr", "fold_splits", "replicate_interval",
 ]
 
 
@@ -276,6 +276,31 @@ def bootstrap_interval(
         else:
             samples = _bootstrap_llr_loop(model, ss, ds, scores, n=n, rng=rng,
                                           progress=progress)
+    return replicate_interval(samples, level, stacklevel=3)
+
+
+def replicate_interval(samples, level: float = DEFAULT_LEVEL, *,
+                       stacklevel: int = 2) -> LRInterval:
+    """The percentile bootstrap interval of replicate LLRs (rows: replicates, columns:
+    evidence scores; a row with a NaN is a replicate that could not be fitted).
+
+    The interval of :func:`bootstrap_interval` (see its notes), for replicates computed
+    elsewhere (e.g. a fused system refitted whole,
+    :mod:`forensic_lr.casework.fused`).
+
+    Warns
+    -----
+    ForensicLRWarning
+        When some replicates could not be fitted (left out, counted in
+        ``n_degenerate``).
+
+    Raises
+    ------
+    InputError
+        No replicate could be fitted.
+    """
+    samples = np.asarray(samples, dtype=np.float64)
+    n = samples.shape[0]
     bad = np.isnan(samples).any(axis=1)
     n_bad = int(bad.sum())
     if n_bad == n:
@@ -286,7 +311,7 @@ def bootstrap_interval(
     texts: tuple[str, ...] = ()
     if n_bad:
         text = english("warning.bootstrap_degenerate", bad=str(n_bad), n=str(n))
-        warnings.warn(text, ForensicLRWarning, stacklevel=2)
+        warnings.warn(text, ForensicLRWarning, stacklevel=stacklevel)
         texts = (text,)
     low, high = _percentile_interval(samples[~bad], level)
     return LRInterval("bootstrap", level, low, high, n, n_bad, texts)
@@ -413,25 +438,35 @@ def cross_validated_llr(
             f"({which}): each fold needs at least one score of each class; use at most "
             f"{smallest} folds"
         )
-    rng = np.random.default_rng(seed)
-    fold_ss = fold_ids(len(ss), int(folds), rng)
-    fold_ds = fold_ids(len(ds), int(folds), rng)
     out_ss = np.empty(len(ss))
     out_ds = np.empty(len(ds))
-    for k in range(int(folds)):
-        in_ss, in_ds = fold_ss == k, fold_ds == k
-        split = SourceSplit(np.flatnonzero(~in_ss), np.flatnonzero(~in_ds),
-                            np.flatnonzero(in_ss), np.flatnonzero(in_ds))
-        out_ss[in_ss], out_ds[in_ds] = _fold_llr(calibrator, ss, ds, split, None)
+    for k, split in enumerate(fold_splits(len(ss), len(ds), folds, seed)):
+        out_ss[split.test_ss], out_ds[split.test_ds] = _fold_llr(calibrator, ss, ds, split,
+                                                                 None)
         if progress is not None:
             progress(k + 1, int(folds))
     return out_ss, out_ds
 
 
+def fold_splits(n_ss: int, n_ds: int, folds: int | None, seed: int = DEFAULT_SEED,
+                sources: tuple | None = None) -> tuple[SourceSplit, ...]:
+    """The splits of :func:`cross_validated_llr` (arguments checked there): stratified
+    K-fold by trial, or :func:`~forensic_lr.resampling.source_folds` with ``sources =
+    (ss_sources, ds_sources)``."""
+    if sources is not None:
+        return source_folds(*sources, folds=folds, seed=seed)
+    rng = np.random.default_rng(seed)
+    fold_ss = fold_ids(n_ss, int(folds), rng)
+    fold_ds = fold_ids(n_ds, int(folds), rng)
+    return tuple(SourceSplit(np.flatnonzero(fold_ss != k), np.flatnonzero(fold_ds != k),
+                             np.flatnonzero(fold_ss == k), np.flatnonzero(fold_ds == k))
+                 for k in range(int(folds)))
+
+
 def _source_cross_validated_llr(ss, ds, calibrator, folds, seed, groups, progress=None):
     """Out-of-fold LLRs with folds by source (see :func:`cross_validated_llr`)."""
     out_ss, out_ds = np.empty(len(ss)), np.empty(len(ds))
-    splits = list(source_folds(*groups, folds=folds, seed=seed))
+    splits = fold_splits(len(ss), len(ds), folds, seed, groups)
     codes = coded_sources(*groups, len(ss), len(ds))
     for k, split in enumerate(splits):
         if progress is not None and k:

@@ -5,14 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.special import logit
+from scipy.special import expit, logit
 
 from ..errors import ConvergenceError, InputError, excerpt
 from .base import BaseCalibrator, check_background, check_weight, number_option, param_row
 from .base import weighted_moments as _moments
-from .logistic import logistic_newton, standardisation
+from .batched_newton import projected_newton
+from .logistic import batched_logistic_newton, logistic_newton, standardisation
 
-__all__ = ["LogisticFusion", "as_score_matrix"]
+__all__ = ["LogisticFusion", "as_score_matrix", "fusion_refits"]
 
 
 def as_score_matrix(values, name: str, columns: int | None = None) -> np.ndarray:
@@ -238,3 +239,221 @@ def _check_rank(x: np.ndarray, names: tuple[str, ...]) -> None:
             "of a constant) over the background: their fusion weights are not determined; "
             "fuse only systems that give different scores (drop a duplicated column)")
 
+
+
+#: The training cost (nats) below which an unpenalised fit counts as separated, as in
+#: :func:`~forensic_lr.calibration.logistic.logistic_newton`.
+_SEPARATED = 1e-8
+
+
+def fusion_refits(ss, ds, ss_weight, ds_weight, *, prior: float = 0.5, l2: float = 0.0,
+                  start: tuple[float, np.ndarray] | None = None,
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Many weighted :class:`LogisticFusion` fits solved together (bootstrap replicates).
+
+    Parameters
+    ----------
+    ss, ds : numpy.ndarray
+        Scores, ``(n_ss, k)`` and ``(n_ds, k)`` shared by every fit, or ``(r, n_ss, k)``
+        and ``(r, n_ds, k)``, one set per fit.
+    ss_weight, ds_weight : numpy.ndarray
+        ``(r, n_ss)`` and ``(r, n_ds)`` frequency weights (>= 0), one row per fit.
+    prior, l2
+        As :class:`LogisticFusion`'s (checked by the caller).
+    start : (intercept, weights), optional
+        Where Newton's method starts every fit (default: all zero), e.g. the fit with
+        every weight 1: near the replicates' solutions, it saves iterations.
+
+    Returns
+    -------
+    intercept : numpy.ndarray, shape (r,)
+    weights : numpy.ndarray, shape (r, k)
+        Fit ``i`` is ``ln LR = intercept[i] + s . weights[i]``: what
+        ``LogisticFusion(prior=prior, l2=l2).fit(ss, ds, ss_weight[i], ds_weight[i])``
+        gives, to the solvers' tolerance (about 1e-9). NaN where that fit is refused: a
+        class constant in some column (or weighing nothing), separated classes without a
+        penalty, or no convergence. Columns that are linear functions of each other over
+        the comparisons a fit uses, which ``fit`` refuses, are not looked for: without a
+        penalty their Newton system is singular and the fit gives NaN; with one, the
+        penalty determines the weights.
+
+    Notes
+    -----
+    Fit ``i`` minimises ``fit``'s objective: the prior-share weighted logistic loss of
+    ``z = t0 + sum_j t_j u_ij`` with ``u_ij`` the scores standardised by fit ``i``'s own
+    weighted moments (centre ``c_ij``, scale ``d_ij``), plus ``(l2 / 2) sum_j t_j^2``.
+    On the scores standardised once for all fits (``x``) this is ``z = beta0 + sum_j
+    beta_j x_j`` with ``beta_j = t_j / d_ij`` and the penalty ``(l2 / 2) sum_j (beta_j
+    d_ij)^2``: the same minimum, and Newton's method takes the same steps (it is
+    invariant under affine changes of the parameters). With scores shared by all fits,
+    every (fits x comparisons) sum of an iteration is one matrix product; the iterations
+    of all fits run at once
+    (:func:`~forensic_lr.calibration.batched_newton.projected_newton`, no bounds), with
+    the stopping rule of :func:`~forensic_lr.calibration.logistic.logistic_newton`.
+    """
+    ss, ds = np.asarray(ss, dtype=np.float64), np.asarray(ds, dtype=np.float64)
+    w = np.concatenate([np.asarray(ss_weight, np.float64), np.asarray(ds_weight, np.float64)],
+                       axis=1)
+    n_ss, k = ss.shape[-2], ss.shape[-1]
+    x = np.concatenate([ss, ds], axis=-2)
+    y = np.concatenate([np.ones(n_ss), np.zeros(ds.shape[-2])])
+    # standardised once for every fit (conditioning only: the minimum does not depend on it)
+    flat = x.reshape(-1, k)
+    origin, unit = flat.mean(axis=0), flat.std(axis=0)
+    unit = np.where(unit > 0, unit, 1.0)
+    x = (x - origin) / unit
+    is_ss = y == 1
+    bad, moments, ranges = np.zeros(w.shape[0], dtype=bool), [], []
+    for part in (is_ss, ~is_ss):
+        wc, xc = w[:, part], x[..., part, :]
+        total = wc.sum(axis=1)
+        bad |= total <= 0
+        total = np.where(total > 0, total, 1.0)[:, None]
+        mean = _weighted_sums(wc, xc) / total
+        variance = np.maximum(_weighted_sums(wc, xc * xc) / total - mean**2, 0.0)
+        moments += [mean, variance]
+        # a constant column (check_background's refusal): looked for where the variance
+        # is near 0 (or everywhere, for the separation rule below)
+        look = (np.arange(w.shape[0]) if l2 == 0 and k == 1
+                else np.flatnonzero((variance <= 1e-9 * (1.0 + mean**2)).any(axis=1)))
+        low, high = _column_range(xc, wc > 0, look)
+        bad[look] |= (low == high).any(axis=1)
+        ranges.append((low, high))
+    if l2 == 0 and k == 1:  # one score: classes that do not overlap (logistic's rule)
+        (low_ss, high_ss), (low_ds, high_ds) = ranges
+        bad |= ((high_ds <= low_ss) | (high_ss <= low_ds))[:, 0]
+    centre, scale = standardisation(*moments)
+    scale = np.where(bad[:, None] | ~(scale > 0), 1.0, scale)
+    totals = np.stack([w[:, is_ss].sum(axis=1), w[:, ~is_ss].sum(axis=1)], axis=1)
+    totals = np.where(totals > 0, totals, 1.0)
+    shares = w * np.where(is_ss, prior / totals[:, :1], (1.0 - prior) / totals[:, 1:])
+    design = np.concatenate([np.ones((*x.shape[:-1], 1)), x], axis=-1)
+    beta = np.zeros((w.shape[0], k + 1))
+    if start is not None:  # on the scores standardised once
+        beta[:, 1:] = np.asarray(start[1], dtype=np.float64) * unit
+        beta[:, 0] = start[0] + logit(prior) + beta[:, 1:] @ (origin / unit)
+    solve = _shared_design_newton if design.ndim == 2 else _own_design_newton
+    with np.errstate(over="ignore", under="ignore"):
+        beta, ok = solve(design, y, shares, l2, centre, scale, beta, bad)
+        ok &= ~bad & (np.abs(beta[:, 1:] * scale).max(axis=1) <= 1e8)
+        if l2 == 0 and ok.any():  # separated: the loss vanishes (logistic_newton's test)
+            rows = np.flatnonzero(ok)
+            ok[rows] = _Products(design).loss(beta[rows], rows, shares, y) >= _SEPARATED
+    beta[~ok] = np.nan
+    weights = beta[:, 1:] / unit
+    return beta[:, 0] - weights @ origin - logit(prior), weights
+
+
+def _shared_design_newton(design, y, shares, l2, centre, scale, beta, bad):
+    """``(beta, converged)`` of fits on one design ``[1, x]`` (``(n, m)``), by
+    :func:`~forensic_lr.calibration.logistic.batched_logistic_newton` in each fit's own
+    standardised coordinates ``[1, u] = [1, x] T`` (``u = (x - centre) / scale``); it
+    tests the objective only where a full Newton step could fail (the change of every
+    linear predictor, here computed over the comparisons themselves)."""
+    r, m = beta.shape
+    t_mat = np.zeros((r, m, m))
+    t_mat[:, 0, 0] = 1.0
+    t_mat[:, 0, 1:] = -centre / scale
+    t_mat[:, np.arange(1, m), np.arange(1, m)] = 1.0 / scale
+    theta = np.linalg.solve(t_mat, beta[:, :, None])[:, :, 0]
+
+    def largest_change(delta):
+        return np.abs(delta @ design.T).max(axis=1)
+
+    theta, converged = batched_logistic_newton(design, y, shares, l2, t_mat, theta, bad.copy(),
+                                       largest_change)
+    return np.einsum("rij,rj->ri", t_mat, theta), converged
+
+
+def _own_design_newton(design, y, shares, l2, centre, scale, beta, bad):
+    """``(beta, converged)`` of fits on a design each (``(r, n, m)``), by
+    :func:`~forensic_lr.calibration.batched_newton.projected_newton` (no bounds) on the
+    coefficients ``beta`` of ``[1, x]``, with the penalty ``(l2 / 2) sum_j (beta_j
+    scale_j)^2`` of each fit's standardised coefficients."""
+    r, m = beta.shape
+    penalty = np.zeros((r, m))
+    penalty[:, 1:] = l2 * scale**2
+    products = _Products(design)
+    shares_y = shares * y
+
+    def value(b, rows):
+        return (products.loss(b, rows, shares, y)
+                + 0.5 * np.sum(_take(penalty, rows) * b**2, axis=1))
+
+    def derivatives(b, rows):
+        p = expit(products.linear(b, rows))
+        vp = _take(shares, rows) * p
+        grad = products.sums(vp - _take(shares_y, rows), rows) + _take(penalty, rows) * b
+        np.multiply(vp, p, out=p)
+        hess = products.squares(np.subtract(vp, p, out=p), rows)  # v p (1 - p)
+        hess[:, np.arange(m), np.arange(m)] += _take(penalty, rows)
+        return grad, hess
+
+    return projected_newton(value, derivatives, beta, np.full(m, -np.inf),
+                            np.full(m, np.inf), skip=bad)
+
+
+def _softplus(z: np.ndarray) -> np.ndarray:
+    """``log(1 + e^z)`` without overflow (as ``numpy.logaddexp(0, z)``, in half its time)."""
+    out = np.exp(-np.abs(z))
+    np.log1p(out, out=out)
+    out += np.maximum(z, 0.0)
+    return out
+
+
+def _weighted_sums(w: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``sum_n w[r, n] x[(r,) n, j]``: ``(r, k)``."""
+    return w @ x if x.ndim == 2 else np.einsum("rn,rnj->rj", w, x)
+
+
+def _column_range(x: np.ndarray, used: np.ndarray,
+                  rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Smallest and largest score of each column over the comparisons fits ``rows`` use."""
+    x = np.broadcast_to(x, (used.shape[0], *x.shape[-2:]))[rows]
+    mask = used[rows][:, :, None]
+    return np.where(mask, x, np.inf).min(axis=1), np.where(mask, x, -np.inf).max(axis=1)
+
+
+def _take(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``values[rows]``, without a copy when ``rows`` are all rows in order."""
+    if rows.size == values.shape[0] and (rows.size == 0 or rows[-1] == rows.size - 1):
+        return values
+    return values[rows]
+
+
+class _Products:
+    """The sums of one Newton iteration over a design ``[1, x]`` shared by every fit
+    (``(n, m)``: matrix products) or one per fit (``(r, n, m)``)."""
+
+    def __init__(self, design: np.ndarray) -> None:
+        self.design = design
+        m = design.shape[-1]
+        if design.ndim == 2:
+            self.outer = (design[:, :, None] * design[:, None, :]).reshape(-1, m * m)
+
+    def loss(self, beta: np.ndarray, rows: np.ndarray, shares: np.ndarray,
+             y: np.ndarray) -> np.ndarray:
+        """The weighted logistic loss ``sum_n v (log(1 + e^z) - y z)`` of fits ``rows``."""
+        z = self.linear(beta, rows)
+        return (np.einsum("rn,rn->r", _take(shares, rows), _softplus(z))
+                - np.einsum("rn,rn->r", _take(shares, rows) * y, z))
+
+    def linear(self, beta: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """``z[r, n] = design[(r,) n] . beta[r]``."""
+        if self.design.ndim == 2:
+            return beta @ self.design.T
+        return np.einsum("rnj,rj->rn", _take(self.design, rows), beta)
+
+    def sums(self, q: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """``sum_n q[r, n] design[(r,) n, j]``."""
+        if self.design.ndim == 2:
+            return q @ self.design
+        return np.einsum("rn,rnj->rj", q, _take(self.design, rows))
+
+    def squares(self, q: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """``sum_n q[r, n] design[(r,) n, i] design[(r,) n, j]``: ``(r, m, m)``."""
+        m = self.design.shape[-1]
+        if self.design.ndim == 2:
+            return (q @ self.outer).reshape(-1, m, m)
+        d = _take(self.design, rows)
+        return np.matmul(d.transpose(0, 2, 1) * q[:, None, :], d)

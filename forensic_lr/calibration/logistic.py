@@ -303,7 +303,7 @@ class LogisticCalibrator(RefitsOnce, BaseCalibrator):
         whether a resample could be constant or separated, come from the same product).
         The truncation error is bounded; a replicate whose solution is not proven to
         1e-11, or whose step would need a line search, takes the exact iteration
-        ``_batched_newton`` (with per-replicate Armijo backtracking wherever a full step
+        ``batched_logistic_newton`` (with per-replicate Armijo backtracking wherever a full step
         could fail) from where it stands.
         """
         ss, ds = self._validate(ss, ds)
@@ -359,7 +359,7 @@ class LogisticCalibrator(RefitsOnce, BaseCalibrator):
             redo = np.flatnonzero(~done & ~bad)
             if redo.size:  # outside the expansion's proven accuracy: the exact iteration
                 w = counts[redo] * weight
-                theta[redo], done[redo] = _batched_newton(
+                theta[redo], done[redo] = batched_logistic_newton(
                     x, y, w, l2, t_mat[redo], theta[redo], np.zeros(redo.size, bool)
                 )
             beta = np.einsum("kij,kj->ki", t_mat, theta)  # coefficients on the full-data features
@@ -531,10 +531,10 @@ class _TaylorModel:
 
 
 def _taylor_newton(taylor: _TaylorModel, mom, l2, t_mat, theta, skip):
-    """The Newton iteration of ``_batched_newton`` on the Taylor model of each replicate.
+    """The Newton iteration of ``batched_logistic_newton`` on the Taylor model of each replicate.
 
     Same stopping rule and polishing step; a replicate is ``done`` only if it converged
-    with full steps (the safe region of ``_batched_newton``) and the proven error of its
+    with full steps (the safe region of ``batched_logistic_newton``) and the proven error of its
     solution is below ``_TAYLOR_TOL``. The others are left to the exact iteration.
     """
     k, m = theta.shape
@@ -602,10 +602,13 @@ def _largest_change(delta: np.ndarray, u_low: float, u_high: float) -> np.ndarra
     return out
 
 
-def _batched_newton(x, y, w, l2, t_mat, theta, skip):
+def batched_logistic_newton(x, y, w, l2, t_mat, theta, skip, largest_change=None):
     """Newton with Armijo backtracking for every replicate at once; see ``bootstrap_llr``.
 
-    Returns ``(theta, converged)``; replicates in ``skip`` are not iterated. Every
+    Returns ``(theta, converged)``; replicates in ``skip`` are not iterated.
+    ``largest_change(delta)``: ``max_i |x_i . delta_r|`` for each row ``delta_r`` of
+    coefficients on ``x`` (default: ``x`` is ``[1, u]`` or ``[1, u, u^2]``, bounded over
+    the range of ``u``). Every
     (replicates x scores) product is a matrix multiplication: ``z = B X'``, the
     gradients ``(w (p - y)) X`` and the Hessians ``(w p (1 - p)) [x_i x_j]`` at once.
 
@@ -627,7 +630,11 @@ def _batched_newton(x, y, w, l2, t_mat, theta, skip):
     penalty[0] = 0.0
     xx = (x[:, :, None] * x[:, None, :]).reshape(x.shape[0], m * m)
     wy = w * y  # softplus(z) - y z is log(1 + e^{-z}) for SS (y = 1), log(1 + e^z) for DS
-    u_low, u_high = float(x[:, 1].min()), float(x[:, 1].max())
+    if largest_change is None:
+        u_low, u_high = float(x[:, 1].min()), float(x[:, 1].max())
+
+        def largest_change(delta):
+            return _largest_change(delta, u_low, u_high)
 
     def values(rows, th):
         z = np.einsum("kij,kj->ki", t_mat[rows], th) @ x.T
@@ -655,7 +662,7 @@ def _batched_newton(x, y, w, l2, t_mat, theta, skip):
         active = ~(converged | failed)
         if not active.any():
             break
-        change = _largest_change(np.einsum("kij,kj->ki", t_mat, step), u_low, u_high)
+        change = largest_change(np.einsum("kij,kj->ki", t_mat, step))
         sure = active & (change <= 1.0)
         theta = theta - np.where(sure[:, None], step, 0.0)
         search = np.flatnonzero(active & ~sure)

@@ -15,7 +15,7 @@ import copy
 import dataclasses
 import inspect
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -37,6 +37,7 @@ from ..uncertainty import (
     bayes_interval,
     bootstrap_interval,
     cross_validated_llr,
+    replicate_interval,
 )
 from ..validation.method import ElubSource, Method, elub_of, in_sample_bounds
 from .verbal import format_lr
@@ -226,10 +227,17 @@ def evaluate_unbounded(
     level: float = DEFAULT_LEVEL,
     seed: int = DEFAULT_SEED,
     progress: Progress | None = None,
+    replicates: Callable[[Any, int, int], np.ndarray] | None = None,
 ) -> EvaluatedEvidence:
     """The model's LR of each score and its interval, before any bound (keywords as
     :func:`evaluate_evidence`; ``elub`` and ``elub_from`` are recorded for
     :func:`limit_to_elub`, which applies them).
+
+    ``replicates(calibrator, n, seed)``: the natural-log LLRs at the evidence of ``n``
+    bootstrap refits of a system of which the scores are one stage (a fused case's two
+    stages, :class:`~forensic_lr.casework.fused.TwoStageBootstrap`); the bootstrap
+    interval is then theirs (:func:`~forensic_lr.uncertainty.replicate_interval`), not
+    that of ``calibrator`` refitted on resamples of ``ss`` and ``ds``.
 
     Computed with one BLAS thread (:func:`~forensic_lr.parallel.one_blas_thread`): the same
     bits on every machine, from ``calibrate`` as from ``run``, whose stages run so.
@@ -264,7 +272,9 @@ def evaluate_unbounded(
             llr = np.asarray(inner.llr(x), dtype=np.float64)
         _refuse_nan(llr, raw, calibrator, orient(np.concatenate([ss, ds]), direction))
         iv = None
-        if interval == "bootstrap":
+        if interval == "bootstrap" and replicates is not None:
+            iv = replicate_interval(replicates(base, n, seed), level)
+        elif interval == "bootstrap":
             iv = bootstrap_interval(ss, ds, x, base, n=n, level=level, seed=seed,
                                     progress=progress)
         elif interval == "bayes":

@@ -26,6 +26,7 @@ from ..records import CaseResult, EvidenceResult, Message, Provenance
 from ..resampling import Progress, stage_progress
 from ..validation.method import Method, MethodValidation, in_sample_bounds, validate_method
 from .evidence import evaluate_unbounded, limit_to_elub
+from .fused import two_stage_bootstrap
 from .inputs import (
     load_background,
     load_background_and_fusion,
@@ -176,28 +177,30 @@ def stage_workers(data) -> int:
 
 
 def _evidence_stage(spec: CaseSpec, data, extra: Mapping[str, np.ndarray],
-                    progress: Progress | None):
-    """The evidence evaluated without bounds (fit, LR, interval) with the case's options."""
+                    progress: Progress | None, replicates=None):
+    """The evidence evaluated without bounds (fit, LR, interval) with the case's options;
+    ``replicates``: a fused case's refits of both stages (its bootstrap)."""
     unc = spec.uncertainty
     return evaluate_unbounded(
         data.ss, data.ds, spec.evidence.values,
         calibrator=spec.method.calibrator, options=spec.method.options, extra=extra,
         direction=spec.evidence.score_direction, elub=spec.method.elub,
         elub_from=spec.method.elub_from, interval=unc.method, n=unc.n, level=unc.level,
-        seed=unc.seed, progress=stage_progress(progress, "bootstrap"),
+        seed=unc.seed, progress=stage_progress(progress, "bootstrap"), replicates=replicates,
     )
 
 
 def _sensitivity_stage(spec: CaseSpec, data, extra: Mapping[str, np.ndarray],
-                       scale: VerbalScale):
-    """The case's sensitivity analysis (:func:`sensitivity_analysis`), without bounds."""
+                       scale: VerbalScale, replicates=None):
+    """The case's sensitivity analysis (:func:`sensitivity_analysis`), without bounds;
+    ``replicates``: a fused case's refits of both stages (its background bootstrap)."""
     return sensitivity_analysis(
         data.ss, data.ds, spec.evidence.values, calibrator=spec.method.calibrator,
         options=spec.method.options, extra=extra, direction=spec.evidence.score_direction,
         elub=spec.method.elub, scale=scale,
         below_first_band=spec.report.below_first_band, labels=spec.comparison_labels,
         template=case_method(spec, extra).unfitted(), sources=_sources(data),
-        level=spec.uncertainty.level, seed=spec.uncertainty.seed,
+        level=spec.uncertainty.level, seed=spec.uncertainty.seed, replicates=replicates,
     )
 
 
@@ -280,9 +283,10 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None, *,
 
     workers = stage_workers(data) if workers is None else workers
     here = progress if workers == 1 else None  # a pool process draws no progress bar
+    replicates = two_stage_bootstrap(spec)  # None unless [fusion]
     stages = run_jobs({
-        "evidence": partial(_evidence_stage, spec, data, extra, progress),
-        "sensitivity": partial(_sensitivity_stage, spec, data, extra, scale),
+        "evidence": partial(_evidence_stage, spec, data, extra, progress, replicates),
+        "sensitivity": partial(_sensitivity_stage, spec, data, extra, scale, replicates),
         "validation": partial(validate_case, spec, data, extra,
                               stage_progress(here, "cross-validation")),
     }, workers)

@@ -36,7 +36,13 @@ from ..errors import ForensicLRError
 from ..i18n.messages import english
 from ..io.scores import orient
 from ..records import Message, Sensitivity, SensitivityBootstrap, SensitivityRow
-from ..resampling import CHUNK_DRAWS, DEFAULT_SEED, bootstrap_index_chunks, source_codes
+from ..resampling import (
+    CHUNK_DRAWS,
+    DEFAULT_SEED,
+    bootstrap_index_chunks,
+    replicate_counts,
+    source_codes,
+)
 from .evidence import evaluate_unbounded
 from .verbal import BelowFirstBand, VerbalScale, format_lr, verbal_equivalent
 
@@ -71,27 +77,6 @@ def _levels(values: Sequence[float | None], scale: VerbalScale,
         "" if v is None else verbal_equivalent(v, scale, below_first_band=below_first_band).level
         for v in values
     )
-
-
-def _resample_weights(rng, n_ss, n_ds, codes):
-    """Integer weight per SS and DS trial for one bootstrap replicate.
-
-    Trials: each class resampled with replacement at its own size. Sources (``codes`` =
-    the source codes of both items of each trial and the number of sources ``k``): source
-    ``s`` drawn ``m_s`` times; a trial within source ``a`` kept ``m_a`` times, a trial
-    between ``a != b`` ``m_a m_b`` times (the subsets bootstrap of Bolle et al. 2004).
-    """
-    if codes is None:
-        return (np.bincount(rng.integers(0, n_ss, n_ss), minlength=n_ss),
-                np.bincount(rng.integers(0, n_ds, n_ds), minlength=n_ds))
-    c_ss, c_ds, k = codes
-    m = np.bincount(rng.integers(0, k, k), minlength=k)
-
-    def weight(c):
-        a, b = c[:, 0], c[:, 1]
-        return np.where(a == b, m[a], m[a] * m[b])
-
-    return weight(c_ss), weight(c_ds)
 
 
 def _refits_by_hook(template, ss, ds, x, n: int, rng) -> np.ndarray | None:
@@ -156,7 +141,7 @@ def _each_replicate(rng, n: int, n_ss: int, n_ds: int):
 
 def background_bootstrap(
     template, ss, ds, x, *, sources=None, n: int = DEFAULT_REFITS, level: float = 0.95,
-    seed: int = DEFAULT_SEED,
+    seed: int = DEFAULT_SEED, replicates=None,
 ) -> SensitivityBootstrap:
     """Refit ``template`` on ``n`` bootstrap resamples of the background; LR quantiles at ``x``.
 
@@ -174,6 +159,11 @@ def background_bootstrap(
         instead of trials.
     n, level, seed
         Replicates, quantile level, seed of :func:`numpy.random.default_rng`.
+    replicates : callable(template, n, seed), optional
+        Natural-log LLRs at the evidence of ``n`` refits of a whole system of which
+        ``ss``, ``ds`` are one stage (a fused case's two stages,
+        :class:`~forensic_lr.casework.fused.TwoStageBootstrap`), by source when
+        ``sources`` are given: used instead of refitting ``template`` alone.
 
     Returns
     -------
@@ -187,7 +177,12 @@ def background_bootstrap(
     if sources is not None:
         c_ss, c_ds, k = source_codes(sources[0], sources[1], ss.size, ds.size)
         codes = (c_ss, c_ds, k)
-    out = None if codes is not None else _refits_by_hook(template, ss, ds, x, n, rng)
+    if replicates is not None:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            out = replicates(template, n, seed) / LN10
+    else:
+        out = None if codes is not None else _refits_by_hook(template, ss, ds, x, n, rng)
     if out is None:  # by source, or a method without a vectorised hook: refit in a loop
         out = np.full((n, x.size), np.nan)
         # each resample is built in ascending order (the same scores, counted alike): the
@@ -195,7 +190,7 @@ def background_bootstrap(
         by_ss, by_ds = np.argsort(ss, kind="stable"), np.argsort(ds, kind="stable")
         ss_sorted, ds_sorted = ss[by_ss], ds[by_ds]
         for r in range(n):
-            w_ss, w_ds = _resample_weights(rng, ss.size, ds.size, codes)
+            w_ss, w_ds = replicate_counts(rng, ss.size, ds.size, codes)
             s, d = np.repeat(ss_sorted, w_ss[by_ss]), np.repeat(ds_sorted, w_ds[by_ds])
             if s.size < 2 or d.size < 2 or s.min() == s.max() or d.min() == d.max():
                 continue
@@ -238,6 +233,7 @@ def sensitivity_analysis(
     n: int = DEFAULT_REFITS,
     level: float = 0.95,
     seed: int = DEFAULT_SEED,
+    replicates=None,
 ) -> Sensitivity:
     """The LR of each evidence score under other reasonable choices (see the module notes).
 
@@ -266,6 +262,8 @@ def sensitivity_analysis(
         Source ids: the bootstrap resamples sources.
     n, level, seed
         Bootstrap replicates, quantile level and seed.
+    replicates : callable, optional
+        The refits of the whole system (:func:`background_bootstrap`).
 
     Returns
     -------
@@ -307,7 +305,7 @@ def sensitivity_analysis(
         x = orient(np.asarray(scores, dtype=np.float64), direction)
         try:
             boot = background_bootstrap(template, ss, ds, x, sources=sources, n=n,
-                                        level=level, seed=seed)
+                                        level=level, seed=seed, replicates=replicates)
         except ForensicLRError:
             boot = None
     spread, reached = [], []

@@ -87,18 +87,18 @@ def test_logistic_hook_solves_most_replicates_by_the_expansion(monkeypatch):
     from forensic_lr.calibration import logistic
 
     rows = []
-    exact = logistic._batched_newton
+    exact = logistic.batched_logistic_newton
 
     def counting(x, y, w, *args):
         rows.append(w.shape[0])
         return exact(x, y, w, *args)
 
-    monkeypatch.setattr(logistic, "_batched_newton", counting)
+    monkeypatch.setattr(logistic, "batched_logistic_newton", counting)
     ss, ds = _data(2000, 8000, seed=2)
     cal = make_calibrator("logistic")
     hook = cal.bootstrap_llr(ss, ds, SCORES, n=50, rng=np.random.default_rng(1))
     assert sum(rows) < 25  # most replicates: the rest take the exact iteration
-    monkeypatch.setattr(logistic, "_batched_newton", exact)
+    monkeypatch.setattr(logistic, "batched_logistic_newton", exact)
     loop = _bootstrap_llr_loop(cal, ss, ds, SCORES, n=50, rng=np.random.default_rng(1))
     np.testing.assert_allclose(hook, loop, rtol=1e-9, atol=1e-9)
 

@@ -14,6 +14,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from forensic_lr.calibration import LogisticFusion, make_calibrator
 from forensic_lr.errors import ConvergenceError, InputError
@@ -146,3 +148,59 @@ def test_refusals_name_the_problem():
         LogisticFusion().fit(apart, ds)
     separated = LogisticFusion(l2=0.01).fit(apart, ds)
     assert np.isfinite(separated.llr(ss)).all()
+
+
+# --------------------------------------------------------------------- fusion_refits
+def _looped(ss, ds, w_ss, w_ds, **options):
+    """(a, b) of LogisticFusion.fit with each row of weights; NaN where the fit refuses."""
+    out_a, out_b = [], []
+    for ws, wd in zip(w_ss, w_ds, strict=True):
+        try:
+            a, b = LogisticFusion(**options).fit(ss, ds, ws, wd).coefficients()
+        except (InputError, ConvergenceError):
+            a, b = np.nan, np.full(ss.shape[1], np.nan)
+        out_a.append(a)
+        out_b.append(b)
+    return np.array(out_a), np.array(out_b)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), prior=st.sampled_from([0.5, 0.2, 0.8]),
+       l2=st.sampled_from([0.0, 0.05]), warm=st.booleans())
+def test_refits_equal_a_fit_per_row_of_weights(seed, prior, l2, warm):
+    """Every batched fit equals LogisticFusion.fit with that row's count weights (the fit
+    that is checked against scikit-learn above), started anywhere; rows that leave a class
+    without weight or with a constant column are NaN, as fit refuses them."""
+    from forensic_lr.calibration.fusion import fusion_refits
+
+    rng = np.random.default_rng(seed)
+    ss, ds = _systems(seed, n_ss=30, n_ds=60)
+    w_ss = rng.integers(0, 3, (12, 30)).astype(float)
+    w_ds = rng.integers(0, 3, (12, 60)).astype(float)
+    w_ss[0] = 0.0  # no SS comparison
+    w_ds[1] = 0.0
+    w_ds[1, 5] = 4.0  # one DS comparison, counted 4 times: constant
+    start = LogisticFusion(prior=prior, l2=l2).fit(ss, ds).coefficients() if warm else None
+    a, b = fusion_refits(ss, ds, w_ss, w_ds, prior=prior, l2=l2, start=start)
+    ref_a, ref_b = _looped(ss, ds, w_ss, w_ds, prior=prior, l2=l2)
+    assert np.isnan(a[:2]).all() and np.isnan(b[:2]).all()
+    np.testing.assert_allclose(a, ref_a, rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(b, ref_b, rtol=1e-8, atol=1e-10)
+
+
+def test_refits_with_a_design_per_fit_equal_logistic_calibration():
+    """One score per fit, a set of scores per fit (the calibration of a bootstrap's fused
+    values): each equals the ``logistic`` calibrator fitted with the weights; separated
+    classes (no penalty) are NaN, as that calibrator refuses them."""
+    from forensic_lr.calibration.fusion import fusion_refits
+
+    rng = np.random.default_rng(3)
+    z_ss, z_ds = rng.normal(1.0, 1.0, (8, 40, 1)), rng.normal(-1.0, 1.0, (8, 90, 1))
+    z_ss[2] += 10.0  # separated
+    w_ss = rng.integers(1, 3, (8, 40)).astype(float)
+    w_ds = rng.integers(1, 3, (8, 90)).astype(float)
+    a, b = fusion_refits(z_ss, z_ds, w_ss, w_ds)
+    assert np.isnan(a[2]) and np.isnan(b[2]).all()
+    for r in (0, 1, 3, 7):
+        ref = make_calibrator("logistic").fit(z_ss[r, :, 0], z_ds[r, :, 0], w_ss[r], w_ds[r])
+        np.testing.assert_allclose([a[r], b[r, 0]], ref.coefficients(), rtol=1e-9, atol=1e-10)

@@ -139,26 +139,36 @@ def test_the_report_names_the_systems_the_method_its_references_and_the_weights(
     assert "uncertainty of the fusion weights" not in html  # no interval, nothing to qualify
 
 
-def test_an_interval_of_a_fused_score_says_on_page_1_that_it_leaves_out_the_weights(folder):
-    """The bootstrap resamples the calibration of the fused values, not the fusion: page 1
-    and the interval's explanation say so, in English and in Spanish (typed here)."""
+def test_page_1_and_the_interval_say_what_the_fused_scores_interval_resamples(folder):
+    """The bootstrap refits both stages (the fusion and the calibration, by source here):
+    page 1 and the interval's explanation say so, in English and in Spanish (typed here).
+    A Bayesian interval (the calibrator's posterior) holds the fusion weights fixed: it says
+    that instead."""
     from forensic_lr.report import build_report
 
     path = folder / "case.toml"
     _case(folder)
     text = path.read_text(encoding="utf-8").replace('method = "none"',
                                                     'method = "bootstrap"\nn = 100')
-    for language, page_1, section in (
-            ("en", "leaves out the uncertainty of the fusion weights, which are held fixed",
-             "the interval resamples the calibration of the fused values only"),
-            ("es", "no incluye la incertidumbre de los pesos de la fusión",
-             "el intervalo remuestrea solo la calibración de los valores fusionados")):
-        path.write_text(text + f'\n[report]\nlanguage = "{language}"\n', encoding="utf-8")
+    bayes = text.replace('calibrator = "logistic"', 'calibrator = "bayes"').replace(
+        'method = "bootstrap"', 'method = "bayes"')
+    for case, language, page_1, section, absent in (
+            (text, "en", "includes the uncertainty of the fusion weights: each bootstrap "
+             "replicate refits the fusion and then the calibration",
+             "each replicate draws the sources with replacement", "held fixed"),
+            (text, "es", "incluye la incertidumbre de los pesos de la fusión: cada réplica "
+             "bootstrap reajusta la fusión",
+             "cada réplica extrae las fuentes con reemplazo", "se mantienen fijos"),
+            (bayes, "en", "leaves out the uncertainty of the fusion weights, which are held "
+             "fixed", "the interval resamples the calibration of the fused values only",
+             "refits both stages")):
+        path.write_text(case + f'\n[report]\nlanguage = "{language}"\n', encoding="utf-8")
         run = run_case_full(load_case(path))
         assert run.result.results[0].interval is not None
         html = build_report(run, ("html",))["report.html"].decode("utf-8")
         conclusion, _, rest = html.partition("<h2>")[2].partition("<h2>")
         assert page_1 in conclusion and section in rest, language
+        assert absent not in html, language
 
 
 @pytest.mark.parametrize("evidence, fusion, background, wanted", [
