@@ -193,6 +193,110 @@ def make_background():
     return gaussian_background
 
 
+#: The fork server of :func:`fresh_python`: it imports the third-party libraries, then for each
+#: request (one JSON line: argv, cwd, stdout and stderr files, timeout) forks a child that runs
+#: argv as ``python ARGV`` would (``-c CODE``, ``-m MODULE`` or a script, with its arguments;
+#: a new ``__main__``; sys.path[0] as the interpreter sets it; on an uncaught exception a
+#: traceback on stderr and exit status 1; killed after the timeout), and answers the exit status.
+_FORK_SERVER = r"""
+import builtins, json, os, runpy, signal, sys, traceback, types
+for name in ("numpy", "scipy.stats", "scipy.optimize", "scipy.special", "matplotlib.pyplot",
+             "sklearn.base", "sklearn.model_selection"):
+    try:
+        __import__(name)
+    except ImportError:
+        pass
+
+def child(job):
+    os.chdir(job["cwd"])
+    for fd, path, flags in ((0, os.devnull, os.O_RDONLY),
+                            (1, job["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
+                            (2, job["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)):
+        os.dup2(os.open(path, flags), fd)
+    signal.alarm(job["timeout"])
+    main = types.ModuleType("__main__")
+    main.__builtins__ = builtins
+    sys.modules["__main__"] = main
+    first, *rest = job["argv"]
+    code = 0
+    try:
+        if first == "-c":
+            sys.argv, sys.path[0] = ["-c", *rest[1:]], ""
+            exec(compile(rest[0], "<string>", "exec"), main.__dict__)
+        elif first == "-m":
+            sys.argv, sys.path[0] = [rest[0], *rest[1:]], os.getcwd()
+            runpy.run_module(rest[0], run_name="__main__", alter_sys=True)
+        else:
+            sys.argv, sys.path[0] = [first, *rest], os.path.dirname(os.path.abspath(first))
+            runpy.run_path(first, run_name="__main__")
+    except SystemExit as stop:  # as the interpreter ends on sys.exit(code)
+        code = 0 if stop.code is None else stop.code
+        if not isinstance(code, int):
+            print(code, file=sys.stderr)
+            code = 1
+    except BaseException:
+        traceback.print_exc()
+        code = 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+for line in sys.stdin:
+    job = json.loads(line)
+    pid = os.fork()
+    if pid == 0:
+        child(job)
+    print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
+"""
+
+
+@pytest.fixture(scope="session")
+def fresh_python(tmp_path_factory):
+    """``fresh_python(*argv, cwd=folder, timeout=300)``: ``python ARGV`` run in a fresh
+    process from ``cwd`` (``-c CODE``, ``-m MODULE`` or a script, with arguments), as a
+    :class:`subprocess.CompletedProcess` with text stdout and stderr. The environment is this
+    process's with ``MPLBACKEND=Agg`` and the repository first on ``PYTHONPATH``.
+
+    Where the system can fork, the process is forked from one interpreter started for the
+    session (:data:`_FORK_SERVER`), which has only imported numpy, scipy, matplotlib and
+    scikit-learn (about 1.5 s of processor time an interpreter) and nothing of forensic_lr;
+    elsewhere it is a new interpreter. Not for tests of what an interpreter imports at start.
+    """
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "MPLBACKEND": "Agg",
+           "PYTHONPATH": os.pathsep.join([str(root), *filter(None, [os.environ.get(
+               "PYTHONPATH")])])}
+    if not hasattr(os, "fork"):
+        def fresh(*argv: str, cwd, timeout: int = 300) -> subprocess.CompletedProcess:
+            return subprocess.run([sys.executable, *argv], cwd=cwd, env=env,
+                                  capture_output=True, text=True, timeout=timeout)
+        yield fresh
+        return
+    files = tmp_path_factory.mktemp("fresh-python")
+    server = subprocess.Popen([sys.executable, "-c", _FORK_SERVER], env=env, cwd=files,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def forked(*argv: str, cwd, timeout: int = 300) -> subprocess.CompletedProcess:
+        out, err = files / "stdout.txt", files / "stderr.txt"
+        server.stdin.write(json.dumps({"argv": list(argv), "cwd": str(cwd), "stdout": str(out),
+                                       "stderr": str(err), "timeout": timeout}) + "\n")
+        server.stdin.flush()
+        code = int(server.stdout.readline())
+        return subprocess.CompletedProcess([sys.executable, *argv], code,
+                                           out.read_text(encoding="utf-8"),
+                                           err.read_text(encoding="utf-8"))
+
+    yield forked
+    server.stdin.close()
+    server.wait(timeout=60)
+
+
 def _no_children_left() -> bool:
     return multiprocessing.active_children() == []
 

@@ -4,7 +4,8 @@ LR, ELUB bounds and interval that a case file without ``[method]``, ``[uncertain
 from the library's parts (the default method fitted on all scores, the ELUB of its 5-fold
 cross-validated LLRs with the case seed, the percentile bootstrap of 1000 refits).
 
-The two faces run as a user runs them: ``python -m forensic_lr`` in a subprocess.
+The two faces run as a user runs them: ``python -m forensic_lr`` in a fresh process
+(``fresh_python``, tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 import json
 import math
 import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -54,24 +54,25 @@ def _background(folder, sources: bool) -> None:
         f"{float(v)!r},{a},{b}\n" for v, (a, b) in zip(ds, ds_pairs, strict=True)))
 
 
-def _cli(*argv: str, cwd) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "forensic_lr", *argv], cwd=cwd,
-                          capture_output=True, text=True, check=False)
+def _cli(fresh_python, *argv: str, cwd) -> subprocess.CompletedProcess:
+    done = fresh_python("-m", "forensic_lr", *argv, cwd=cwd)
     assert done.returncode == 0, done.stderr
     return done
 
 
 @pytest.fixture(scope="module", params=[False, True], ids=["by-trial", "by-source"])
-def both_faces(request, tmp_path_factory):
+def both_faces(request, tmp_path_factory, fresh_python):
     folder = tmp_path_factory.mktemp("defaults")
     _background(folder, request.param)
     (folder / "case.toml").write_text(CASE)
-    _cli("-q", "run", "case.toml", "--out", "out", "--draft", "--format", "json", cwd=folder)
+    _cli(fresh_python, "-q", "run", "case.toml", "--out", "out", "--draft", "--format", "json",
+         cwd=folder)
     case = json.loads((folder / "out" / "result.json").read_text())
     score_args = [a for s in SCORES for a in ("--score", str(s))]
-    cal = json.loads(_cli("calibrate", "--ss", "ss.csv", "--ds", "ds.csv", *score_args,
-                          "--json", cwd=folder).stdout)
-    text = _cli("calibrate", "--ss", "ss.csv", "--ds", "ds.csv", *score_args, cwd=folder).stdout
+    cal = json.loads(_cli(fresh_python, "calibrate", "--ss", "ss.csv", "--ds", "ds.csv",
+                          *score_args, "--json", cwd=folder).stdout)
+    text = _cli(fresh_python, "calibrate", "--ss", "ss.csv", "--ds", "ds.csv", *score_args,
+                cwd=folder).stdout
     return folder, request.param, case, cal, text
 
 
@@ -132,16 +133,17 @@ def test_the_defaults_equal_a_hand_built_evaluation(both_faces):
             iv.llr_high[i] / math.log(10), abs=1e-12)
 
 
-def test_no_elub_reports_the_model_and_warns(both_faces):
+def test_no_elub_reports_the_model_and_warns(both_faces, fresh_python):
     folder, _, case, _, _ = both_faces
-    out = json.loads(_cli("calibrate", "--ss", "ss.csv", "--ds", "ds.csv", "--score", "6.5",
-                          "--no-elub", "--interval", "none", "--json", cwd=folder).stdout)
+    out = json.loads(_cli(fresh_python, "calibrate", "--ss", "ss.csv", "--ds", "ds.csv",
+                          "--score", "6.5", "--no-elub", "--interval", "none", "--json",
+                          cwd=folder).stdout)
     r = out["results"][0]
     assert out["elub"] is None and not r["bounded"]
     assert r["llr"] == case["results"][1]["llr_unbounded"]
     assert any("ELUB bounding is off" in w for w in out["warnings"])
     # --elub (the default's old spelling) keeps working
-    again = json.loads(_cli("calibrate", "--ss", "ss.csv", "--ds", "ds.csv", "--score", "6.5",
-                            "--elub", "--method", "bayes", "--interval", "none", "--json",
-                            cwd=folder).stdout)
+    again = json.loads(_cli(fresh_python, "calibrate", "--ss", "ss.csv", "--ds", "ds.csv",
+                            "--score", "6.5", "--elub", "--method", "bayes", "--interval",
+                            "none", "--json", cwd=folder).stdout)
     assert again["results"][0]["log10_lr"] == case["results"][1]["log10_lr"]

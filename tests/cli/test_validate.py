@@ -2,8 +2,6 @@
 
 import json
 import math
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -80,15 +78,13 @@ def test_plots_written_atomically_and_not_overwritten(llr_files, capsys, monkeyp
     assert (out / "det.svg").read_text() == "<svg/>"
 
 
-def test_bad_input_exit_2_without_traceback(tmp_path):
+def test_bad_input_exit_2_without_traceback(tmp_path, fresh_python):
     bad = tmp_path / "ss.csv"
     bad.write_text("1.0\nnot-a-number\n")
     good = tmp_path / "ds.csv"
     good.write_text("1.0\n2.0\n")
-    proc = subprocess.run(
-        [sys.executable, "-m", "forensic_lr", "validate", "--ss", str(bad), "--ds", str(good)],
-        capture_output=True, text=True, check=False,
-    )
+    proc = fresh_python("-m", "forensic_lr", "validate", "--ss", str(bad), "--ds", str(good),
+                        cwd=tmp_path)
     assert proc.returncode == 2
     assert "ss.csv, line 2" in proc.stderr and "'not-a-number'" in proc.stderr
     assert "Traceback" not in proc.stderr

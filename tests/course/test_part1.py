@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -33,31 +30,30 @@ def test_background_ml_fits_have_the_slides_densities():
     assert norm.pdf(evidence, ds.mean(), ds.std()) == pytest.approx(0.15, rel=1e-12)
 
 
-def test_committed_data_equals_the_script_output(tmp_path):
-    subprocess.run([sys.executable, str(COURSE / "make_figures.py"), str(tmp_path)], check=True,
-                   env={**os.environ, "PYTHONPATH": str(ROOT)})
+def test_committed_data_equals_the_script_output(tmp_path, fresh_python):
+    done = fresh_python(str(COURSE / "make_figures.py"), str(tmp_path), cwd=ROOT)
+    assert done.returncode == 0, done.stderr
     for name in ("textbook-ss.txt", "textbook-ds.txt"):
         assert (tmp_path / "data" / name).read_bytes() == (COURSE / "data" / name).read_bytes()
 
 
-def test_lr_2_33_by_command():
-    out = subprocess.run(
-        [sys.executable, "-m", "forensic_lr", "calibrate",
-         "--ss", "docs/course/data/textbook-ss.txt", "--ds", "docs/course/data/textbook-ds.txt",
-         "--method", "gaussian", "--score", "5.96", "--no-elub", "--interval", "none", "--json"],
-        cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+def test_lr_2_33_by_command(fresh_python):
+    out = fresh_python(
+        "-m", "forensic_lr", "calibrate",
+        "--ss", "docs/course/data/textbook-ss.txt", "--ds", "docs/course/data/textbook-ds.txt",
+        "--method", "gaussian", "--score", "5.96", "--no-elub", "--interval", "none", "--json",
+        cwd=ROOT)
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["params"] == pytest.approx({"equal_variance": False, "mean_ds": 4.561299566253582,
                                            "mean_ss": 5.448368118088786, "sd_ds": 1.0,
                                            "sd_ss": 1.0}, rel=1e-12)
     assert doc["results"][0]["lr"] == pytest.approx(0.35 / 0.15, rel=1e-9)
-    assert "LR = 2.3 " in subprocess.run(
-        [sys.executable, "-m", "forensic_lr", "calibrate",
-         "--ss", "docs/course/data/textbook-ss.txt",
-         "--ds", "docs/course/data/textbook-ds.txt", "--method", "gaussian", "--score", "5.96",
-         "--no-elub", "--interval", "none"], cwd=ROOT, capture_output=True, text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout
+    assert "LR = 2.3 " in fresh_python(
+        "-m", "forensic_lr", "calibrate",
+        "--ss", "docs/course/data/textbook-ss.txt",
+        "--ds", "docs/course/data/textbook-ds.txt", "--method", "gaussian", "--score", "5.96",
+        "--no-elub", "--interval", "none", cwd=ROOT).stdout
 
 
 def test_lr_2_33_by_code(tmp_path):

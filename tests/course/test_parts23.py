@@ -8,9 +8,7 @@ misleading-evidence counts by counting.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -38,9 +36,9 @@ def _min_cllr(ss_llr, ds_llr) -> float:
     return _cllr(post[: ss_llr.size], post[ss_llr.size:])
 
 
-def test_every_file_the_script_writes_equals_the_committed_one(tmp_path):
-    subprocess.run([sys.executable, str(COURSE / "make_figures.py"), str(tmp_path)], check=True,
-                   env={**os.environ, "PYTHONPATH": str(ROOT)})
+def test_every_file_the_script_writes_equals_the_committed_one(tmp_path, fresh_python):
+    done = fresh_python(str(COURSE / "make_figures.py"), str(tmp_path), cwd=ROOT)
+    assert done.returncode == 0, done.stderr
     written = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
     assert written
     for rel in written:
@@ -96,10 +94,10 @@ def test_part2_small_background_and_extrapolation_numbers():
     assert f"largest same-source score {ss.max():.2f}" in page
 
 
-def test_calibrator_study_table_and_figure_are_the_scripts(tmp_path):
-    out = subprocess.run([sys.executable, str(COURSE / "calibrator_study.py"), str(tmp_path)],
-                         check=True, capture_output=True, text=True,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout
+def test_calibrator_study_table_and_figure_are_the_scripts(tmp_path, fresh_python):
+    done = fresh_python(str(COURSE / "calibrator_study.py"), str(tmp_path), cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
     assert out.strip() in (COURSE / "guide-calibrators.md").read_text("utf-8")
     rel = Path("figures") / "calibrator-study.svg"
     assert (tmp_path / rel).read_bytes() == (COURSE / rel).read_bytes()

@@ -9,8 +9,6 @@ import hashlib
 import io
 import json
 import re
-import subprocess
-import sys
 import zipfile
 
 import numpy as np
@@ -556,17 +554,14 @@ def test_a_bad_last_line_stops_the_read_with_its_line_number(tmp_path):
         (b"[" * 100_000, ["nested too deeply"]),
     ],
 )
-def test_command_line_exit_2_without_traceback(tmp_path, content, fragments):
+def test_command_line_exit_2_without_traceback(tmp_path, content, fragments, fresh_python):
     suffix = {b"\x93": ".npy", b"[": ".json"}.get(content[:1], ".csv")
     path = tmp_path / f"bad{suffix}"
     path.write_bytes(content)
     good = tmp_path / "ds.json"
     good.write_text("[1.0, 2.0, 3.0]")
     args = ["--scores", str(path)] if suffix == ".csv" else ["--ss", str(path), "--ds", str(good)]
-    proc = subprocess.run(
-        [sys.executable, "-m", "forensic_lr", "validate", *args],
-        capture_output=True, text=True, check=False,
-    )
+    proc = fresh_python("-m", "forensic_lr", "validate", *args, cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
     for fragment in fragments:
