@@ -152,7 +152,8 @@ def _shared(jobs: Mapping[str, Callable[[], T]], names: list[str], processes: in
             progress: Callable[[int, int], None] | None) -> dict[str, T]:
     """:func:`run_jobs` with a pool of ``processes`` more processes.
 
-    A thread of this process feeds the pool: each time a pool process is ready or has
+    The pool's processes start first, from this thread (before any job runs here); then a
+    thread of this process feeds the pool: each time a pool process is ready or has
     finished a job, it takes the next job from the queue and sends its name there. This
     process's main thread takes the first job, then the next from the same queue
     whenever it is free.
@@ -173,8 +174,13 @@ def _shared(jobs: Mapping[str, Callable[[], T]], names: list[str], processes: in
 
     with ProcessPoolExecutor(processes, mp_context=_context(), initializer=_start_worker,
                              initargs=(table,)) as pool:
+        # the pool's processes start here, from this thread, before this process runs a
+        # job: a process forked from another thread while a job here holds a lock (BLAS's
+        # own, as a job sets its threads) would start with that lock held and wait for ever
+        busy = {pool.submit(_ready) for _ in range(processes)}
+
         def feed() -> None:
-            busy = {pool.submit(_ready) for _ in range(processes)}
+            nonlocal busy
             while busy:
                 done, busy = wait(busy, return_when=FIRST_COMPLETED)
                 for _ in done:

@@ -10,6 +10,7 @@ Independent values: the jobs called one by one in this process (the slow definit
 import io
 import multiprocessing
 import os
+import threading
 import time
 import warnings
 from functools import partial
@@ -100,6 +101,21 @@ def test_warnings_of_a_pool_job_are_raised_here():
     with pytest.warns(UserWarning, match="drawn in a pool process"):
         got = run_jobs({"a": partial(_pid_after, 1.0), "b": _warns}, 2)
     assert got["b"] == 2 and got["a"] == os.getpid()
+
+
+def _children_and_threads() -> tuple[int, int]:
+    return len(multiprocessing.active_children()), threading.active_count()
+
+
+def test_the_pool_starts_before_the_first_job_here(no_children_left):
+    # forked from this (only) thread before job a runs here: a process forked from the
+    # feeding thread while a job here holds a lock (e.g. BLAS's, when it sets its threads)
+    # would start with that lock held and wait for ever
+    threads = threading.active_count()
+    got = run_jobs({"a": _children_and_threads, "b": partial(_pid_after, 0.0)}, 2)
+    children, threads_in_a = got["a"]
+    assert children == 1 and threads_in_a > threads  # the pool (and its threads) exist
+    assert no_children_left()
 
 
 def test_a_free_process_takes_the_next_job(no_children_left):
