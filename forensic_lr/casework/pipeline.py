@@ -284,11 +284,14 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None, *,
     workers = stage_workers(data) if workers is None else workers
     here = progress if workers == 1 else None  # a pool process draws no progress bar
     replicates = two_stage_bootstrap(spec)  # None unless [fusion]
+    # a free process takes the next stage in this order: the validation (cross-validation
+    # and the metrics' bootstrap, usually the longer) before the sensitivity analysis, so
+    # that on two cores the sensitivity analysis follows whichever of the other two ends first
     stages = run_jobs({
         "evidence": partial(_evidence_stage, spec, data, extra, progress, replicates),
-        "sensitivity": partial(_sensitivity_stage, spec, data, extra, scale, replicates),
         "validation": partial(validate_case, spec, data, extra,
                               stage_progress(here, "cross-validation")),
+        "sensitivity": partial(_sensitivity_stage, spec, data, extra, scale, replicates),
     }, workers)
     validated = stages["validation"]
     unbounded = stages["evidence"]

@@ -60,7 +60,7 @@ def test_stages_in_a_process_pool_give_the_serial_result(tmp_path, monkeypatch,
     spec = spec.model_copy(update={"uncertainty": spec.uncertainty.model_copy(update={"n": 200})})
     serial, serial_pids = _run(spec, monkeypatch, 1)
     assert serial_pids == [os.getpid()]
-    for workers in (2, 3):  # two: the sensitivity beside the rest; three: a stage each
+    for workers in (2, 3):  # two: the evidence here, the others in turn; three: a stage each
         spec.resolve("pids.txt").unlink(missing_ok=True)
         forked, forked_pids = _run(spec, monkeypatch, workers)
         assert len(forked_pids) == 1 and forked_pids[0] != os.getpid()  # ran in the pool
