@@ -8,6 +8,7 @@ import numpy as np
 from scipy.special import expit, logit
 
 from ..errors import ConvergenceError, InputError, excerpt
+from ..i18n import N_
 from .base import BaseCalibrator, check_background, check_weight, number_option, param_row
 from .base import weighted_moments as _moments
 from .batched_newton import projected_newton
@@ -103,8 +104,8 @@ class LogisticFusion(BaseCalibrator):
     """
 
     name = "fusion"
-    title = "Logistic-regression fusion"
-    summary = (
+    title = N_("Logistic-regression fusion")
+    summary = N_(
         "The natural-log LR is a weighted sum of the systems' scores plus a constant, "
         "a + b1 s1 + b2 s2 + ..., with the constant and the weights chosen to minimise the "
         "log-likelihood-ratio cost (Cllr) of the background comparisons, the two classes "

@@ -34,11 +34,43 @@ from ..i18n import N_
 from ..records import Serialisable
 from .measurements import Measurements
 from .pairs import Pairs, UnitKind, Units, out_of_fold, pair_units, units_of
-from .scores import SCORE_FUNCTIONS, DistanceScore
+from .scores import DistanceScore
 from .two_level import TwoLevelModel
 
 __all__ = ["FeatureModel", "MeasuredBackground", "background_values", "evidence_values",
            "population_summary"]
+
+
+#: The title and summary of a model ``score`` (one of :data:`.scores.SCORE_FUNCTIONS`: its title
+#: and formula), each written whole so that the reports can translate it.
+SCORE_MODEL_TEXTS: dict[str, tuple[str, str]] = {
+    "euclidean": (
+        N_("Euclidean distance of the mean feature values"),
+        N_("The comparison score is the Euclidean distance between the questioned and control "
+           "items' mean measurements, sqrt(sum_k (x_k - y_k)^2); the calibration method turns "
+           "it into an LR using the same-source and different-source comparisons of the "
+           "population database.")),
+    "manhattan": (
+        N_("Manhattan (city-block) distance of the mean feature values"),
+        N_("The comparison score is the Manhattan (city-block) distance between the "
+           "questioned and control items' mean measurements, sum_k |x_k - y_k|; the "
+           "calibration method turns it into an LR using the same-source and "
+           "different-source comparisons of the population database.")),
+    "standardised": (
+        N_("Standardised (Mahalanobis) distance with the pooled within-source covariance W "
+           "of the population of the mean feature values"),
+        N_("The comparison score is the standardised (Mahalanobis) distance with the pooled "
+           "within-source covariance W of the population between the questioned and control "
+           "items' mean measurements, sqrt((x - y)' W^-1 (x - y)); the calibration method "
+           "turns it into an LR using the same-source and different-source comparisons of "
+           "the population database.")),
+    "cosine": (
+        N_("Cosine distance of the mean feature values"),
+        N_("The comparison score is the cosine distance between the questioned and control "
+           "items' mean measurements, 1 - x'y / (|x| |y|); the calibration method turns it "
+           "into an LR using the same-source and different-source comparisons of the "
+           "population database.")),
+}
 
 
 @dataclass(frozen=True)
@@ -100,13 +132,10 @@ class FeatureModel:
     def describe(self) -> dict[str, str]:
         """Title, summary and reference of the model, for the record."""
         if self.kind == "score":
-            title, formula = SCORE_FUNCTIONS[self.score]
+            title, summary = SCORE_MODEL_TEXTS[self.score]
             return {
-                "title": f"{title[:1].upper()}{title[1:]} of the mean feature values",
-                "summary": (f"The comparison score is the {title} between the questioned and "
-                            f"control items' mean measurements, {formula}; the calibration "
-                            "method turns it into an LR using the same-source and "
-                            "different-source comparisons of the population database."),
+                "title": title,
+                "summary": summary,
                 "reference": ("P. C. Mahalanobis, On the generalised distance in statistics, "
                               "Proc. Natl. Inst. Sci. India 2 (1936) 49-55"
                               if self.score == "standardised" else ""),

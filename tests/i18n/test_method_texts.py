@@ -128,7 +128,7 @@ def test_validation_notes_in_german(study_with_notes):
 @pytest.mark.parametrize("language", TRANSLATED)
 def test_two_level_model_texts_are_translated(language):
     """A case from measurements: the two-level model's title, summary and typicality
-    statement (page 1) in every language; the score functions' own words are not yet."""
+    statement (page 1) in every language."""
     from forensic_lr.features.comparisons import FeatureModel
 
     gettext = translations(language, "report").gettext
@@ -140,3 +140,108 @@ def test_two_level_model_texts_are_translated(language):
             assert "Aitken" not in text or "Aitken" in gettext(text)
     similarity = FeatureModel(kind="score", score="euclidean").typicality_statement()
     assert gettext(similarity) != similarity
+
+
+def test_score_model_texts_in_english_as_before():
+    """The score functions' model texts, whole catalogue texts now, read as the former
+    composition wrote them (typed here by hand for one function)."""
+    from forensic_lr.features.comparisons import FeatureModel
+
+    d = FeatureModel(kind="score", score="manhattan").describe()
+    assert d["title"] == "Manhattan (city-block) distance of the mean feature values"
+    assert d["summary"] == (
+        "The comparison score is the Manhattan (city-block) distance between the questioned "
+        "and control items' mean measurements, sum_k |x_k - y_k|; the calibration method "
+        "turns it into an LR using the same-source and different-source comparisons of the "
+        "population database.")
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_score_model_and_fusion_texts_are_translated(language):
+    """Every score function's model title and summary (cases from measurements with
+    ``model = "score"``) and the fusion method's title and summary, in every language,
+    each formula kept as written."""
+    from forensic_lr.calibration.fusion import LogisticFusion
+    from forensic_lr.features.comparisons import FeatureModel
+    from forensic_lr.features.scores import SCORE_FUNCTIONS
+
+    gettext = translations(language, "report").gettext
+    for score, (_, formula) in SCORE_FUNCTIONS.items():
+        d = FeatureModel(kind="score", score=score).describe()
+        for text in (d["title"], d["summary"]):
+            assert gettext(text) != text, (language, score, text[:50])
+        assert formula in gettext(d["summary"]), (language, score)
+    fusion = LogisticFusion.describe()
+    for text in (fusion.title, fusion.summary):
+        assert gettext(text) != text, (language, text[:50])
+    assert all(kept in gettext(fusion.summary) for kept in ("a + b1 s1 + b2 s2 + ...", "Cllr"))
+
+
+@pytest.fixture(scope="module")
+def measured_and_fused(tmp_path_factory):
+    """The glass-measurements case with a score function (the standardised distance) and the
+    voice-fusion case, each run once (in English)."""
+    import shutil
+    import warnings
+
+    from forensic_lr._resources import examples_dir
+    from forensic_lr.casework.pipeline import run_case_full
+    from forensic_lr.casework.spec import load_case
+    from forensic_lr.errors import ForensicLRWarning
+
+    folder = tmp_path_factory.mktemp("glass")
+    shutil.copytree(examples_dir() / "glass-measurements", folder, dirs_exist_ok=True)
+    case = folder / "case.toml"
+    text = re.sub(r'model = "two_level".*\nbetween = .*\n', 'model = "score"\nscore = '
+                  '"standardised"\n', case.read_text(encoding="utf-8"))
+    case.write_text(text, encoding="utf-8")
+    specs = [load_case(case, overrides={"uncertainty": {"method": "none"}}),
+             load_case(examples_dir() / "voice-fusion" / "case.toml",
+                       overrides={"uncertainty": {"method": "none"}})]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ForensicLRWarning)
+        return [run_case_full(spec) for spec in specs]
+
+
+#: hand-typed: the start of the standardised distance's model title and the fusion title
+TYPED = {
+    "es": ("Distancia estandarizada (de Mahalanobis) de los valores medios",
+           "Fusión por regresión logística"),
+    "de": ("Standardisierte (Mahalanobis-)Distanz der mittleren Merkmalswerte",
+           "Fusion mit logistischer Regression"),
+    "fr": ("Distance standardisée (de Mahalanobis) des valeurs moyennes",
+           "Fusion par régression logistique"),
+    "nl": ("Gestandaardiseerde (mahalanobis)afstand van de gemiddelde kenmerkwaarden",
+           "Fusie met logistische regressie"),
+    "sv": ("Standardiserat (Mahalanobis-)avstånd mellan medelvärdena av särdragen",
+           "Fusion med logistisk regression"),
+}
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_measurement_and_fusion_reports_print_their_method_in_the_language(
+        language, measured_and_fused):
+    """The reports of both cases in each language: no English text of the measurement
+    model or the fusion (title, summary, typicality) left; their English stays in
+    result.json."""
+    import dataclasses
+    import html as html_module
+
+    from forensic_lr.report import build_report
+
+    measured, fused = measured_and_fused
+    english = [measured.result.measurements.title, measured.result.measurements.summary,
+               measured.result.measurements.typicality_statement,
+               fused.result.fusion.title, fused.result.fusion.summary]
+    assert english[3] == "Logistic-regression fusion"
+    printed = ""
+    for run in measured_and_fused:
+        spec = run.spec.model_copy(update={
+            "report": run.spec.report.model_copy(update={"language": language})})
+        files = build_report(dataclasses.replace(run, spec=spec), formats=("html", "json"))
+        printed += " ".join(html_module.unescape(files["report.html"].decode()).split())
+        kept = json.loads(files["result.json"])
+        assert (kept["measurements"] or kept["fusion"])["title"] in english  # English kept
+    left = [t for t in english if " ".join(t.split()) in printed]
+    assert not left, f"{language}: English method text left: {[t[:40] for t in left]}"
+    assert all(typed in printed for typed in TYPED[language])
