@@ -387,15 +387,18 @@ class FusedSystem(Record):
     ``weight``: the fusion weight per score unit; ``standardised_weight``: per standard
     deviation of the system's background scores (comparable between systems). ``cllr``,
     ``min_cllr`` and ``eer``: of the system alone, its scores calibrated by logistic
-    regression in the same cross-validation folds as the fusion.
+    regression in the same cross-validation folds as the fusion; None, with the reason in
+    ``not_computable``, when that calibration cannot be fitted in some fold (e.g. the
+    system alone separates the classes).
     """
 
     name: str
     weight: float
     standardised_weight: float
-    cllr: float
-    min_cllr: float
-    eer: float
+    cllr: float | None
+    min_cllr: float | None
+    eer: float | None
+    not_computable: str = ""
 
 
 class FusionModel(Record):

@@ -24,6 +24,7 @@ import numpy as np
 from ..calibration.fusion import LogisticFusion, fusion_refits
 from ..calibration.logistic import LogisticCalibrator
 from ..errors import ForensicLRError, InputError
+from ..i18n.messages import english
 from ..io.paired import load_system_scores
 from ..io.scores import ScoreSet
 from ..metrics import evaluate_llrs
@@ -34,7 +35,8 @@ from ..uncertainty import cross_validated_llr, fold_splits
 
 __all__ = [
     "FusedBackground", "FusedInputs", "TwoStageBootstrap", "case_fused_scores", "evidence_llrs",
-    "fused_background", "fused_inputs", "read_systems", "two_stage_bootstrap",
+    "fused_background", "fused_inputs", "fusion_warnings", "read_systems",
+    "two_stage_bootstrap",
 ]
 
 
@@ -138,11 +140,9 @@ def fused_background(spec) -> FusedBackground:
     intercept, weights = fitted.coefficients()
     systems = []
     for j, name in enumerate(fitted.params()["systems"]):
-        alone = evaluate_llrs(*cross_validated_llr(ss[:, j], ds[:, j], "logistic", folds, seed,
-                                                   **sources), check=False)
         systems.append(FusedSystem(
             name=name, weight=float(weights[j]), standardised_weight=float(fitted.theta_[j + 1]),
-            cllr=alone.cllr, min_cllr=alone.min_cllr, eer=alone.eer))
+            **_alone(ss[:, j], ds[:, j], folds, seed, sources)))
     together = evaluate_llrs(fused_ss, fused_ds, check=False)
     section = spec.fusion
     described = LogisticFusion.describe()
@@ -159,6 +159,30 @@ def fused_background(spec) -> FusedBackground:
                     ss_sources=first.ss_sources, ds_sources=first.ds_sources,
                     inputs=first.inputs)
     return FusedBackground(data, record)
+
+
+def _alone(ss, ds, folds, seed, sources) -> dict:
+    """Cllr, minCllr and EER of one system alone, its scores calibrated by logistic
+    regression in the case's folds; None each, with the reason, when a fold cannot be
+    fitted (e.g. the system alone separates the classes: no finite logistic fit)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the fold fits' own warnings: not the case's
+            alone = evaluate_llrs(*cross_validated_llr(ss, ds, "logistic", folds, seed,
+                                                       **sources), check=False)
+    except ForensicLRError as exc:
+        return {"cllr": None, "min_cllr": None, "eer": None, "not_computable": str(exc)}
+    return {"cllr": alone.cllr, "min_cllr": alone.min_cllr, "eer": alone.eer}
+
+
+def fusion_warnings(record: FusionModel | None) -> list[str]:
+    """The warnings of a fusion's record: a system whose own validation is not computable
+    (``warning.fusion_system_not_computable``)."""
+    if record is None:
+        return []
+    return [english("warning.fusion_system_not_computable", system=s.name,
+                    error=s.not_computable)
+            for s in record.systems if s.not_computable]
 
 
 @dataclass(frozen=True, eq=False)

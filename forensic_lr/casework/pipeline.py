@@ -26,7 +26,7 @@ from ..records import CaseResult, EvidenceResult, Message, Provenance
 from ..resampling import Progress, stage_progress
 from ..validation.method import Method, MethodValidation, in_sample_bounds, validate_method
 from .evidence import evaluate_unbounded, limit_to_elub
-from .fused import two_stage_bootstrap
+from .fused import fusion_warnings, two_stage_bootstrap
 from .inputs import (
     load_background,
     load_background_and_fusion,
@@ -305,6 +305,7 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None, *,
         *_fold_summary(validated.fold_warnings, hasattr(evaluated.inner, "warnings_"),
                        seen=evaluation.warnings),
         *validated.warnings,
+        *fusion_warnings(fusion),
     ]
     unique = tuple(dict.fromkeys(texts))
     for text in unique:

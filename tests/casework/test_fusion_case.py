@@ -256,3 +256,36 @@ def test_a_run_reads_the_background_file_once_and_fits_the_full_fusion_once(fold
     assert [p for p in reads if p.endswith("scores.csv")] == [str(folder / "scores.csv")]
     n = len(run.ss) + len(run.ds)
     assert full_fits.count(n) == 1 and max(full_fits) == n  # the rest: fold fits
+
+
+def test_a_system_that_alone_separates_the_classes_is_not_computable_alone(tmp_path):
+    """System a alone separates same-source from different-source comparisons: its own
+    logistic calibration has no finite solution, so its row says why (a warning with its
+    code), while the fused system (penalised fusion and calibration) is validated."""
+    from forensic_lr.report import build_report
+
+    rng = np.random.default_rng(8)
+    rows = ["label,a,b,source_a,source_b"]
+    for s in range(20):
+        for z in rng.normal(size=(4, 2)):
+            rows.append(f"ss,{4 + 0.3 * z[0]:.5f},{1 + z[1]:.5f},S{s},S{s}")
+    for _ in range(200):
+        i, j = rng.choice(20, 2, replace=False)
+        z = rng.normal(size=2)
+        rows.append(f"ds,{0.3 * z[0]:.5f},{z[1]:.5f},S{i},S{j}")
+    (tmp_path / "scores.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    text = CASE.format(evidence="", fusion="l2 = 0.01", background="").replace(
+        'calibrator = "logistic"', 'calibrator = "logistic"\noptions = { l2 = 0.01 }')
+    (tmp_path / "case.toml").write_text(text, encoding="utf-8")
+    with pytest.warns(Warning, match="system a alone"):
+        run = run_case_full(load_case(tmp_path / "case.toml"))
+    a, b = run.result.fusion.systems
+    assert a.cllr is None and a.min_cllr is None and a.eer is None
+    assert "no finite solution" in a.not_computable
+    assert b.cllr is not None and not b.not_computable
+    assert run.result.validation.metrics["cllr"] == pytest.approx(cllr(run.ss_llr_cv,
+                                                                       run.ds_llr_cv))
+    codes = [m.code for m in run.result.warning_messages if m is not None]
+    assert "warning.fusion_system_not_computable" in codes
+    html = build_report(run, ("html",))["report.html"].decode("utf-8")
+    assert "not computable alone: its logistic calibration cannot be fitted" in html
