@@ -368,8 +368,9 @@ def test_downloads_refuse_unknown_runs_and_names(voice_run):
 
 def test_case_from_the_api_runs_from_the_command_line_to_the_same_bytes(voice_run, tmp_path):
     client, bearer, cases, key, _ = voice_run
-    out = tmp_path / "cli"
-    assert main(["run", str(cases / key / "case.toml"), "--out", str(out), "-q"]) == 0
+    out = tmp_path / "cli"  # the record only: the same bytes whatever formats are written
+    assert main(["run", str(cases / key / "case.toml"), "--out", str(out), "-q", "--format",
+                 "json"]) == 0
     served = client.get(f"/api/cases/{key}/runs/1/result.json", headers=bearer).content
     assert (out / "result.json").read_bytes() == served
 
@@ -484,9 +485,10 @@ def test_lab_profile_uploaded_by_an_administrator(client, bearer, cases_dir, tmp
     served = client.post(f"/api/cases/{key}/runs", headers=bearer)
     assert served.status_code == 201, served.text
     assert served.json()["result"]["lab"]["name"] == "Web Test Laboratory"
-    out = tmp_path / "cli"
+    out = tmp_path / "cli"  # the record only: the same bytes whatever formats are written
     assert main(["run", str(cases_dir / key / "case.toml"), "--lab",
-                 str(cases_dir / ".lab" / "lab.toml"), "--out", str(out), "-q"]) == 0
+                 str(cases_dir / ".lab" / "lab.toml"), "--out", str(out), "-q", "--format",
+                 "json"]) == 0
     downloaded = client.get(f"/api/cases/{key}/runs/latest/result.json", headers=bearer)
     assert (out / "result.json").read_bytes() == downloaded.content
 
