@@ -10,7 +10,8 @@ another reasonable choice have given another answer? It evaluates each evidence 
 * for the suspect-adapted method (``suspect_map``), under a range of relevance factors and
   the population model (no adaptation);
 * with the case's method refitted on bootstrap resamples of the background: by source
-  when the background files name sources, else by trial;
+  when the background files name sources, else by trial (a fused case refits the fusion
+  too: :class:`~forensic_lr.casework.fused.TwoStageBootstrap`);
 
 and says in a sentence how far apart the values lie (in log10 units) and whether the
 verbal equivalent changes. Every value is the model's own, unbounded: robustness is a
