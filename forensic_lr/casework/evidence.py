@@ -322,8 +322,7 @@ def limit_to_elub(
     results = tuple(_limit(e, bounds_log10 if applied else None) for e in record.results)
     texts = list(record.warnings)
     if not method.elub:
-        names = list(labels) if labels else [f"score {e.score:g}" for e in results]
-        texts += _beyond_bounds(results, bounds_log10, names)
+        texts += _beyond_bounds(results, bounds_log10, labels)
     low, high = (None, None) if bounds_log10 is None else bounds_log10
     limited = record.model_copy(update={
         "method": record.method.model_copy(update={
@@ -497,16 +496,20 @@ def _statement(log10_lr: float, log10_model: float, interval: Interval | None,
     return {"uncertainty": statement(parts), "uncertainty_messages": tuple(parts)}
 
 
-def _beyond_bounds(results: Sequence[EvidenceLR], supported, names: Sequence[str]) -> list[str]:
-    """Warnings for evidence LRs outside the ELUB bounds when bounding is off."""
+def _beyond_bounds(results: Sequence[EvidenceLR], supported,
+                   labels: Sequence[str] | None) -> list[str]:
+    """Warnings for evidence LRs outside the ELUB bounds when bounding is off, each named
+    by its label, else by its score ("score 3.5", code ``warning.beyond_elub.score``)."""
     if supported is None:
         return []
     low, high = supported
     texts = []
-    for name, e in zip(names, results, strict=True):
+    for i, e in enumerate(results):
         bound = high if e.log10_lr > high else low if e.log10_lr < low else None
         if bound is not None:
-            texts.append(english(
-                "warning.beyond_elub", label=name, log10=signed_log10(e.log10_lr),
-                low=signed_log10(low), high=signed_log10(high), bound=signed_log10(bound)))
+            values = {"log10": signed_log10(e.log10_lr), "low": signed_log10(low),
+                      "high": signed_log10(high), "bound": signed_log10(bound)}
+            texts.append(english("warning.beyond_elub", label=labels[i], **values) if labels
+                         else english("warning.beyond_elub.score", score=f"{e.score:g}",
+                                      **values))
     return texts

@@ -133,6 +133,11 @@ WARNINGS = {
         "Q1-K1: log10 LR +3.37 lies beyond the empirical bounds the validation data support "
         "(ELUB, -2.00 to +2.45); ELUB bounding is off: with it the LR would be limited to "
         "log10 LR +2.45",
+    ("warning.beyond_elub.score", (("score", "3.5"), ("log10", "+2.67"), ("low", "-0.97"),
+                                   ("high", "+1.06"), ("bound", "+1.06"))):
+        "score 3.5: log10 LR +2.67 lies beyond the empirical bounds the validation data "
+        "support (ELUB, -0.97 to +1.06); ELUB bounding is off: with it the LR would be "
+        "limited to log10 LR +1.06",
     ("warning.extrapolation.distance", (("score", "0.5"), ("low", "1.25"), ("high", "9"))):
         "distance 0.5 lies outside the range of the background distances [1.25, 9]: its LR "
         "is an extrapolation of the model",
@@ -352,3 +357,28 @@ def test_swapped_classes_print_in_every_language_from_their_codes(monkeypatch):
                     "proposición de misma fuente: compruebe que los valores de misma fuente y "
                     "de distinta fuente no están intercambiados, y que las puntuaciones no son "
                     "distancias") in printed
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_small_background_warnings_in_every_language(language, worked):
+    """The small-background worked case (a score beyond the background and the ELUB, a
+    small class, a criterion not met; its score has no label): every warning printed from
+    its code, none in English; the unlabelled score named the language's way (typed by hand)."""
+    import dataclasses
+    import html as html_module
+
+    from forensic_lr.report import build_report
+
+    run = worked.run("small-background")
+    assert None not in run.result.warning_messages
+    assert any(w.startswith("score 3.5: log10 LR") for w in run.result.warnings)
+    spec = run.spec.model_copy(update={
+        "report": run.spec.report.model_copy(update={"language": language})})
+    page = build_report(dataclasses.replace(run, spec=spec), formats=("html",))
+    printed = " ".join(html_module.unescape(page["report.html"].decode()).split())
+    left = [w for w in run.result.warnings if " ".join(w.split()) in printed]
+    assert not left, f"{language}: warnings left in English: {left[:2]}"
+    named = {"es": "puntuación 3,5: log10 LR", "de": "Score 3,5: log10 LR",
+             "fr": "score 3,5 : log10 LR", "nl": "score 3,5: log10 LR",
+             "sv": "värdet 3,5: log10 LR"}
+    assert named[language] in printed
