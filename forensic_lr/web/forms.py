@@ -60,7 +60,7 @@ FIELDS: tuple[Field, ...] = (
     Field("evidence", "score_direction", "Score direction", "select",
           choices=("higher_is_similar", "lower_is_similar")),
     Field("background", "ss", "Same-source scores (file)", "file",
-          help="CSV, TSV, text, JSON, .npy or .xlsx"),
+          help="CSV, TSV, text, JSON, .npy, .xlsx or Parquet"),
     Field("background", "ds", "Different-source scores (file)", "file"),
     Field("background", "description", "Background data", "area"),
     Field("background", "population", "Relevant population"),

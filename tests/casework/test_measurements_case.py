@@ -193,3 +193,37 @@ def test_several_comparisons_each_get_their_value_and_label(folder):
     want = (model.llr(rows[3:5], rows[:3]), model.llr(rows[5:7], rows[:3]))
     assert spec.evidence.labels == ("Q1-K1", "Q2-K1")
     assert spec.evidence.values == pytest.approx(want, abs=1e-12)
+
+
+def test_parquet_database_and_items_give_the_csv_case(folder):
+    """The same tables as Parquet files (written by pyarrow): the same evidence value and
+    the same background comparisons, with the Parquet files' SHA-256 in the record."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    import csv
+    import hashlib
+
+    for name in ("db", "items"):
+        with open(folder / f"{name}.csv", encoding="utf-8") as handle:
+            header, *rows = csv.reader(handle)
+        columns = {h: [r[j] for r in rows] for j, h in enumerate(header)}
+        pq.write_table(pa.table({h: (pa.array([float(v) for v in c]) if h in ("a", "b")
+                                     else pa.array(c)) for h, c in columns.items()}),
+                       folder / f"{name}.parquet")
+    spec = _case(folder)
+    path = folder / "case.toml"
+    path.write_text(CASE.format(measurements="").replace('"db.csv"', '"db.parquet"')
+                    .replace('"items.csv"', '"items.parquet"'), encoding="utf-8")
+    parquet = load_case(path)
+    assert parquet.evidence.values == spec.evidence.values
+    from forensic_lr.casework.inputs import load_measured
+
+    (data_csv, *_), (data_pq, _, hashes, files, record) = (load_measured(spec),
+                                                           load_measured(parquet))
+    np.testing.assert_array_equal(data_pq.ss, data_csv.ss)
+    np.testing.assert_array_equal(data_pq.ds, data_csv.ds)
+    np.testing.assert_array_equal(data_pq.ds_sources, data_csv.ds_sources)
+    assert hashes == {f: hashlib.sha256((folder / f).read_bytes()).hexdigest()
+                      for f in ("db.parquet", "items.parquet")}
+    assert record.database_sha256 == hashes["db.parquet"]
+    assert {f["format"] for f in files} == {"parquet"}
