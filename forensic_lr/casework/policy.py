@@ -47,7 +47,7 @@ from ..errors import ForensicLRError
 from ..i18n.messages import english
 from ..metrics.catalogue import METRICS
 from ..records import CaseResult, Conclusion, Message, PolicySetting
-from .profile import criterion_label
+from .profile import criterion_label, setting_value_text
 from .spec import Opinion
 from .verbal import format_lr
 
@@ -193,13 +193,17 @@ def _elub_notes(result: CaseResult) -> list[Message]:
 def _departures(policy: tuple[PolicySetting, ...]) -> tuple[Message, ...]:
     """The settings looser than the laboratory's profile, as page 1 lists them: the
     setting's label (a text of the report catalogue), the case's and the laboratory's value
-    (on/off as a phrase, a span as "low to high", numbers as ``%g``, other values as written)."""
-    def shown(value, name: str) -> dict[str, str]:
-        params = {name: "", f"{name}_code": "", f"{name}_span": ""}
+    (on/off as a phrase, a span as "low to high", numbers as ``%g``, a case-file keyword as
+    what it means (:func:`~forensic_lr.casework.profile.setting_value_text`, a text of the
+    report catalogue), other values as written)."""
+    def shown(value, name: str, key: str) -> dict[str, str]:
+        params = {name: "", f"{name}_code": "", f"{name}_span": "", f"{name}_term": ""}
         if isinstance(value, bool):
             params[f"{name}_code"] = f"policy.value.{'on' if value else 'off'}"
         elif isinstance(value, list | tuple):
             params[f"{name}_span"] = "\n".join(f"{v:g}" for v in value)
+        elif setting_value_text(key, value):
+            params[f"{name}_term"] = setting_value_text(key, value)
         else:
             params[name] = f"{value:g}" if isinstance(value, float | int) else str(value)
         return params
@@ -211,8 +215,8 @@ def _departures(policy: tuple[PolicySetting, ...]) -> tuple[Message, ...]:
         return {"setting_term": p.label, "setting_code": ""}
 
     return tuple(
-        _said("policy.departure", **setting(p), **shown(p.value, "value"),
-              **shown(p.lab_value, "lab"))
+        _said("policy.departure", **setting(p), **shown(p.value, "value", p.key),
+              **shown(p.lab_value, "lab", p.key))
         for p in policy if p.relation == "looser"
     )
 

@@ -197,6 +197,30 @@ def test_the_written_override_applies_the_looser_value_and_says_so_on_page_one(f
     assert "(the laboratory&#39;s profile: 0.15)" not in html
 
 
+def test_a_looser_keyword_is_worded_on_page_one_in_the_language(folders):
+    """A departure whose values are case-file keywords (the beyond-background rule) is
+    listed with what they mean, in English as in Spanish (typed by hand)."""
+    lab, case = folders
+    lab.write_text(LAB.replace("[opinion]\n", '[opinion]\nbeyond_background = '
+                                               '"withhold-unbounded"\n'), encoding="utf-8")
+    text = ('[opinion]\nbeyond_background = "report"\nlab_override = true\n'
+            'lab_override_justification = "the court asked for every value"\n')
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ForensicLRWarning)
+        run = run_case_full(load_case(_with(case, text), lab=lab))
+    assert run.result.conclusion.lab_departures == (
+        "an evidence score outside the background range: reported, with its reliance on "
+        "extrapolation stated (the laboratory's profile: withheld unless ELUB limits it, and "
+        "then only the limited value is reported)",)
+    es = dataclasses.replace(run, spec=run.spec.model_copy(update={
+        "report": run.spec.report.model_copy(update={"language": "es"})}))
+    html = build_report(es, formats=("html",))["report.html"].decode("utf-8")
+    assert ("un score de la evidencia fuera del rango de referencia: informa, indicando que "
+            "se basa en una extrapolación (perfil del laboratorio: omite salvo que el ELUB la "
+            "limite, y entonces solo se informa el valor limitado)") in html
+    assert "withhold-unbounded)" not in html.split("Anexo E")[0]
+
+
 def test_override_needs_its_justification(folders):
     lab, case = folders
     with pytest.raises(InputError, match="lab_override_justification"):
