@@ -12,8 +12,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -121,14 +119,14 @@ print(json.dumps(done))
 
 
 @pytest.mark.parametrize("name", ["fifo", "device"])
-def test_every_command_exits_2_within_20_s(tmp_path, name):
+def test_every_command_exits_2_within_20_s(tmp_path, name, fresh_python):
     """A named pipe or /dev/zero would block or never end if read: every command in a
-    separate process, killed if all together take more than 20 s."""
+    separate process (``fresh_python``), killed if all together take more than 20 s."""
     path, words = _hostile(tmp_path)[name]
     commands = _commands(str(path))
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    out = subprocess.run([sys.executable, "-c", _DRIVER, json.dumps(list(commands.values()))],
-                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=20)
+    out = fresh_python("-c", _DRIVER, json.dumps(list(commands.values())), cwd=tmp_path,
+                       timeout=20)
+    assert out.returncode == 0, out.stderr[-800:]
     for command, (status, err) in zip(commands, json.loads(out.stdout), strict=True):
         assert status == 2, (command, err[-800:])
         assert words in err and "Traceback" not in err, (command, err[-800:])
