@@ -15,6 +15,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ..i18n import LANGUAGE_NAMES, SUPPORTED_LANGUAGES
+
 __all__ = ["EMPTY", "FIELDS", "FILE_FIELDS", "Field", "case_document"]
 
 
@@ -29,6 +31,12 @@ class Field:
     help: str = ""
     choices: tuple[str, ...] = ()
     default: str = ""
+    #: what a select shows for a choice, where it is not the choice itself
+    shown: tuple[tuple[str, str], ...] = ()
+
+    def show(self, choice: str) -> str:
+        """The text a select shows for ``choice``."""
+        return dict(self.shown).get(choice, choice)
 
     @property
     def name(self) -> str:
@@ -80,6 +88,11 @@ FIELDS: tuple[Field, ...] = (
     Field("validation", "study_date", "Validation study date", "date"),
     Field("validation.criteria", "cllr_max", "Criterion: Cllr at most", "number",
           help="or leave empty when the laboratory's profile sets the criteria"),
+    Field("report", "language", "Report language", "select",
+          choices=("", *SUPPORTED_LANGUAGES),
+          shown=(("", "the laboratory's (else English)"),
+                 *((c, f"{LANGUAGE_NAMES[c]} ({c})") for c in SUPPORTED_LANGUAGES)),
+          help="the language of the report's text, numbers and dates"),
 )
 
 #: The file fields: form input name -> case-file key.

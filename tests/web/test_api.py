@@ -98,6 +98,21 @@ def _session(client) -> str:
     return page.split('name="csrf" value="')[1].split('"')[0]
 
 
+def test_the_form_offers_every_report_language_and_writes_the_choice(client):
+    """The new-case form's report language: each supported language by name, or none (the
+    laboratory's profile decides); the case file gets ``[report] language`` only when chosen."""
+    from forensic_lr.web.forms import case_document
+
+    _session(client)
+    page = client.get("/cases/new").text
+    for code, name in (("en", "English"), ("es", "Spanish"), ("de", "German"),
+                       ("fr", "French"), ("nl", "Dutch"), ("sv", "Swedish")):
+        assert f'<option value="{code}">{name} ({code})</option>' in page
+    assert '<option value="" selected>' in page
+    assert '[report]\nlanguage = "sv"\n' in case_document({"report.language": "sv"}, {})
+    assert "[report]" not in case_document({"report.language": ""}, {})
+
+
 def test_form_without_csrf_is_403(client):
     csrf = _session(client)
     assert client.post("/cases/new", data={"case.id": "X"}).status_code == 403

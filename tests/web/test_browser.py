@@ -163,6 +163,7 @@ def test_examiner_reviewer_and_lecturer(server, browser, shots, tmp_path, capsys
     for name, value in form.items():
         if name in fields and name not in ("method.elub", "background.ss", "background.ds"):
             _fill(driver, name, value)
+    _fill(driver, "report.language", "es")  # the court reads Spanish
     for key in ("ss", "ds"):
         driver.find_element(By.NAME, f"background.{key}").send_keys(
             str(EXAMPLES / "voice" / f"{key}.csv"))
@@ -186,6 +187,7 @@ def test_examiner_reviewer_and_lecturer(server, browser, shots, tmp_path, capsys
     pdf = httpx.get(href, cookies=cookies).content
     text = "".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf)).pages)
     assert "FVC-2026-017" in text and "280" in text
+    assert "Informe evaluativo" in text and "Evaluative report" not in text
 
     driver.find_element(By.ID, "submit").click()
     WebDriverWait(driver, 60, ignored_exceptions=(StaleElementReferenceException,)).until(
