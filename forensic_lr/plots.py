@@ -65,6 +65,7 @@ from .i18n import N_, SOURCE_LANGUAGE, translations
 from .i18n.formatting import localized, percent_text
 from .io.scores import orient
 from .metrics.overestimation import FIDUCIAL_DRAWS
+from .records import BOUNDS_TERMS
 
 __all__ = [
     "ModelCurves",
@@ -375,22 +376,31 @@ def _mark_each(ax: Axes, marks, text: Callable[[int], str], *, transform=None) -
             _COMPARISON.add(line)
 
 
-def _elub_label(elub_log10: tuple[float, float], language: str = SOURCE_LANGUAGE) -> str:
+def _elub_label(elub_log10: tuple[float, float], language: str = SOURCE_LANGUAGE,
+                rule: str = "elub") -> str:
+    """The legend entry of the bounds: the rule's name (:data:`~forensic_lr.records.
+    BOUNDS_TERMS`; ELUB by default) and the two bounds."""
     low, high = elub_log10
     _ = _gettext(language)
-    return _("ELUB (log10 LR %(low)s, %(high)s)") % {
-        "low": localized(f"{low:+.2f}", language), "high": localized(f"{high:+.2f}", language)}
+    values = {"low": localized(f"{low:+.2f}", language),
+              "high": localized(f"{high:+.2f}", language)}
+    if rule == "elub":
+        return _("ELUB (log10 LR %(low)s, %(high)s)") % values
+    name = _(BOUNDS_TERMS[rule])
+    return _("%(rule)s (log10 LR %(low)s, %(high)s)") % {**values,
+                                                         "rule": name[:1].upper() + name[1:]}
 
 
 def _mark_elub(ax: Axes, elub_log10, *, axis: str = "x",
-               language: str = SOURCE_LANGUAGE) -> None:
-    """Dotted lines at the ELUB bounds (Vergeer et al. 2016), one legend entry for both."""
+               language: str = SOURCE_LANGUAGE, rule: str = "elub") -> None:
+    """Dotted lines at the bounds of ``rule`` (default ELUB, Vergeer et al. 2016), one
+    legend entry for both."""
     if elub_log10 is None:
         return
     low, high = (float(v) for v in elub_log10)
     line = ax.axvline if axis == "x" else ax.axhline
     style = {"color": ELUB_COLOUR, "linestyle": ":", "linewidth": 1.4}
-    line(low, label=_elub_label((low, high), language), **style)
+    line(low, label=_elub_label((low, high), language, rule), **style)
     line(high, **style)
 
 
@@ -595,7 +605,8 @@ def _svg_of(figure_function: Callable[..., Figure], name: str) -> Callable[..., 
 # ---------------------------------------------------------------------------------- Tippett
 def tippett(
     ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None, kind: str = "I",
-    elub_log10: tuple[float, float] | None = None, case_labels: Sequence[str] | None = None,
+    elub_log10: tuple[float, float] | None = None, bounds_rule: str = "elub",
+    case_labels: Sequence[str] | None = None,
     label: str | None = None, color: str | None = None, ax: Axes | None = None,
     case_log10_lr: float | Sequence[float] | None = None, language: str = SOURCE_LANGUAGE,
     **line,
@@ -622,6 +633,9 @@ def tippett(
         reads the RMEP and the DS curve the RMED.
     elub_log10 : (float, float), optional
         ELUB bounds in log10 LR, marked by dotted lines.
+    bounds_rule : str
+        The rule of those bounds (``"elub"``, ``"iv"``, ``"n-source"``, ``"fixed"``),
+        named in the legend.
     case_labels : sequence of str, optional
         The comparisons' labels, one per value of ``case_llr``.
     label : str, optional
@@ -700,7 +714,7 @@ def tippett(
                         *(v for _, v in marks)])
             ax.set_xlim(low, high + 0.05 * (high - low))
         ax.axvline(0, color=REF_COLOUR, linewidth=0.8)
-        _mark_elub(ax, elub_log10, language=language)
+        _mark_elub(ax, elub_log10, language=language, rule=bounds_rule)
 
         def counts(i: int) -> str:
             n_ss, n_ds = _as_strong(ss, ds, llrs[i])
@@ -1344,7 +1358,8 @@ def _bins(values: np.ndarray) -> np.ndarray:
 
 def llr_histogram(
     ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
-    elub_log10: tuple[float, float] | None = None, case_labels: Sequence[str] | None = None,
+    elub_log10: tuple[float, float] | None = None, bounds_rule: str = "elub",
+    case_labels: Sequence[str] | None = None,
     label: str | None = None, color: str | None = None, ax: Axes | None = None,
     language: str = SOURCE_LANGUAGE, **line,
 ) -> Figure:
@@ -1358,6 +1373,9 @@ def llr_histogram(
         This case's natural-log LR, marked at ``case_llr / ln 10``; one line per value.
     elub_log10 : (float, float), optional
         ELUB bounds in log10 LR, marked by dotted lines.
+    bounds_rule : str
+        The rule of those bounds (``"elub"``, ``"iv"``, ``"n-source"``, ``"fixed"``),
+        named in the legend.
     case_labels : sequence of str, optional
         The comparisons' labels, one per value of ``case_llr`` (legend).
     label : str, optional
@@ -1393,7 +1411,7 @@ def llr_histogram(
                    language=language)
         _mark_each(ax, case_marks(case_llr, case_labels, "case_llr"), lambda i: _("this case"),
                    transform=lambda v: v * _LOG10_E)
-        _mark_elub(ax, elub_log10, language=language)
+        _mark_elub(ax, elub_log10, language=language, rule=bounds_rule)
         ax.set_xlabel(_("log10 LR"))
         ax.set_ylabel(_("density"))
         ax.set_title(_("Distribution of log10 LRs"))
@@ -1404,6 +1422,7 @@ def llr_histogram(
 def score_densities(
     ss, ds, calibrator=None, *, case_score: float | Sequence[float] | None = None,
     curves: ModelCurves | None = None, elub_log10: tuple[float, float] | None = None,
+    bounds_rule: str = "elub",
     direction: str = "higher_is_similar", case_labels: Sequence[str] | None = None,
     label: str | None = None, color: str | None = None, ax: Axes | None = None,
     language: str = SOURCE_LANGUAGE, **line,
@@ -1425,6 +1444,8 @@ def score_densities(
         ``calibrator``, which is then not called.
     elub_log10 : (float, float), optional
         ELUB bounds in log10 LR, marked by dotted lines on the log10 LR axis.
+    bounds_rule : str
+        The rule of those bounds, named in the legend (as :func:`tippett`).
     direction : {"higher_is_similar", "lower_is_similar"}
         How the scores were measured. With ``"lower_is_similar"`` the inputs (scores, case
         score, ``curves``) are the negated distances the model uses, and the figure draws
@@ -1485,7 +1506,8 @@ def score_densities(
             twin = _twin(ax)
             twin.plot(grid, curves.log10_lr, color=color or "black", linewidth=1,
                       linestyle="-.", label=_named(label, _("log10 LR (right axis)")))
-            _mark_elub(twin, elub_log10, axis="y", language=language)
+            _mark_elub(twin, elub_log10, axis="y", language=language,
+                       rule=bounds_rule)
             twin.set_ylabel(_("log10 LR"))
             twin.grid(False)
         _legend(ax, own, twin)
@@ -1659,6 +1681,7 @@ def sensitivity(
                      else _("background bootstrap (trials)"))
     reported = record.case_log10_lr[evidence]
     limit = getattr(record, "elub_log10", None)
+    rule = getattr(record, "bounds_rule", "elub")  # names the bounds in the legend
     if reported is not None and limit is not None:
         reported = min(max(reported, limit[0]), limit[1])
     if ax is None:
@@ -1667,20 +1690,21 @@ def sensitivity(
             fig = Figure(figsize=(_SIZE[0], height))
             ax = fig.add_subplot()
             _draw_sensitivity(ax, rows, names, values, boot, evidence, elub_log10, reported,
-                              language)
+                              language, rule)
             _legend(ax, True)
             _localize_ticks(fig, language)
             _fix_tick_labels(fig)
             _fit(fig)
         return fig
-    _draw_sensitivity(ax, rows, names, values, boot, evidence, elub_log10, reported, language)
+    _draw_sensitivity(ax, rows, names, values, boot, evidence, elub_log10, reported, language,
+                      rule)
     _legend(ax, False)
     _localize_ticks(ax.figure, language)
     return ax.figure
 
 
 def _draw_sensitivity(ax, rows, names, values, boot, evidence, elub_log10, case,
-                      language: str = SOURCE_LANGUAGE) -> None:
+                      language: str = SOURCE_LANGUAGE, rule: str = "elub") -> None:
     _ = _gettext(language)
     y = np.arange(len(names))[::-1]
     colours = [CASE_COLOUR if r.is_case else SS_COLOUR for r in rows]
@@ -1707,7 +1731,8 @@ def _draw_sensitivity(ax, rows, names, values, boot, evidence, elub_log10, case,
         low, high = min([low, *near]), max([high, *near])
         for b in near:
             ax.axvline(b, color=ELUB_COLOUR, linestyle=":", linewidth=1.4,
-                       label=_elub_label(elub_log10, language) if b == near[0] else None)
+                       label=_elub_label(elub_log10, language, rule)
+                       if b == near[0] else None)
     ax.set_xlim(low - pad, high + pad)
     ax.set_yticks(y, names)
     ax.set_ylim(-0.7, len(names) - 0.3)

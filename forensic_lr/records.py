@@ -43,6 +43,7 @@ from pydantic import (
 
 from .display import Table, Tabular, warning_notes
 from .errors import ForensicLRError
+from .i18n import N_
 
 __all__ = [
     "CaseDetails",
@@ -87,6 +88,17 @@ __all__ = [
 ]
 
 ScoreDirection = Literal["higher_is_similar", "lower_is_similar"]
+#: A rule that bounds a reported LR (:data:`forensic_lr.defaults.BOUNDS_RULES`).
+BoundsRule = Literal["elub", "iv", "n-source", "fixed"]
+#: Each bounds rule as reports name it (texts of the report catalogue, translated where
+#: printed): ELUB (Vergeer et al. 2016), invariance verification (Alberink et al. 2025),
+#: the N-source bound (LR in [1/N, N]) and the laboratory's fixed bounds.
+BOUNDS_TERMS: dict[str, str] = {
+    "elub": N_("ELUB"),
+    "iv": N_("invariance verification"),
+    "n-source": N_("N-source bound"),
+    "fixed": N_("fixed bounds set by the laboratory"),
+}
 
 
 def _text_kept(value: Any, handler: Any) -> Any:
@@ -439,6 +451,11 @@ class MethodResult(Record):
     #: the LLRs the bounds come from ([method] elub_from): the cross-validated LLRs of the
     #: case's folds and seed (the validation data), or the in-sample LLRs of the fitted model
     elub_from: Literal["cross-validated", "in-sample"] = "cross-validated"
+    #: the rule of the bounds ([method] bounds): ELUB (Vergeer et al. 2016), invariance
+    #: verification ("iv", Alberink et al. 2025), [1/N, N] for N sources ("n-source") or the
+    #: laboratory's fixed bounds ("fixed"); the ``elub_*`` fields above hold its bounds and
+    #: whether they apply (their names are kept from when ELUB was the only rule)
+    bounds_rule: BoundsRule = "elub"
     description: MethodDescription | None = None
     param_rows: tuple[ParamRow, ...] = ()
 
@@ -635,8 +652,11 @@ class ValidationResult(Record):
     criteria: tuple[CriterionResult, ...] = ()
     all_criteria_met: bool | None = None     # None when the lab gave no criteria
     #: the empirical lower and upper bounds (ELUB, log10) of the out-of-fold LLRs: the bound
-    #: a case applies by default; it depends on the folds and their seed
+    #: a case applies by default; it depends on the folds and their seed. With another
+    #: ``bounds_rule`` the bounds of that rule (the name is kept)
     elub_log10: tuple[float, float] | None = None
+    #: the rule of ``elub_log10`` and ``metrics_limited`` (as MethodResult.bounds_rule)
+    bounds_rule: BoundsRule = "elub"
     #: with ELUB on: the metrics of the out-of-fold LLRs limited to ``elub_log10`` (labelled
     #: as such: the bound comes from the same LLRs)
     metrics_limited: dict[str, float | int | None] | None = None
@@ -997,7 +1017,10 @@ class Sensitivity(Record):
     #: whether the case limits its LRs to the ELUB; every value here is unbounded
     elub_applied: bool
     #: the case's ELUB bounds (log10) when applied, stated beside the unbounded values
+    #: (with another ``bounds_rule``, that rule's bounds)
     elub_log10: tuple[float, float] | None = None
+    #: the rule of those bounds (as MethodResult.bounds_rule)
+    bounds_rule: BoundsRule = "elub"
     case_calibrator: str
     case_log10_lr: tuple[float | None, ...]
     rows: tuple[SensitivityRow, ...]

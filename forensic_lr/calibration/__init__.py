@@ -63,6 +63,7 @@ _EXPORTS = {
     "SourceCountBounds": "bounders",
     "fixed_bounds_log10": "bounders",
     "source_count_bounds_log10": "bounders",
+    "rule_bounds_log10": "bounders",
     "calibrator_to_json": "persist",
     "calibrator_from_json": "persist",
     "iv_bounds_log10": "invariance",

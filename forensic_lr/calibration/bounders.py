@@ -1,4 +1,5 @@
-"""Bounds on LLRs that do not come from the LLRs: the number of sources, or fixed values."""
+"""Bounds on LLRs that do not come from the LLRs (the number of sources, fixed values), and
+the bounds of any rule a case may choose (:func:`rule_bounds_log10`)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,10 @@ import math
 
 import numpy as np
 
+from ..defaults import BOUNDS_RULES
 from ..errors import InputError
 from ..resampling import source_codes
-from .elub import ELUB
+from .elub import ELUB, elub_bounds_log10
 
 
 def source_count_bounds_log10(n_sources: int) -> tuple[float, float]:
@@ -117,5 +119,43 @@ class FixedBounds(ELUB):
                 "fixed_log10_lr_high": float(self.bounds_log10_[1])}
 
 
+def rule_bounds_log10(rule: str, ss_llr, ds_llr, *, n_sources: int | None = None,
+                      fixed: tuple[float | None, float | None] | None = None
+                      ) -> tuple[float, float]:
+    """The bounds ``(lower, upper)`` (log10 LR) that ``rule`` gives a set of LLRs.
+
+    ``"elub"``: :func:`~forensic_lr.calibration.elub.elub_bounds_log10` of the LLRs
+    (Vergeer et al. 2016); ``"iv"``:
+    :func:`~forensic_lr.calibration.invariance.iv_bounds_log10` of them (Alberink et al.
+    2025); ``"n-source"``: :func:`source_count_bounds_log10` of ``n_sources``;
+    ``"fixed"``: :func:`fixed_bounds_log10` of ``fixed = (low, high)``. The last two do not
+    depend on the LLRs.
+
+    Raises
+    ------
+    InputError
+        An unknown rule, ``"n-source"`` without ``n_sources`` or ``"fixed"`` without
+        ``fixed`` (or with bounds on the wrong side of 0).
+    """
+    if rule == "elub":
+        return elub_bounds_log10(ss_llr, ds_llr)
+    if rule == "iv":
+        from .invariance import iv_bounds_log10
+
+        return iv_bounds_log10(ss_llr, ds_llr)
+    if rule == "n-source":
+        if n_sources is None:
+            raise InputError('bounds = "n-source" needs the number of sources: give source '
+                             "ids with the background scores (a source or source_a, "
+                             "source_b column), or choose another rule")
+        return source_count_bounds_log10(n_sources)
+    if rule == "fixed":
+        if fixed is None or isinstance(fixed, str) or np.size(fixed) != 2:
+            raise InputError('bounds = "fixed" needs fixed_bounds = [low, high] (log10 LR, '
+                             f"low <= 0 <= high), e.g. fixed_bounds = [-4.0, 4.0]; got {fixed!r}")
+        return fixed_bounds_log10(*fixed)
+    raise InputError(f"bounds must be one of {', '.join(BOUNDS_RULES)}; got {rule!r}")
+
+
 __all__ = ["FixedBounds", "SourceCountBounds", "fixed_bounds_log10",
-           "source_count_bounds_log10"]
+           "rule_bounds_log10", "source_count_bounds_log10"]

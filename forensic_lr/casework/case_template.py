@@ -87,6 +87,9 @@ elub = true                   # bound the LR by ELUB (Vergeer et al. 2016); with
                               #   conclusion states the bounded value beside the LR
 elub_from = "cross-validated" # the ELUB of the cross-validated LRs of this case's folds and
                               #   seed, or "in-sample" (the fitted model's, as lir bounds)
+# bounds = "elub"             # rule of the bounds: elub | iv (invariance verification)
+                              #   | n-source (LR in [1/N, N], N sources) | fixed (with
+                              #   fixed_bounds = [low, high] in log10 LR); elub on/off above
 
 [method.options]              # options of the calibrator, e.g. equal_variance = true
                               # (gaussian), mode = "map" (bayes), relevance = 16

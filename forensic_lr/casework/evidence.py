@@ -24,12 +24,23 @@ import numpy as np
 from .._checks import sources_pair
 from .._numbers import LN10, signed_log10
 from ..calibration import DEFAULT_CALIBRATOR, ELUB, extra_inputs, fit_warnings
+from ..calibration.bounders import rule_bounds_log10
+from ..defaults import BOUNDS_RULES, DEFAULT_BOUNDS
 from ..errors import ForensicLRError, ForensicLRWarning, InputError
 from ..i18n.messages import english, raised_text, statement
 from ..io.scores import orient
 from ..parallel import one_blas_thread
-from ..records import EvidenceEvaluation, EvidenceLR, Interval, Message, MethodResult, jsonable
-from ..resampling import DEFAULT_LEVEL, DEFAULT_SEED, Progress
+from ..records import (
+    BOUNDS_TERMS,
+    BoundsRule,
+    EvidenceEvaluation,
+    EvidenceLR,
+    Interval,
+    Message,
+    MethodResult,
+    jsonable,
+)
+from ..resampling import DEFAULT_LEVEL, DEFAULT_SEED, Progress, source_codes
 from ..uncertainty import (
     DEFAULT_DRAWS,
     DEFAULT_INTERVAL,
@@ -39,13 +50,41 @@ from ..uncertainty import (
     cross_validated_llr,
     replicate_interval,
 )
-from ..validation.method import ElubSource, Method, elub_of, in_sample_bounds
+from ..validation.method import ElubSource, Method, bounds_of, in_sample_bounds
 from .verbal import format_lr
 
 __all__ = [
     "DEFAULT_DRAWS", "EvaluatedEvidence", "evaluate_evidence", "evaluate_evidence_full",
-    "evaluate_unbounded", "limit_to_elub",
+    "evaluate_unbounded", "limit_to_elub", "rule_message",
 ]
+
+#: The message of a rule other than ELUB for each message that names ELUB: the same
+#: sentence naming the rule by its ``rule_term`` (ELUB keeps its own sentences).
+_OTHER_RULE = {
+    "evidence.limited.largest": "evidence.limited.largest.rule",
+    "evidence.limited.smallest": "evidence.limited.smallest.rule",
+    "evidence.interval.beyond_bound": "evidence.interval.beyond_bound.rule",
+    "evidence.interval.reaches_1": "evidence.interval.reaches_1.rule",
+    "evidence.interval.reaches_2": "evidence.interval.reaches_2.rule",
+    "sensitivity.elub.beyond": "sensitivity.bounds.beyond",
+    "sensitivity.elub.within": "sensitivity.bounds.within",
+    "policy.outside_background.elub_not_limiting":
+        "policy.outside_background.bounds_not_limiting",
+    "policy.outside_background.elub_off": "policy.outside_background.bounds_off",
+    "policy.elub_note.largest": "policy.bounds_note.largest",
+    "policy.elub_note.smallest": "policy.bounds_note.smallest",
+    "warning.elub_failed": "warning.bounds_failed",
+    "warning.beyond_elub": "warning.beyond_bounds",
+    "warning.beyond_elub.score": "warning.beyond_bounds.score",
+}
+
+
+def rule_message(code: str, rule: str, params: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """``(code, params)`` of a message that names the bounds rule: ELUB's own sentence, or
+    for another rule its sentence with ``rule_term`` (:data:`BOUNDS_TERMS`) added."""
+    if rule == "elub" or not code:
+        return code, params
+    return _OTHER_RULE[code], {**params, "rule_term": BOUNDS_TERMS[rule]}
 
 
 IntervalKind = Literal["bootstrap", "bayes", "none"]
@@ -77,6 +116,8 @@ def evaluate_evidence(
     direction: str = "higher_is_similar",
     elub: bool = True,
     elub_from: ElubSource = "cross-validated",
+    bounds: BoundsRule = DEFAULT_BOUNDS,
+    fixed_bounds: tuple[float, float] | None = None,
     folds: int | None = 5,
     ss_sources=None,
     ds_sources=None,
@@ -120,6 +161,14 @@ def evaluate_evidence(
         The LLRs the ELUB bounds come from: the out-of-fold LLRs of the method's
         cross-validation with ``folds``, ``seed`` and the sources (default), or those of
         the model fitted on all background scores at its own training scores (lir's rule).
+        Used by the rules that depend on LLRs (ELUB, IV).
+    bounds : {"elub", "iv", "n-source", "fixed"}
+        The rule of the bounds (a case's ``[method] bounds``, ``--bounds``): ELUB [1]_
+        (default), invariance verification [2]_, ``[1/N, N]`` for the ``N`` distinct
+        sources of ``ss_sources`` and ``ds_sources`` (the lir package's N-source bounder),
+        or ``fixed_bounds``. ``elub`` switches any of them on or off.
+    fixed_bounds : (float, float), optional
+        ``(low, high)`` log10 LR with ``low <= 0 <= high``, for ``bounds = "fixed"``.
     folds : int or None
         Folds of that cross-validation (None with sources: leave one source out).
     ss_sources, ds_sources : array_like, optional
@@ -167,6 +216,9 @@ def evaluate_evidence(
     .. [1] P. Vergeer, A. van Es, A. de Jongh, I. Alberink, R. Stoel, Numerical
        likelihood ratios outputted by LR systems are often based on extrapolation:
        when to stop extrapolating?, Science & Justice 56 (2016) 482-491.
+    .. [2] I. Alberink, J. Leegwater, J. Malmborg, A. Nordgaard, M. Sjerps, L. van der Ham,
+       A transparent method to determine limit values for likelihood ratio systems, 2025
+       (submitted; as implemented in the lir package 1.8).
     """
     return _evaluate(**locals()).record  # locals() here: exactly the arguments
 
@@ -184,25 +236,30 @@ def evaluate_evidence_full(*args: Any, **kwargs: Any) -> EvaluatedEvidence:
 
 def _evaluate(*, ss, ds, scores, folds, ss_sources, ds_sources, groups, labels,
               **kwargs: Any) -> EvaluatedEvidence:
-    """:func:`evaluate_unbounded`, then the ELUB bounds of the method's cross-validated LLRs
-    (or in-sample ones, ``elub_from``) applied by :func:`limit_to_elub`."""
+    """:func:`evaluate_unbounded`, then the bounds of the method's rule (ELUB or IV of its
+    cross-validated LLRs, or in-sample ones with ``elub_from``; the N-source or fixed bounds)
+    applied by :func:`limit_to_elub`."""
     groups = sources_pair(ss_sources, ds_sources, groups, function="evaluate_evidence",
                           stacklevel=4)
     evaluated = evaluate_unbounded(ss, ds, scores, **kwargs)
     method = evaluated.method
     ss, ds = np.asarray(ss, dtype=np.float64), np.asarray(ds, dtype=np.float64)
+    n_sources = None if groups is None else source_codes(*groups, ss.size, ds.size)[2]
+    if method.bounds in ("n-source", "fixed"):  # bounds that do not depend on the LLRs
+        return limit_to_elub(evaluated, bounds_of(method, (), (), n_sources), labels=labels)
     if method.elub_from == "in-sample":
-        return limit_to_elub(evaluated, in_sample_bounds(evaluated.inner, ss, ds),
+        return limit_to_elub(evaluated, in_sample_bounds(evaluated.inner, ss, ds, method),
                              labels=labels)
     try:
         with warnings.catch_warnings():  # the fold fits repeat the fit's own warnings
             warnings.simplefilter("ignore")
             ss_src, ds_src = (None, None) if groups is None else groups
-            bounds = elub_of(*cross_validated_llr(
+            bounds = bounds_of(method, *cross_validated_llr(
                 ss, ds, method.unfitted(), folds, evaluated.record.seed,
                 ss_sources=ss_src, ds_sources=ds_src))
     except ForensicLRError as exc:  # e.g. a fold the method cannot fit
-        text = english("warning.elub_failed", error=str(exc))
+        code, params = rule_message("warning.elub_failed", method.bounds, {"error": str(exc)})
+        text = english(code, **params)
         record = evaluated.record
         evaluated = dataclasses.replace(evaluated, record=record.model_copy(
             update={"warnings": (*record.warnings, text)}))
@@ -222,6 +279,8 @@ def evaluate_unbounded(
     direction: str = "higher_is_similar",
     elub: bool = True,
     elub_from: ElubSource = "cross-validated",
+    bounds: BoundsRule = DEFAULT_BOUNDS,
+    fixed_bounds: tuple[float, float] | None = None,
     interval: IntervalKind = DEFAULT_INTERVAL,
     n: int | None = None,
     level: float = DEFAULT_LEVEL,
@@ -230,8 +289,8 @@ def evaluate_unbounded(
     replicates: Callable[[Any, int, int], np.ndarray] | None = None,
 ) -> EvaluatedEvidence:
     """The model's LR of each score and its interval, before any bound (keywords as
-    :func:`evaluate_evidence`; ``elub`` and ``elub_from`` are recorded for
-    :func:`limit_to_elub`, which applies them).
+    :func:`evaluate_evidence`; ``elub``, ``elub_from``, ``bounds`` and ``fixed_bounds`` are
+    recorded for :func:`limit_to_elub`, which applies them).
 
     ``replicates(calibrator, n, seed)``: the natural-log LLRs at the evidence of ``n``
     bootstrap refits of a system of which the scores are one stage (a fused case's two
@@ -242,9 +301,14 @@ def evaluate_unbounded(
     Computed with one BLAS thread (:func:`~forensic_lr.parallel.one_blas_thread`): the same
     bits on every machine, from ``calibrate`` as from ``run``, whose stages run so.
     """
-    method = Method.of(calibrator, options, extra, elub=bool(elub), elub_from=elub_from)
+    method = Method.of(calibrator, options, extra, elub=bool(elub), elub_from=elub_from,
+                       bounds=bounds, fixed_bounds=fixed_bounds)
     calibrator, options, extra = method.calibrator, dict(method.options), dict(method.extra)
     _check_extra(calibrator, options, extra)
+    if bounds not in BOUNDS_RULES:
+        raise InputError(f"bounds must be one of {', '.join(BOUNDS_RULES)}; got {bounds!r}")
+    if bounds == "fixed":  # checked before any fit: missing or on the wrong side of 0
+        rule_bounds_log10("fixed", (), (), fixed=fixed_bounds)
     if interval not in DEFAULT_DRAWS:
         raise InputError(f"interval must be bootstrap, bayes or none; got {interval!r}")
     if elub_from not in ("cross-validated", "in-sample"):
@@ -291,6 +355,7 @@ def evaluate_unbounded(
             params=jsonable(inner.params()),
             elub_applied=False,
             elub_from=elub_from,
+            bounds_rule=bounds,
             description=type(base).describe(),
             param_rows=inner.param_rows(),
         ),
@@ -319,10 +384,11 @@ def limit_to_elub(
     """
     record, method = evaluated.record, evaluated.method
     applied = method.elub and bounds_log10 is not None
-    results = tuple(_limit(e, bounds_log10 if applied else None) for e in record.results)
+    results = tuple(_limit(e, bounds_log10 if applied else None, method.bounds)
+                    for e in record.results)
     texts = list(record.warnings)
     if not method.elub:
-        texts += _beyond_bounds(results, bounds_log10, labels)
+        texts += _beyond_bounds(results, bounds_log10, labels, method.bounds)
     low, high = (None, None) if bounds_log10 is None else bounds_log10
     limited = record.model_copy(update={
         "method": record.method.model_copy(update={
@@ -431,8 +497,9 @@ def _lr(llr: float) -> float:
         return float(np.exp(llr))  # display value only; everything else uses llr
 
 
-def _limit(e: EvidenceLR, bounds: tuple[float, float] | None) -> EvidenceLR:
-    """``e`` with its LLR and interval limited to ``bounds`` (log10; None: unchanged)."""
+def _limit(e: EvidenceLR, bounds: tuple[float, float] | None, rule: str) -> EvidenceLR:
+    """``e`` with its LLR and interval limited to ``bounds`` (log10; None: unchanged) of
+    the bounds rule ``rule``."""
     if bounds is None:
         return e
     low, high = bounds
@@ -452,7 +519,7 @@ def _limit(e: EvidenceLR, bounds: tuple[float, float] | None) -> EvidenceLR:
     return e.model_copy(update={
         "llr": llr, "log10_lr": log10_lr if bounded else e.log10_lr, "lr": _lr(llr),
         "bounded": bounded, "interval": interval,
-        **_statement(log10_lr, log10_model, interval, bounds),
+        **_statement(log10_lr, log10_model, interval, bounds, rule),
     })
 
 
@@ -462,21 +529,23 @@ def _joined(messages: Sequence[Message]) -> str:
 
 
 def _statement(log10_lr: float, log10_model: float, interval: Interval | None,
-               bounds: tuple[float, float] | None) -> dict[str, Any]:
+               bounds: tuple[float, float] | None, rule: str = "elub") -> dict[str, Any]:
     """The one statement of an LR's uncertainty: its limit, the model's value, its interval.
 
     A limited LR is worded as a limit ("limited to 280, the largest LR the validation data
     support"), never as "at least": the ELUB caps what the data support and certifies no
     minimum. The interval is the model's; where an end reaches the bound, that is said.
+    The sentences name the bounds rule ``rule`` (:func:`rule_message`).
     Returns the record's ``uncertainty`` (English) and ``uncertainty_messages`` (its parts
     as codes, which a report prints in its language).
     """
     parts = []
     if log10_lr != log10_model:
         which = "largest" if log10_lr > 0 else "smallest"
-        parts.append(Message(code=f"evidence.limited.{which}", params={
+        code, params = rule_message(f"evidence.limited.{which}", rule, {
             "lr": format_lr(log10_lr), "log10": signed_log10(log10_lr),
-            "model_lr": format_lr(log10_model), "model_log10": signed_log10(log10_model)}))
+            "model_lr": format_lr(log10_model), "model_log10": signed_log10(log10_model)})
+        parts.append(Message(code=code, params=params))
     if interval is not None:
         kind = "credible" if interval.method == "bayes" else "bootstrap"
         a, b = interval.log10_lr_low_unbounded, interval.log10_lr_high_unbounded
@@ -487,19 +556,22 @@ def _statement(log10_lr: float, log10_model: float, interval: Interval | None,
         if bounds is not None and interval.clipped:
             low, high = bounds
             if a >= high or b <= low:
-                params["clip_code"] = "evidence.interval.beyond_bound"
+                clip = "evidence.interval.beyond_bound"
             else:
                 ends = [signed_log10(v) for v, hit in ((low, a < low), (high, b > high)) if hit]
-                params["clip_code"] = f"evidence.interval.reaches_{len(ends)}"
+                clip = f"evidence.interval.reaches_{len(ends)}"
                 params.update({f"end_{i}": v for i, v in enumerate(ends, 1)})
+            clip, params = rule_message(clip, rule, params)
+            params["clip_code"] = clip
         parts.append(Message(code=f"evidence.interval.{kind}", params=params))
     return {"uncertainty": statement(parts), "uncertainty_messages": tuple(parts)}
 
 
 def _beyond_bounds(results: Sequence[EvidenceLR], supported,
-                   labels: Sequence[str] | None) -> list[str]:
-    """Warnings for evidence LRs outside the ELUB bounds when bounding is off, each named
-    by its label, else by its score ("score 3.5", code ``warning.beyond_elub.score``)."""
+                   labels: Sequence[str] | None, rule: str) -> list[str]:
+    """Warnings for evidence LRs outside the bounds of ``rule`` when bounding is off, each
+    named by its label, else by its score ("score 3.5", code ``warning.beyond_elub.score``;
+    another rule's sentences name it, :func:`rule_message`)."""
     if supported is None:
         return []
     low, high = supported
@@ -509,7 +581,9 @@ def _beyond_bounds(results: Sequence[EvidenceLR], supported,
         if bound is not None:
             values = {"log10": signed_log10(e.log10_lr), "low": signed_log10(low),
                       "high": signed_log10(high), "bound": signed_log10(bound)}
-            texts.append(english("warning.beyond_elub", label=labels[i], **values) if labels
-                         else english("warning.beyond_elub.score", score=f"{e.score:g}",
-                                      **values))
+            code, params = (rule_message("warning.beyond_elub", rule,
+                                         {"label": labels[i], **values}) if labels
+                            else rule_message("warning.beyond_elub.score", rule,
+                                              {"score": f"{e.score:g}", **values}))
+            texts.append(english(code, **params))
     return texts

@@ -89,6 +89,7 @@ def open_case(
     lab: str | Path | None = None,
     calibrator: str | None = None,
     elub: bool | None = None,
+    bounds: str | None = None,
     draft: bool = False,
     formats: Sequence[str] | None = None,
     case_folders: tuple[Path, ...] = (),
@@ -102,9 +103,9 @@ def open_case(
         The case file (TOML or JSON).
     lab : path, optional
         The laboratory's profile (wins over the case's ``[report] lab_profile``).
-    calibrator, elub : optional
-        The method's calibrator and ELUB switch, overriding the case file's ``[method]``
-        (as ``run --calibrator/--elub``).
+    calibrator, elub, bounds : optional
+        The method's calibrator, bounding switch and bounds rule, overriding the case
+        file's ``[method]`` (as ``run --calibrator/--elub/--bounds``).
     draft : bool
         Allow a case that is not ready for a final report; the run is marked a draft.
     formats : sequence of {"pdf", "html", "json"}, optional
@@ -121,7 +122,8 @@ def open_case(
         and ``draft`` is False (the message lists every field to fill); no or an unknown
         report format.
     """
-    method = {k: v for k, v in (("calibrator", calibrator), ("elub", elub)) if v is not None}
+    method = {k: v for k, v in (("calibrator", calibrator), ("elub", elub), ("bounds", bounds))
+              if v is not None}
     overrides = {"method": method} if method else {}
     if language is not None:
         overrides["report"] = {"language": language}

@@ -140,7 +140,8 @@ def _sources(data):
 def case_method(spec: CaseSpec, extra: Mapping[str, np.ndarray]) -> Method:
     """The method as the case applies it: calibrator, options, extra inputs, ELUB."""
     m = spec.method
-    return Method(m.calibrator, dict(m.options), dict(extra), elub=m.elub, elub_from=m.elub_from)
+    return Method(m.calibrator, dict(m.options), dict(extra), elub=m.elub, elub_from=m.elub_from,
+                  bounds=m.bounds, fixed_bounds=m.fixed_bounds)
 
 
 def validate_case(spec: CaseSpec, data, extra: Mapping[str, np.ndarray],
@@ -185,7 +186,8 @@ def _evidence_stage(spec: CaseSpec, data, extra: Mapping[str, np.ndarray],
         data.ss, data.ds, spec.evidence.values,
         calibrator=spec.method.calibrator, options=spec.method.options, extra=extra,
         direction=spec.evidence.score_direction, elub=spec.method.elub,
-        elub_from=spec.method.elub_from, interval=unc.method, n=unc.n, level=unc.level,
+        elub_from=spec.method.elub_from, bounds=spec.method.bounds,
+        fixed_bounds=spec.method.fixed_bounds, interval=unc.method, n=unc.n, level=unc.level,
         seed=unc.seed, progress=stage_progress(progress, "bootstrap"), replicates=replicates,
     )
 
@@ -277,6 +279,10 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None, *,
         data, summaries, hashes, files, fusion = load_background_and_fusion(spec)
         measured = None
     extra, extra_summaries = load_extra_inputs(spec, hashes, files)
+    if spec.method.bounds == "n-source" and not data.has_sources:
+        raise InputError('[method] bounds = "n-source": the background files name no sources, '
+                         "so there is no N to bound by; add a source column (or source_a, "
+                         "source_b) to the background files, or choose another bounds rule")
     if spec.evidence.scores_file is not None:  # the evidence file is an input like the others
         hashes[spec.evidence.scores_file] = sha256_file(spec.resolve(spec.evidence.scores_file))
     unc = spec.uncertainty
@@ -295,9 +301,13 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None, *,
     }, workers)
     validated = stages["validation"]
     unbounded = stages["evidence"]
-    # the one ELUB: that of the validation's out-of-fold LLRs (or lir's in-sample rule)
-    bounds = (validated.record.elub_log10 if spec.method.elub_from == "cross-validated"
-              else in_sample_bounds(unbounded.inner, data.ss, data.ds))
+    # the one bound: the rule's bounds of the validation's out-of-fold LLRs (or of the
+    # in-sample LLRs, lir's rule); the N-source and fixed bounds do not depend on the LLRs
+    method = spec.method
+    bounds = (validated.record.elub_log10
+              if method.elub_from == "cross-validated" or method.bounds not in ("elub", "iv")
+              else in_sample_bounds(unbounded.inner, data.ss, data.ds,
+                                    case_method(spec, extra)))
     evaluated = limit_to_elub(unbounded, bounds, labels=spec.evidence.labels)
     evaluation = evaluated.record
     texts = [
@@ -340,7 +350,8 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None, *,
         ),
         details=spec.details(source_revision()),
         sensitivity=limit_sensitivity(stages["sensitivity"],
-                                      bounds if evaluation.method.elub_applied else None),
+                                      bounds if evaluation.method.elub_applied else None,
+                                      spec.method.bounds),
     )
     policy = policy_settings(spec)
     result = result.model_copy(update={

@@ -48,6 +48,7 @@ from ..i18n.messages import english
 from ..metrics.catalogue import METRICS
 from ..records import CaseResult, Conclusion, Message, PolicySetting
 from .profile import criterion_label, setting_value_text
+from .evidence import rule_message
 from .spec import Opinion
 from .verbal import format_lr
 
@@ -100,9 +101,9 @@ def _range_reasons(result: CaseResult, opinion: Opinion) -> list[Message]:
         why = ("" if opinion.beyond_background == "withhold" else
                "policy.outside_background.elub_not_limiting" if result.method.elub_applied
                else "policy.outside_background.elub_off")
-        reasons.append(_said(f"policy.outside_background.{word}", label=e.label,
-                             score=f"{e.score:g}", low=f"{low:g}", high=f"{high:g}",
-                             why_code=why))
+        why, params = rule_message(why, result.method.bounds_rule, {
+            "label": e.label, "score": f"{e.score:g}", "low": f"{low:g}", "high": f"{high:g}"})
+        reasons.append(_said(f"policy.outside_background.{word}", why_code=why, **params))
     return reasons
 
 
@@ -182,11 +183,13 @@ def _elub_notes(result: CaseResult) -> list[Message]:
     for e in result.results:
         bound = high if e.log10_lr > high else low if e.log10_lr < low else None
         if bound is not None:
-            notes.append(_said(
-                f"policy.elub_note.{'largest' if bound > 0 else 'smallest'}", label=e.label,
-                lr=e.lr_text, log10=e.log10_text, low=signed_log10(low),
-                high=signed_log10(high), bound_lr=format_lr(bound),
-                bound_log10=signed_log10(bound)))
+            code, params = rule_message(
+                f"policy.elub_note.{'largest' if bound > 0 else 'smallest'}",
+                method.bounds_rule, {
+                    "label": e.label, "lr": e.lr_text, "log10": e.log10_text,
+                    "low": signed_log10(low), "high": signed_log10(high),
+                    "bound_lr": format_lr(bound), "bound_log10": signed_log10(bound)})
+            notes.append(_said(code, **params))
     return notes
 
 

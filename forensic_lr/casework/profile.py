@@ -40,6 +40,7 @@ from pydantic import (
     StrictFloat,
     StrictInt,
     ValidationError,
+    model_validator,
 )
 
 from ..calibration import CALIBRATORS
@@ -50,13 +51,14 @@ from ..io.paths import input_file, input_folder, resolve_path
 from ..io.settings_files import read_settings_file
 from ..limits import LIMITS
 from ..metrics.catalogue import CRITERIA
-from ..records import LabInfo, PolicySetting, jsonable
+from ..records import BoundsRule, LabInfo, PolicySetting, jsonable
 from .case_template import case_template
 from .schema import (
     BEYOND_BACKGROUND,
     BeyondBackground,
     Criteria,
     ReportLanguage,
+    check_fixed_bounds,
     format_validation_error,
 )
 
@@ -98,6 +100,13 @@ class MethodTable(_Table):
     calibrator: str | None = None
     elub: StrictBool | None = None
     elub_from: Literal["cross-validated", "in-sample"] | None = None
+    bounds: BoundsRule | None = None
+    fixed_bounds: tuple[StrictFloat, StrictFloat] | None = None
+
+    @model_validator(mode="after")
+    def _fixed_bounds(self) -> MethodTable:
+        check_fixed_bounds(self.bounds, self.fixed_bounds)
+        return self
 
 
 class UncertaintyTable(_Table):
@@ -174,6 +183,7 @@ POLICY_KEYS: tuple[tuple[str, str, str], ...] = (
     ("method", "elub", N_("ELUB bounding of the reported LR")),
     ("opinion", "beyond_background", N_("an evidence score outside the background range")),
     ("method", "elub_from", N_("LRs the ELUB bounds come from")),
+    ("method", "bounds", N_("rule of the bounds on the reported LR")),
     ("uncertainty", "method", N_("interval method")),
     ("uncertainty", "level", N_("interval level")),
     ("report", "verbal_scale", N_("verbal scale")),
@@ -260,8 +270,9 @@ def setting_value_text(key: str, value: Any) -> str:
 #: How a case may depart from the laboratory's profile without loosening its policy, per
 #: key: ``"max"`` (a lower value is stricter, a higher one looser), ``"min"`` (the
 #: reverse), ``"span"`` (a wider ``(low, high)`` is stricter, a narrower one looser),
-#: ``"on"`` (on is stricter than off), ``"rule"`` (the estimate alone is looser than the
-#: estimate and its bound), ``"same"`` (any other value is looser) or the values in
+#: ``"inside"`` (a ``(low, high)`` within the laboratory's is stricter, one reaching beyond
+#: it looser), ``"on"`` (on is stricter than off), ``"rule"`` (the estimate alone is looser
+#: than the estimate and its bound), ``"same"`` (any other value is looser) or the values in
 #: order from the strictest (a later one is looser). Keys not listed may differ freely;
 #: annex E marks the difference.
 FLOOR: dict[str, str | tuple[str, ...]] = {
@@ -275,6 +286,8 @@ FLOOR: dict[str, str | tuple[str, ...]] = {
     "validation.criteria_rule": "rule",
     "method.elub": "on",
     "method.elub_from": "same",
+    "method.bounds": "same",
+    "method.fixed_bounds": "inside",
     "opinion.beyond_background": BEYOND_BACKGROUND,
     "report.verbal_scale": "same",
     "report.below_first_band": "same",
@@ -305,6 +318,9 @@ def relation(key: str, value: Any, lab_value: Any) -> str:
     if kind == "span":
         wider = value[0] <= lab_value[0] and value[1] >= lab_value[1]
         return "stricter" if wider else "looser"
+    if kind == "inside":
+        within = value[0] >= lab_value[0] and value[1] <= lab_value[1]
+        return "stricter" if within else "looser"
     lower = value < lab_value
     return "stricter" if lower == (kind == "max") else "looser"
 

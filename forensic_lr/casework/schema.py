@@ -20,7 +20,7 @@ from ..metrics.catalogue import criterion_hint
 
 __all__ = [
     "BEYOND_BACKGROUND", "BeyondBackground", "Criteria", "ReportLanguage", "Section",
-    "format_validation_error", "problem_list", "value_hint",
+    "check_fixed_bounds", "format_validation_error", "problem_list", "value_hint",
 ]
 
 
@@ -53,6 +53,32 @@ class Criteria(Section):
 #: reported) and ``"report"`` (reported; the report says it rests on extrapolation).
 BEYOND_BACKGROUND = ("withhold", "withhold-unbounded", "report")
 BeyondBackground = Literal["withhold", "withhold-unbounded", "report"]
+def check_fixed_bounds(rule: str | None, fixed: tuple[float, float] | None) -> None:
+    """``[method] bounds`` and ``fixed_bounds`` agree: ``"fixed"`` needs
+    ``fixed_bounds = [low, high]`` with ``low <= 0 <= high`` (log10 LR), and
+    ``fixed_bounds`` is only used by ``"fixed"`` (``rule`` None: a lab profile that leaves
+    the rule to the case may not set them either).
+
+    Raises
+    ------
+    ValueError
+        Naming the key and the fix (a case file's or lab profile's validation error).
+    """
+    if rule == "fixed" and fixed is None:
+        raise ValueError('bounds = "fixed" needs fixed_bounds = [low, high] in log10 LR, '
+                         "with low <= 0 <= high, e.g. fixed_bounds = [-4.0, 4.0]")
+    if fixed is None:
+        return
+    if rule != "fixed":
+        raise ValueError(f"fixed_bounds = {list(fixed)} is used only with bounds = "
+                         f'"fixed"; add bounds = "fixed" or remove fixed_bounds')
+    low, high = fixed
+    if not (low <= 0 <= high) or low != low or high != high:
+        raise ValueError(f"fixed_bounds = {list(fixed)} must be [low, high] in log10 LR with "
+                         "low <= 0 <= high (a bound never moves an LR across 1), e.g. "
+                         "fixed_bounds = [-4.0, 4.0]")
+
+
 #: The languages a report can be written in (:data:`forensic_lr.i18n.SUPPORTED_LANGUAGES`).
 ReportLanguage = Literal["en", "es", "de", "fr", "nl", "sv"]
 

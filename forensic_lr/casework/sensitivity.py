@@ -44,7 +44,7 @@ from ..resampling import (
     replicate_counts,
     source_codes,
 )
-from .evidence import evaluate_unbounded
+from .evidence import evaluate_unbounded, rule_message
 from .verbal import BelowFirstBand, VerbalScale, format_lr, verbal_equivalent
 
 __all__ = [
@@ -348,10 +348,12 @@ def _relevance_rows(ss, ds, scores, options, extra, scale, below_first_band,
     return rows
 
 
-def limit_sensitivity(s: Sensitivity, bounds_log10: tuple[float, float] | None) -> Sensitivity:
-    """``s`` with the case's ELUB bounds (log10) stated beside its unbounded values (None:
-    no bound applied) and its summary said again with them."""
-    s = s.model_copy(update={"elub_log10": bounds_log10})
+def limit_sensitivity(s: Sensitivity, bounds_log10: tuple[float, float] | None,
+                      rule: str = "elub") -> Sensitivity:
+    """``s`` with the case's bounds (log10, of the bounds rule ``rule``; ELUB by default)
+    stated beside its unbounded values (None: no bound applied) and its summary said again
+    with them."""
+    s = s.model_copy(update={"elub_log10": bounds_log10, "bounds_rule": rule})
     return s.model_copy(update=_summaries(s))
 
 
@@ -401,9 +403,10 @@ def summary_messages(s: Sensitivity) -> tuple[tuple[Message, ...], ...]:
             low, high = s.elub_log10
             beyond = [v for v in vals if not low <= v <= high]
             params = {"low": signed_log10(low), "high": signed_log10(high)}
-            sentences.append(
-                Message(code="sensitivity.elub.beyond", params={
-                    **params, "beyond": str(len(beyond)), "n": str(len(vals))}) if beyond
-                else Message(code="sensitivity.elub.within", params=params))
+            if beyond:
+                params.update({"beyond": str(len(beyond)), "n": str(len(vals))})
+            code, params = rule_message(
+                f"sensitivity.elub.{'beyond' if beyond else 'within'}", s.bounds_rule, params)
+            sentences.append(Message(code=code, params=params))
         out.append(tuple(sentences))
     return tuple(out)

@@ -33,12 +33,20 @@ from pydantic import (
 )
 
 from ..calibration import DEFAULT_CALIBRATOR, extra_inputs
-from ..defaults import DEFAULT_MAX_DIFFERENT
+from ..defaults import DEFAULT_BOUNDS, DEFAULT_MAX_DIFFERENT
 from ..errors import InputError, excerpt
 from ..i18n import check_language
 from ..io.paths import input_file, input_folder, resolve_path
 from ..limits import LIMITS, check_settings_sizes
-from ..records import CaseDetails, CaseInfo, LabInfo, Propositions, ScoreDirection, ScoringSystem
+from ..records import (
+    BoundsRule,
+    CaseDetails,
+    CaseInfo,
+    LabInfo,
+    Propositions,
+    ScoreDirection,
+    ScoringSystem,
+)
 from ..resampling import (
     DEFAULT_DRAWS,
     DEFAULT_INTERVAL,
@@ -54,6 +62,7 @@ from .schema import (
     BeyondBackground,
     Criteria,
     ReportLanguage,
+    check_fixed_bounds,
     format_validation_error,
     problem_list,
     value_hint,
@@ -330,12 +339,21 @@ class Method(_Section):
     bounds come from the cross-validated LLRs of the case's validation unless
     ``elub_from = "in-sample"`` (lir's rule: the fitted model's LLRs of its own training
     scores).
+
+    ``bounds`` names the rule of the bounds (:data:`~forensic_lr.defaults.BOUNDS_RULES`):
+    ``"elub"`` (the default), ``"iv"`` (invariance verification), ``"n-source"`` (LR in
+    ``[1/N, N]`` for the ``N`` sources the background files name) or ``"fixed"`` (the
+    laboratory's ``fixed_bounds = [low, high]``, log10 LR). ``elub`` (on or off) and
+    ``elub_from`` keep their names and apply to every rule (``elub_from`` only matters for
+    the rules computed from LLRs, ELUB and IV).
     """
 
     calibrator: str = DEFAULT_CALIBRATOR
     options: dict[str, float | int | bool | str] = Field(default_factory=dict)
     elub: StrictBool = True
     elub_from: Literal["cross-validated", "in-sample"] = "cross-validated"
+    bounds: BoundsRule = DEFAULT_BOUNDS
+    fixed_bounds: tuple[StrictFloat, StrictFloat] | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -348,6 +366,11 @@ class Method(_Section):
                 )
             data = {("calibrator" if k == "method" else k): v for k, v in data.items()}
         return data
+
+    @model_validator(mode="after")
+    def _fixed_bounds(self) -> Method:
+        check_fixed_bounds(self.bounds, self.fixed_bounds)
+        return self
 
     @field_validator("calibrator")
     @classmethod

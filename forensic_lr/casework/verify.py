@@ -235,10 +235,10 @@ def _case_file(case: str | Path) -> Path:
 
 
 def _method_overrides(spec, configuration: dict) -> dict | None:
-    """``run --calibrator/--elub`` as recorded: the recorded method where it differs from
-    the case file's (the command line had overridden it)."""
+    """``run --calibrator/--elub/--bounds`` as recorded: the recorded method where it differs
+    from the case file's (the command line had overridden it)."""
     method = configuration.get("method", {})
-    changed = {k: method[k] for k in ("calibrator", "elub")
+    changed = {k: method[k] for k in ("calibrator", "elub", "bounds")
                if k in method and method[k] != getattr(spec.method, k)}
     return {"method": changed} if changed else None
 

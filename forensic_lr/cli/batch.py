@@ -102,6 +102,7 @@ def _one_case(case: str, args: argparse.Namespace, stages: Stages):
     from ..report import build_report
 
     job = open_case(case, lab=args.lab, calibrator=args.calibrator, elub=args.elub,
+                    bounds=args.bounds,
                     language=args.language,
                     draft=args.draft, formats=format_option(args.format),
                     case_folders=_case_folders(args))

@@ -12,7 +12,14 @@ from __future__ import annotations
 import argparse
 
 from ..calibration import extra_inputs, make_calibrator, method_names, methods_help
-from ..defaults import DEFAULT_CALIBRATOR, DEFAULT_INTERVAL, DEFAULT_LEVEL, DEFAULT_SEED
+from ..defaults import (
+    BOUNDS_RULES,
+    DEFAULT_BOUNDS,
+    DEFAULT_CALIBRATOR,
+    DEFAULT_INTERVAL,
+    DEFAULT_LEVEL,
+    DEFAULT_SEED,
+)
 from ..errors import InputError
 from .common import (
     EXIT_OK,
@@ -61,6 +68,15 @@ def add_parser(sub, *, extra_inputs_options: bool = True) -> None:
     p.add_argument("--no-elub", dest="elub", action="store_false",
                    help="report the model's LRs unlimited (each LR beyond the ELUB bounds "
                    "gets a warning), as a case with [method] elub = false")
+    p.add_argument("--bounds", choices=BOUNDS_RULES, default=DEFAULT_BOUNDS,
+                   help=f"the rule of the bounds (default {DEFAULT_BOUNDS}, as a case file "
+                   "without [method] bounds): elub; iv, invariance verification (Alberink "
+                   "et al. 2025) of the same LRs; n-source, LR in [1/N, N] for the N "
+                   "sources of the background files (needs source ids); fixed, "
+                   "--fixed-bounds. --elub/--no-elub switch any of them on or off")
+    p.add_argument("--fixed-bounds", nargs=2, type=float, metavar=("LOW", "HIGH"),
+                   default=None, help="the bounds of --bounds fixed, in log10 LR, "
+                   "LOW <= 0 <= HIGH (e.g. --fixed-bounds -4 4)")
     p.add_argument("--elub-from", choices=("cross-validated", "in-sample"),
                    default="cross-validated",
                    help="the LRs the ELUB comes from: the cross-validated LRs of the "
@@ -106,6 +122,7 @@ def evaluation(args: argparse.Namespace):
     from ..resampling import check_interval_options
 
     check_interval_options(args.n, args.level, n_name="--n", level_name="--level")
+    _check_bounds_options(args.bounds, args.fixed_bounds)
     options = parse_options(args.option)
     try:  # before any file is read
         make_calibrator(args.method, **options)
@@ -122,11 +139,25 @@ def evaluation(args: argparse.Namespace):
     return evaluate_evidence(
         data.ss, data.ds, as_score_array(args.score, "--score"), args.method,
         options=options, extra=extra, direction=args.direction, elub=args.elub,
-        elub_from=args.elub_from, ss_sources=data.ss_sources, ds_sources=data.ds_sources,
+        elub_from=args.elub_from, bounds=args.bounds,
+        fixed_bounds=None if args.fixed_bounds is None else tuple(args.fixed_bounds),
+        ss_sources=data.ss_sources, ds_sources=data.ds_sources,
         folds=None if data.has_sources and args.folds == 0 else args.folds,
         interval=args.interval, n=args.n, level=args.level, seed=args.seed,
         progress=progress_bar("bootstrap", args) if args.interval == "bootstrap" else None,
     )
+
+
+def _check_bounds_options(rule: str, fixed) -> None:
+    """``--bounds fixed`` with ``--fixed-bounds LOW HIGH`` (LOW <= 0 <= HIGH), and
+    ``--fixed-bounds`` only with it; checked before any file is read."""
+    from ..casework.schema import check_fixed_bounds
+
+    try:
+        check_fixed_bounds(rule, None if fixed is None else tuple(fixed))
+    except ValueError as exc:
+        text = str(exc).replace("fixed_bounds = [low, high]", "--fixed-bounds LOW HIGH")
+        raise InputError(f"--bounds/--fixed-bounds: {text}") from None
 
 
 def as_json(record) -> dict:
@@ -148,6 +179,7 @@ def as_json(record) -> dict:
         "elub": supported if m.elub_applied else None,
         "elub_supported": supported,
         "elub_from": m.elub_from,
+        "bounds_rule": m.bounds_rule,
         "interval": {"method": record.interval_method, "level": record.interval_level,
                      "n": record.interval_n, "seed": record.seed},
         "warnings": list(record.warnings),
@@ -181,8 +213,18 @@ def run(args: argparse.Namespace) -> int:
             )
     m = record.method
     if m.elub_applied:
-        print(f"ELUB bounds of log10 LR ({m.elub_from} LRs): "
+        print(f"{RULE_NAMES[m.bounds_rule]} of log10 LR{_from(m)}: "
               f"[{m.elub_log10_lr_low:.3f}, {m.elub_log10_lr_high:.3f}]")
     for text in record.warnings:
         print(f"warning: {text}")
     return EXIT_OK
+
+
+#: The bounds rules as ``calibrate`` names them in its text output.
+RULE_NAMES = {"elub": "ELUB bounds", "iv": "invariance-verification bounds",
+              "n-source": "N-source bounds", "fixed": "fixed bounds"}
+
+
+def _from(m) -> str:
+    """`` (cross-validated LRs)`` for the rules computed from LRs, else nothing."""
+    return f" ({m.elub_from} LRs)" if m.bounds_rule in ("elub", "iv") else ""

@@ -11,6 +11,7 @@ import argparse
 from collections.abc import Sequence
 
 from ..calibration import methods_help
+from ..defaults import BOUNDS_RULES, DEFAULT_BOUNDS
 from ..errors import InputError
 from .common import EXIT_OK, add_csv_locale_option, add_language_option
 
@@ -39,8 +40,13 @@ def add_parsers(sub) -> None:
                    help="calibration method, overriding the case file's [method] calibrator: "
                         + methods_help())
     p.add_argument("--elub", action=argparse.BooleanOptionalAction, default=None,
-                   help="bound the LR by ELUB (default: the case file, then the lab profile, "
-                        "then on)")
+                   help="bound the LR by the rule of --bounds (default: the case file, then "
+                        "the lab profile, then on)")
+    p.add_argument("--bounds", choices=BOUNDS_RULES, default=None,
+                   help=f"the rule of the bounds, overriding the case file's [method] bounds "
+                        f"(default: the case file, then the lab profile, then "
+                        f"{DEFAULT_BOUNDS}): elub, iv (invariance verification), n-source "
+                        f"(LR in [1/N, N] for N sources) or fixed ([method] fixed_bounds)"),
     add_language_option(p, "[report] language of the case file, then the lab profile, then en")
     add_csv_locale_option(p, "a batch's summary.csv")
     p.set_defaults(func=run)
@@ -103,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
     formats = format_option(args.format)
     with stages.stage("reading the case"):
         job = open_case(args.case[0], lab=args.lab, calibrator=args.calibrator, elub=args.elub,
+                        bounds=args.bounds,
                         draft=args.draft, formats=formats, language=args.language)
     signer = None
     if "pdf" in job.formats and not args.draft:  # asked before the long work; drafts never

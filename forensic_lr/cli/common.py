@@ -183,9 +183,9 @@ def table_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def method_overrides(args: argparse.Namespace) -> dict[str, dict[str, Any]] | None:
-    """``run --calibrator/--elub`` as case-file overrides (the command line wins)."""
-    method = {k: v for k, v in (("calibrator", getattr(args, "calibrator", None)),
-                                ("elub", getattr(args, "elub", None))) if v is not None}
+    """``run --calibrator/--elub/--bounds`` as case-file overrides (the command line wins)."""
+    method = {k: v for k in ("calibrator", "elub", "bounds")
+              if (v := getattr(args, k, None)) is not None}
     return {"method": method} if method else None
 
 

@@ -24,8 +24,8 @@ def case_figures(run, *, workers: int | None = None,
     run evaluated it on a grid of scores (``run.curves``; the report calls no model). Every
     comparison is marked (by its label when there are several); the robustness figure is
     drawn once per comparison (``sensitivity``, ``sensitivity_2``, ...). Figures with a
-    log10 LR axis mark the ELUB bounds the background supports (applied or not, as the
-    report's method section states).
+    log10 LR axis mark the bounds of the case's rule (ELUB by default; applied or not, as
+    the report's method section states), named in the legend.
     Their texts and numbers are in ``language`` (the report's ``[report] language``).
     The figures are drawn on up to ``workers`` cores (default 1: drawing them in a process
     pool did not pay at casework sizes on two cores; :func:`~forensic_lr.parallel.run_jobs`),
@@ -41,16 +41,17 @@ def case_figures(run, *, workers: int | None = None,
     ss, ds = run.ss_llr_cv, run.ds_llr_cv
     case_score = [float(v) for v in run.evidence_scores]
     marked = {"case_labels": labels, "language": language}
+    # the rule names the bounds in the legends (ELUB for a method record without one)
+    bounded = {"elub_log10": elub, "bounds_rule": getattr(method, "bounds_rule", "elub")}
     jobs = {
-        "tippett": partial(plots.tippett_svg, ss, ds, case_llr=llr,
-                           elub_log10=elub, **marked),
+        "tippett": partial(plots.tippett_svg, ss, ds, case_llr=llr, **bounded, **marked),
         "ape": partial(plots.ape_svg, ss, ds, case_llr=llr, **marked),
         "ece": partial(plots.ece_svg, ss, ds, case_llr=llr, **marked),
         "det": partial(plots.det_svg, ss, ds, case_llr=llr, **marked),
-        "llr_histogram": partial(plots.llr_histogram_svg, ss, ds, case_llr=llr,
-                                 elub_log10=elub, **marked),
+        "llr_histogram": partial(plots.llr_histogram_svg, ss, ds, case_llr=llr, **bounded,
+                                 **marked),
         "score_densities": partial(plots.score_density_svg, run.ss, run.ds,
-                                   case_score=case_score, curves=run.curves, elub_log10=elub,
+                                   case_score=case_score, curves=run.curves, **bounded,
                                    direction=run.result.score_direction, **marked),
     }
     sensitivity = getattr(run.result, "sensitivity", None)  # None for records without one

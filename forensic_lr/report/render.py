@@ -40,6 +40,7 @@ from ..i18n.formatting import localized, long_date, percent_text
 from ..i18n.messages import message_text, statement, warning_text
 from ..limits import LIMITS
 from ..metrics.catalogue import fixed, metric
+from ..records import BOUNDS_TERMS
 
 #: Largest text or list a template may build in one step, and largest exponent of ``**``.
 MAX_TEMPLATE_LENGTH = LIMITS["template_value_characters"].most
@@ -358,6 +359,8 @@ def environment(template_dir: str | Path | None = None,
         num=lambda text: num(str(text)),
         # a number as Python's "%g" writes it ("2", "0.5"), in the locale's marks
         g=lambda value: num(f"{value:g}"),
+        # a bounds rule ([method] bounds) by its name in the language: "ELUB", ...
+        bounds_term=lambda rule: _(BOUNDS_TERMS[str(rule)]),
     )
     env.filters = {name: _bounded_filter(name, func) for name, func in env.filters.items()}
     return env

@@ -1,13 +1,14 @@
 """Validate one method exactly as a case applies it: the one implementation.
 
 :func:`validate_method` cross-validates a :class:`Method` (calibrator, options, extra score
-inputs, ELUB setting) on background scores with given folds and seed (by source when the
-trials name sources), evaluates the out-of-fold LLRs, checks them against the laboratory's
-criteria, computes their calibration checks, the rates of misleading evidence, optionally
-the metrics' bootstrap intervals, and the empirical lower and upper bounds (ELUB) of those
-LLRs. The case pipeline (``forensic-lr run``) and the validation study (``forensic-lr
-validate``, ``--case`` included) both call it, so the same case gives the same numbers on
-every face; its record is :class:`~forensic_lr.records.ValidationResult`.
+inputs, bounds rule and whether it applies) on background scores with given folds and seed
+(by source when the trials name sources), evaluates the out-of-fold LLRs, checks them
+against the laboratory's criteria, computes their calibration checks, the rates of
+misleading evidence, optionally the metrics' bootstrap intervals, and the bounds of the
+method's rule (by default the empirical lower and upper bounds, ELUB) of those LLRs. The
+case pipeline (``forensic-lr run``) and the validation study (``forensic-lr validate``,
+``--case`` included) both call it, so the same case gives the same numbers on every face;
+its record is :class:`~forensic_lr.records.ValidationResult`.
 """
 
 from __future__ import annotations
@@ -28,12 +29,14 @@ from ..calibration import (
     make_calibrator,
     options_of,
 )
+from ..calibration.bounders import rule_bounds_log10
 from ..calibration.elub import elub_bounds_log10
+from ..defaults import DEFAULT_BOUNDS
 from ..errors import ForensicLRError, ForensicLRWarning, InputError
 from ..i18n.messages import english, raised_text
 from ..metrics import evaluate_llrs
 from ..metrics.catalogue import metric
-from ..records import ValidationResult
+from ..records import BoundsRule, ValidationResult
 from ..resampling import DEFAULT_LEVEL, DEFAULT_SEED, Progress, source_codes
 from ..uncertainty import cross_validated_llr
 from .bootstrap import bootstrap_metrics
@@ -41,8 +44,8 @@ from .criteria import CriteriaRule, check_criteria
 from .rates import misleading_rates
 
 __all__ = [
-    "ELUB_SOURCES", "ElubSource", "Method", "MethodValidation", "elub_of", "in_sample_bounds",
-    "validate_llrs", "validate_method",
+    "ELUB_SOURCES", "ElubSource", "Method", "MethodValidation", "bounds_of", "elub_of",
+    "in_sample_bounds", "validate_llrs", "validate_method",
 ]
 
 #: Where the ELUB bound of a case comes from: the cross-validated LLRs of the case's own
@@ -65,9 +68,15 @@ class Method:
     extra : mapping
         Extra score inputs the method declares (``suspect_ss``, ``unlabelled``), score-like.
     elub : bool
-        Whether the reported LRs are limited to the ELUB bounds.
+        Whether the reported LRs are limited to the bounds of ``bounds`` (the name is
+        kept from when ELUB was the only rule).
     elub_from : {"cross-validated", "in-sample"}
-        Which LLRs the ELUB bounds come from (:data:`ELUB_SOURCES`).
+        Which LLRs the bounds of a rule that depends on them (ELUB, IV) come from
+        (:data:`ELUB_SOURCES`).
+    bounds : {"elub", "iv", "n-source", "fixed"}
+        The rule of the bounds (:data:`~forensic_lr.defaults.BOUNDS_RULES`).
+    fixed_bounds : (float, float), optional
+        The laboratory's ``(low, high)`` log10 LR bounds of ``bounds = "fixed"``.
     """
 
     calibrator: str
@@ -75,11 +84,14 @@ class Method:
     extra: Mapping[str, np.ndarray] = field(default_factory=dict)
     elub: bool = False
     elub_from: ElubSource = "cross-validated"
+    bounds: BoundsRule = DEFAULT_BOUNDS
+    fixed_bounds: tuple[float, float] | None = None
 
     @classmethod
     def of(cls, calibrator, options: Mapping[str, Any] | None = None,
            extra: Mapping[str, np.ndarray] | None = None, *, elub: bool = True,
-           elub_from: ElubSource = "cross-validated") -> Method:
+           elub_from: ElubSource = "cross-validated", bounds: BoundsRule = DEFAULT_BOUNDS,
+           fixed_bounds: tuple[float, float] | None = None) -> Method:
         """The method of a name (with ``options`` and ``extra``) or of a calibrator object.
 
         An object made by :func:`~forensic_lr.calibration.make_calibrator` (or its class)
@@ -93,9 +105,10 @@ class Method:
             An object that is not one of this package's calibrators (a case records
             its method by name and options), or options given beside an object.
         """
+        rule = {"elub": elub, "elub_from": elub_from, "bounds": bounds,
+                "fixed_bounds": None if fixed_bounds is None else tuple(fixed_bounds)}
         if isinstance(calibrator, str):
-            return cls(calibrator, dict(options or {}), dict(extra or {}), elub=elub,
-                       elub_from=elub_from)
+            return cls(calibrator, dict(options or {}), dict(extra or {}), **rule)
         name = getattr(calibrator, "name", None)
         if name not in CALIBRATORS or type(calibrator) is not CALIBRATORS[name]:
             raise InputError(
@@ -115,7 +128,7 @@ class Method:
                     inputs[key] = value
             elif not (type(value) is type(default) and value == default):
                 own[key] = value
-        return cls(name, own, inputs, elub=elub, elub_from=elub_from)
+        return cls(name, own, inputs, **rule)
 
     def unfitted(self):
         """A new, unfitted calibrator of this method (never bounded: the bound is applied
@@ -197,8 +210,9 @@ def validate_method(
     the criteria describe the method's own out-of-fold LLRs. Limiting them with a bound
     taken from the same LLRs would be circular, so the metrics of the LLRs limited to
     their ELUB bounds are given beside them (``metrics_limited``, when ``method.elub``),
-    labelled as such. ``elub_log10`` is the ELUB [1]_ of the out-of-fold LLRs: the bound a
-    case applies by default (``method.elub_from = "cross-validated"``); it depends on the
+    labelled as such. ``elub_log10`` is the ELUB [1]_ of the out-of-fold LLRs (or the
+    bounds of ``method.bounds``, :func:`bounds_of`, recorded as ``bounds_rule``): the bound
+    a case applies by default (``method.elub_from = "cross-validated"``); it depends on the
     fold split, hence on ``folds`` and ``seed``.
 
     References
@@ -217,16 +231,17 @@ def validate_method(
                                              ss_sources=ss_sources, ds_sources=ds_sources,
                                              progress=progress)
     fold_texts = _our_texts(in_folds)
-    elub = elub_of(ss_llr, ds_llr)
+    n_sources = None if groups is None else source_codes(*groups, ss_llr.size, ds_llr.size)[2]
+    elub = bounds_of(method, ss_llr, ds_llr, n_sources)
     validation = validate_llrs(
         ss_llr, ds_llr, criteria=criteria, criteria_rule=criteria_rule, level=level,
         metric_intervals=metric_intervals, ss_sources=ss_sources, ds_sources=ds_sources,
         limit=elub if method.elub else None,
     )
-    n_sources = None if groups is None else source_codes(*groups, ss_llr.size, ds_llr.size)[2]
     record = validation.record.model_copy(update={
         "folds": folds, "seed": int(seed), "elub_log10": elub, "n_sources": n_sources,
         "folds_by": "trial" if groups is None else "source",
+        "bounds_rule": method.bounds,
     })
     return MethodValidation(record, ss_llr, ds_llr, fold_texts, validation.warnings)
 
@@ -309,14 +324,42 @@ def validate_llrs(
     return MethodValidation(record, ss_llr, ds_llr, (), tuple(dict.fromkeys(texts)))
 
 
-def in_sample_bounds(fitted, ss, ds) -> tuple[float, float] | None:
-    """The ELUB (log10) of a fitted calibrator's LLRs of its own training scores.
+def in_sample_bounds(fitted, ss, ds, method: Method | None = None,
+                     n_sources: int | None = None) -> tuple[float, float] | None:
+    """The ELUB (log10) of a fitted calibrator's LLRs of its own training scores (or the
+    bounds of ``method.bounds``, :func:`bounds_of`).
 
     The rule of lir's ELUB bounder and of :class:`~forensic_lr.calibration.ELUB`
     (``[method] elub_from = "in-sample"``); None when the bounds cannot be computed.
     """
     with np.errstate(over="ignore", invalid="ignore"):
-        return elub_of(fitted.llr(ss), fitted.llr(ds))
+        ss_llr, ds_llr = fitted.llr(ss), fitted.llr(ds)
+    return (elub_of(ss_llr, ds_llr) if method is None
+            else bounds_of(method, ss_llr, ds_llr, n_sources))
+
+
+def bounds_of(method: Method, ss_llr, ds_llr,
+              n_sources: int | None = None) -> tuple[float, float] | None:
+    """The bounds (log10) of ``method.bounds`` for these LLRs
+    (:func:`~forensic_lr.calibration.bounders.rule_bounds_log10`; ``n_sources``: the
+    number of distinct sources of the trials, for ``"n-source"``), or None when a rule
+    that depends on the LLRs (ELUB, IV) cannot compute them (e.g. infinite LLRs of both
+    signs).
+
+    Raises
+    ------
+    InputError
+        ``"n-source"`` without sources, ``"fixed"`` without valid fixed bounds.
+    """
+    if method.bounds in ("elub", "iv"):
+        try:
+            low, high = rule_bounds_log10(method.bounds, ss_llr, ds_llr)
+        except ForensicLRError:
+            return None
+    else:
+        low, high = rule_bounds_log10(method.bounds, ss_llr, ds_llr, n_sources=n_sources,
+                                      fixed=method.fixed_bounds)
+    return float(low), float(high)
 
 
 def elub_of(ss_llr, ds_llr) -> tuple[float, float] | None:

@@ -829,7 +829,8 @@ def calibrate_json(body: dict[str, Any]) -> dict[str, Any]:
     """``POST /api/lr``: ``forensic-lr calibrate --json`` of the body's scores and options.
 
     Keys: ``ss``, ``ds``, ``scores`` (lists of numbers) and calibrate's options under the
-    same names and defaults (``method``, ``options``, ``elub``, ``elub_from``, ``folds``,
+    same names and defaults (``method``, ``options``, ``elub``, ``elub_from``, ``bounds``,
+    ``fixed_bounds``, ``folds``,
     ``interval``, ``level``, ``n``, ``seed``, ``direction``): those of a case file, so an
     empty set of options gives what a case without ``[method]`` reports.
     """
@@ -838,11 +839,13 @@ def calibrate_json(body: dict[str, Any]) -> dict[str, Any]:
     from ..calibration import DEFAULT_CALIBRATOR
     from ..casework import evaluate_evidence
     from ..cli.calibrate import as_json
+    from ..defaults import DEFAULT_BOUNDS
     from ..io.scores import orient
     from ..resampling import DEFAULT_INTERVAL, DEFAULT_LEVEL, DEFAULT_SEED, check_interval_options
 
     defaults = {"method": DEFAULT_CALIBRATOR, "options": {}, "elub": True,
-                "elub_from": "cross-validated", "folds": 5, "interval": DEFAULT_INTERVAL,
+                "elub_from": "cross-validated", "bounds": DEFAULT_BOUNDS,
+                "fixed_bounds": None, "folds": 5, "interval": DEFAULT_INTERVAL,
                 "level": DEFAULT_LEVEL, "n": None, "seed": DEFAULT_SEED,
                 "direction": "higher_is_similar"}
     unknown = sorted(set(body) - {*defaults, "ss", "ds", "scores"})
@@ -868,6 +871,7 @@ def calibrate_json(body: dict[str, Any]) -> dict[str, Any]:
         orient(np.asarray(arrays["ds"], dtype=np.float64), args.direction),
         np.asarray(arrays["scores"], dtype=np.float64), calibrator=args.method,
         options=args.options, direction=args.direction, elub=bool(args.elub),
-        elub_from=args.elub_from, folds=args.folds, interval=args.interval, n=args.n,
-        level=args.level, seed=args.seed)
+        elub_from=args.elub_from, bounds=args.bounds,
+        fixed_bounds=args.fixed_bounds,
+        folds=args.folds, interval=args.interval, n=args.n, level=args.level, seed=args.seed)
     return as_json(record)
