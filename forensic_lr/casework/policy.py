@@ -47,8 +47,8 @@ from ..errors import ForensicLRError
 from ..i18n.messages import english
 from ..metrics.catalogue import METRICS
 from ..records import CaseResult, Conclusion, Message, PolicySetting
-from .profile import criterion_label, setting_value_text
 from .evidence import rule_message
+from .profile import criterion_label, setting_value_text
 from .spec import Opinion
 from .verbal import format_lr
 

@@ -51,7 +51,7 @@ from ..io.paths import input_file, input_folder, resolve_path
 from ..io.settings_files import read_settings_file
 from ..limits import LIMITS
 from ..metrics.catalogue import CRITERIA
-from ..records import BoundsRule, LabInfo, PolicySetting, jsonable
+from ..records import BOUNDS_TERMS, BoundsRule, LabInfo, PolicySetting, jsonable
 from .case_template import case_template
 from .schema import (
     BEYOND_BACKGROUND,
@@ -210,6 +210,8 @@ SETTING_SOURCES = FROM_COMMAND_LINE, FROM_CASE, FROM_LAB, FROM_CASE_PROFILE, FRO
 #: keyword (in the report's language; section 4 words the beyond-background rule with
 #: it); the calibration method's is its title.
 SETTING_VALUES: dict[str, dict[str, str]] = {
+    # ELUB is its name in every language: annex E spells it out
+    "method.bounds": {**BOUNDS_TERMS, "elub": N_("empirical lower and upper bounds (ELUB)")},
     "opinion.beyond_background": {
         "withhold": N_("withheld"),
         "withhold-unbounded": N_("withheld unless ELUB limits it, and then only the limited "
