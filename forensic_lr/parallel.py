@@ -170,7 +170,9 @@ def _shared(jobs: Mapping[str, Callable[[], T]], names: list[str], processes: in
 
     def report() -> None:
         if progress is not None:
-            progress(len(results) + sum(f.done() for f in sent.values()), len(names))
+            with lock:  # the feeder adds to ``sent`` meanwhile
+                running = list(sent.values())
+            progress(len(results) + sum(f.done() for f in running), len(names))
 
     with ProcessPoolExecutor(processes, mp_context=_context(), initializer=_start_worker,
                              initargs=(table,)) as pool:
@@ -186,8 +188,10 @@ def _shared(jobs: Mapping[str, Callable[[], T]], names: list[str], processes: in
                 for _ in done:
                     if (name := take()) is None:
                         return
-                    sent[name] = pool.submit(_run_named, name)
-                    busy.add(sent[name])
+                    future = pool.submit(_run_named, name)
+                    with lock:
+                        sent[name] = future
+                    busy.add(future)
 
         feeder = threading.Thread(target=feed, name="forensic-lr-pool-feeder", daemon=True)
         feeder.start()
