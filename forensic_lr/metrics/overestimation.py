@@ -222,7 +222,7 @@ def curve_of_sorted(ss: np.ndarray, ds: np.ndarray, *, points: int = GRID_POINTS
         for values in (ss, ds):
             inside = values[np.searchsorted(values, lo):np.searchsorted(values, hi, "right")]
             h = robust_normal_reference(inside, presorted=True)
-            if not h > 0:
+            if not h * h > 0:  # also a bandwidth whose square underflows to 0
                 return None
             log_f.append(_log_density(grid, values, h))
         grid = grid / LN10

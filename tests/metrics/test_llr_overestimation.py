@@ -113,6 +113,10 @@ def test_values_beyond_floating_point_range_are_undefined_without_warnings():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert math.isnan(llr_overestimation([7.9e-159, 9.3e-180], [0.0, 1.0]))
+        # a positive bandwidth of a few subnormal values whose square is 0 (a Python
+        # float, so a ZeroDivisionError before: found by hypothesis through evaluate)
+        values = [0.0, 1.0, 3.0, 2.225073858507203e-309, 5e-324, -1.0, 2.0, -2.0]
+        assert math.isnan(llr_overestimation(values[:6], values[6:]))
 
 
 @pytest.mark.parametrize("seed", [0, 1])
