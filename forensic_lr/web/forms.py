@@ -15,7 +15,9 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ..defaults import BOUNDS_RULES, DEFAULT_BOUNDS
 from ..i18n import LANGUAGE_NAMES, SUPPORTED_LANGUAGES
+from ..records import BOUNDS_TERMS
 
 __all__ = ["EMPTY", "FIELDS", "FILE_FIELDS", "Field", "case_document"]
 
@@ -27,7 +29,8 @@ class Field:
     section: str
     key: str
     label: str
-    kind: str = "text"  # text, area, date, number, integer, scores, items, select, check, file
+    kind: str = "text"  # text, area, date, number, integer, scores, numbers, items, select,
+    #                     check, file
     help: str = ""
     choices: tuple[str, ...] = ()
     default: str = ""
@@ -78,7 +81,13 @@ FIELDS: tuple[Field, ...] = (
     Field("system", "version", "System version"),
     Field("system", "settings", "System settings", "area"),
     Field("method", "calibrator", "Calibration method", "select", default="bayes"),
-    Field("method", "elub", "Limit the LR by ELUB", "check", default="1"),
+    Field("method", "elub", "Limit the LR to its bounds", "check", default="1",
+          help="the rule below; by default ELUB (Vergeer et al. 2016)"),
+    Field("method", "bounds", "Bounds rule", "select", choices=("", *BOUNDS_RULES),
+          shown=(("", f"the laboratory's (else {BOUNDS_TERMS[DEFAULT_BOUNDS]})"),
+                 *((rule, f"{BOUNDS_TERMS[rule]} ({rule})") for rule in BOUNDS_RULES))),
+    Field("method", "fixed_bounds", "Fixed bounds (log10 LR)", "numbers",
+          help="low, high with low <= 0 <= high, e.g. -4, 4: only with the fixed rule"),
     Field("uncertainty", "method", "Interval", "select",
           choices=("bootstrap", "bayes", "none"), default="bootstrap"),
     Field("uncertainty", "level", "Interval level", "number", default="0.95"),
@@ -131,6 +140,8 @@ def _value(field: Field, text: str) -> str | None:
         return text if _DATE.fullmatch(text) else _string(text)
     if field.kind in ("number", "integer"):
         return _number(text, field.kind == "integer")
+    if field.kind == "numbers":
+        return "[" + ", ".join(_number(p.strip()) for p in text.split(",")) + "]"
     if field.kind == "scores":
         parts = [p.strip() for p in text.split(",") if p.strip()]
         if len(parts) == 1:

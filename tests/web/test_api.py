@@ -113,6 +113,37 @@ def test_the_form_offers_every_report_language_and_writes_the_choice(client):
     assert "[report]" not in case_document({"report.language": ""}, {})
 
 
+def test_the_form_chooses_the_bounds_rule_and_fixed_bounds(client, tmp_path):
+    """The new-case form's bounds: every rule by its report name, or none (the laboratory's
+    profile decides); fixed bounds written as the case file's [low, high], which the case
+    file's own checks then read (and refuse with another rule, naming the key)."""
+    from forensic_lr.casework import load_case
+    from forensic_lr.errors import InputError
+    from forensic_lr.web.forms import EMPTY, case_document
+
+    _session(client)
+    page = client.get("/cases/new").text
+    for rule, name in (("elub", "ELUB"), ("iv", "invariance verification"),
+                       ("n-source", "N-source bound"),
+                       ("fixed", "fixed bounds set by the laboratory")):
+        assert f'<option value="{rule}">{name} ({rule})</option>' in page
+    assert "bounds =" not in case_document(EMPTY, {})
+    case, files = example_upload("voice")
+    for name, data in files:
+        (tmp_path / name).write_bytes(data)
+    text = case.decode().replace("[method]", "[method]\n" + "\n".join(
+        line for line in case_document(
+            {"method.bounds": "fixed", "method.fixed_bounds": "-4, 3.5"}, {}).splitlines()
+        if line.startswith(("bounds", "fixed_bounds"))), 1)
+    (tmp_path / "case.toml").write_text(text, encoding="utf-8")
+    spec = load_case(tmp_path / "case.toml")
+    assert (spec.method.bounds, spec.method.fixed_bounds) == ("fixed", (-4.0, 3.5))
+    (tmp_path / "case.toml").write_text(text.replace('bounds = "fixed"', 'bounds = "iv"'),
+                                        encoding="utf-8")
+    with pytest.raises(InputError, match="fixed_bounds"):
+        load_case(tmp_path / "case.toml")
+
+
 def test_form_without_csrf_is_403(client):
     csrf = _session(client)
     assert client.post("/cases/new", data={"case.id": "X"}).status_code == 403
