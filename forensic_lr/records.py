@@ -859,7 +859,7 @@ class PolicySetting(Record):
     """One policy setting of a case and where its value came from."""
 
     key: str                # e.g. "method.elub"
-    label: str              # e.g. "ELUB bounding of the reported LR"
+    label: str              # e.g. "bounds applied to the reported LR"
     value: Any
     source: Literal["command line", "case file", "lab profile", "case folder's profile",
                     "default"]

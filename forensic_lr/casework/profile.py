@@ -180,9 +180,9 @@ class LabProfile(_Table):
 #: is ``[section] key``; for ``validation.criteria.*`` the criteria the lab sets.
 POLICY_KEYS: tuple[tuple[str, str, str], ...] = (
     ("method", "calibrator", N_("calibration method")),
-    ("method", "elub", N_("ELUB bounding of the reported LR")),
+    ("method", "elub", N_("bounds applied to the reported LR")),
     ("opinion", "beyond_background", N_("an evidence score outside the background range")),
-    ("method", "elub_from", N_("LRs the ELUB bounds come from")),
+    ("method", "elub_from", N_("LRs the ELUB or invariance-verification bounds come from")),
     ("method", "bounds", N_("rule of the bounds on the reported LR")),
     ("uncertainty", "method", N_("interval method")),
     ("uncertainty", "level", N_("interval level")),
