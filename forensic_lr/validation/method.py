@@ -30,7 +30,6 @@ from ..calibration import (
     options_of,
 )
 from ..calibration.bounders import rule_bounds_log10
-from ..calibration.elub import elub_bounds_log10
 from ..defaults import DEFAULT_BOUNDS
 from ..errors import ForensicLRError, ForensicLRWarning, InputError
 from ..i18n.messages import english, raised_text
@@ -44,7 +43,7 @@ from .criteria import CriteriaRule, check_criteria
 from .rates import misleading_rates
 
 __all__ = [
-    "ELUB_SOURCES", "ElubSource", "Method", "MethodValidation", "bounds_of", "elub_of",
+    "ELUB_SOURCES", "ElubSource", "Method", "MethodValidation", "bounds_of",
     "in_sample_bounds", "validate_llrs", "validate_method",
 ]
 
@@ -324,18 +323,17 @@ def validate_llrs(
     return MethodValidation(record, ss_llr, ds_llr, (), tuple(dict.fromkeys(texts)))
 
 
-def in_sample_bounds(fitted, ss, ds, method: Method | None = None,
+def in_sample_bounds(fitted, ss, ds, method: Method,
                      n_sources: int | None = None) -> tuple[float, float] | None:
-    """The ELUB (log10) of a fitted calibrator's LLRs of its own training scores (or the
-    bounds of ``method.bounds``, :func:`bounds_of`).
+    """The bounds of ``method.bounds`` (:func:`bounds_of`, log10) of a fitted calibrator's
+    LLRs of its own training scores.
 
     The rule of lir's ELUB bounder and of :class:`~forensic_lr.calibration.ELUB`
     (``[method] elub_from = "in-sample"``); None when the bounds cannot be computed.
     """
     with np.errstate(over="ignore", invalid="ignore"):
         ss_llr, ds_llr = fitted.llr(ss), fitted.llr(ds)
-    return (elub_of(ss_llr, ds_llr) if method is None
-            else bounds_of(method, ss_llr, ds_llr, n_sources))
+    return bounds_of(method, ss_llr, ds_llr, n_sources)
 
 
 def bounds_of(method: Method, ss_llr, ds_llr,
@@ -362,16 +360,7 @@ def bounds_of(method: Method, ss_llr, ds_llr,
     return float(low), float(high)
 
 
-def elub_of(ss_llr, ds_llr) -> tuple[float, float] | None:
-    """:func:`~forensic_lr.calibration.elub.elub_bounds_log10` of LLRs, or None when they
-    cannot be computed (e.g. infinite LLRs of both signs)."""
-    try:
-        low, high = elub_bounds_log10(ss_llr, ds_llr)
-    except ForensicLRError:
-        return None
-    return float(low), float(high)
-
-
+    return bounds_of(method, ss_llr, ds_llr, n_sources)
 def _our_texts(caught) -> tuple[str, ...]:
     """Our warning texts, once each; others are raised again (not ours to swallow)."""
     for w in caught:
