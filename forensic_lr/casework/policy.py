@@ -7,8 +7,9 @@ withholds the opinion ("no evaluative opinion can be given because ...") when
 1. a laboratory validation criterion is not met (the method failed its own validation);
 2. an evidence score lies outside the pooled range of the background scores (its LR rests
    on extrapolation), by the rule ``[opinion] beyond_background``: by default
-   (``"withhold-unbounded"``) unless ELUB limits its LR, whose limited value is then what
-   the report gives; ``"withhold"``: always; ``"report"``: never;
+   (``"withhold-unbounded"``) unless the bounds of ``[method] bounds`` (ELUB by default)
+   limit its LR, whose limited value is then what the report gives; ``"withhold"``:
+   always; ``"report"``: never;
 3. the fitted calibration is not monotonic between the background's bulk and the evidence
    score (:func:`forensic_lr.calibration.monotonicity.monotonicity_check`): a higher score
    would support Hp less;

@@ -214,8 +214,8 @@ SETTING_VALUES: dict[str, dict[str, str]] = {
     "method.bounds": {**BOUNDS_TERMS, "elub": N_("empirical lower and upper bounds (ELUB)")},
     "opinion.beyond_background": {
         "withhold": N_("withheld"),
-        "withhold-unbounded": N_("withheld unless ELUB limits it, and then only the limited "
-                                 "value is reported"),
+        "withhold-unbounded": N_("withheld unless the bounds applied to the reported LR "
+                                 "limit it, and then only the limited value is reported"),
         "report": N_("reported, with its reliance on extrapolation stated"),
     },
     "method.elub_from": {

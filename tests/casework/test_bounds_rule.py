@@ -189,8 +189,25 @@ def test_the_report_names_the_n_source_bound_not_elub(runs, language):
 def test_the_report_names_iv_with_its_paper(runs):
     html = _html(runs["iv"][1], "en")
     assert "Invariance-verification bounds (Alberink et al. 2025)" in html
-    assert "(ELUB, Vergeer et al. 2016)" not in html.split("Annex B")[0]
+    assert "Vergeer" not in html  # neither in the text nor in the glossary (annex B)
     assert "Invariance verification (log10 LR" in html  # the figures' legends
+
+
+@pytest.mark.parametrize("rule", ["iv", "n-source", "fixed"])
+def test_a_report_under_another_rule_never_calls_its_bounds_elub(runs, rule):
+    """ELUB is named once only: the annex E row of ``elub_from``, which the IV bounds share
+    ("LRs the ELUB or invariance-verification bounds come from"); the beyond-background
+    rule's meaning and the glossary follow the rule applied."""
+    html = re.sub(r"<[^>]+>", " ", _html(runs[rule][1], "en"))
+    assert "ELUB limits" not in html
+    assert "bounds applied to the reported LR limit it" in html
+    assert html.count("ELUB") == 1, [m.start() for m in re.finditer("ELUB", html)]
+
+
+def test_an_elub_report_explains_elub_in_its_glossary(runs):
+    html = _html(runs["elub"][1], "en")
+    glossary = html.split("Annex B")[-1]
+    assert "Empirical lower and upper bounds: the range of LRs" in glossary
 
 
 # ------------------------------------------------------------------- the laboratory's floor

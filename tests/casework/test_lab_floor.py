@@ -210,14 +210,15 @@ def test_a_looser_keyword_is_worded_on_page_one_in_the_language(folders):
         run = run_case_full(load_case(_with(case, text), lab=lab))
     assert run.result.conclusion.lab_departures == (
         "an evidence score outside the background range: reported, with its reliance on "
-        "extrapolation stated (the laboratory's profile: withheld unless ELUB limits it, and "
-        "then only the limited value is reported)",)
+        "extrapolation stated (the laboratory's profile: withheld unless the bounds applied "
+        "to the reported LR limit it, and then only the limited value is reported)",)
     es = dataclasses.replace(run, spec=run.spec.model_copy(update={
         "report": run.spec.report.model_copy(update={"language": "es"})}))
     html = build_report(es, formats=("html",))["report.html"].decode("utf-8")
     assert ("un score de la evidencia fuera del rango de referencia: informa, indicando que "
-            "se basa en una extrapolación (perfil del laboratorio: omite salvo que el ELUB la "
-            "limite, y entonces solo se informa el valor limitado)") in html
+            "se basa en una extrapolación (perfil del laboratorio: omite salvo que los límites "
+            "aplicados a la LR informada la limiten, y entonces solo se informa el valor "
+            "limitado)") in html
     assert "withhold-unbounded)" not in html.split("Anexo E")[0]
 
 
