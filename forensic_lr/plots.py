@@ -1247,6 +1247,9 @@ def pav(
 def llr_overestimation(
     ss_llr, ds_llr, *, band: bool = True, level: float = 0.95,
     draws: int = FIDUCIAL_DRAWS, seed: int = DEFAULT_SEED,
+    case_llr: float | Sequence[float] | None = None,
+    case_labels: Sequence[str] | None = None,
+    elub_log10: tuple[float, float] | None = None, bounds_rule: str = "elub",
     xlabel: str | None = None, label: str | None = None, color: str | None = None,
     ax: Axes | None = None, language: str = SOURCE_LANGUAGE, **line,
 ) -> Figure:
@@ -1260,6 +1263,15 @@ def llr_overestimation(
         Draw the fiducial band (default), of coverage ``level`` from ``draws`` fiducial
         distributions per class drawn with ``seed``
         (:func:`forensic_lr.metrics.overestimation.llr_overestimation_band`).
+    case_llr : float or sequence of float, optional
+        The case's natural-log LR, marked at ``case_llr / ln 10``; one line per value.
+    case_labels : sequence of str, optional
+        The comparisons' labels, one per value of ``case_llr`` (legend).
+    elub_log10 : (float, float), optional
+        The bounds in log10 LR, marked by dotted lines.
+    bounds_rule : str
+        The rule of those bounds (``"elub"``, ``"iv"``, ``"n-source"``, ``"fixed"``),
+        named in the legend.
     xlabel : str, optional
         Label of the x axis (default ``"log10 LR"``).
     label, color, **line
@@ -1315,6 +1327,9 @@ def llr_overestimation(
             if _missing(ax, _("0: LRs as large as their data support")):
                 ax.axhline(0.0, color=REF_COLOUR, linestyle="--", linewidth=1.0,
                            label=_("0: LRs as large as their data support"))
+            _mark_each(ax, case_marks(case_llr, case_labels, "case_llr"),
+                       lambda i: _("this case"), transform=lambda v: v * _LOG10_E)
+            _mark_elub(ax, elub_log10, language=language, rule=bounds_rule)
         ax.set_xlabel(_("log10 LR") if xlabel is None else xlabel)
         ax.set_ylabel(_("LLR overestimation (log10)"))
         ax.set_title(_("LLR overestimation curve"))

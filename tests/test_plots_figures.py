@@ -52,6 +52,7 @@ DRAW = {
     "score_densities": lambda ax: plots.score_densities(
         SS, DS, make_calibrator("gaussian").fit(SS, DS), case_score=1.0, ax=ax),
     "llr_histogram": lambda ax: plots.llr_histogram(SS, DS, case_llr=1.0, ax=ax),
+    "llr_overestimation": lambda ax: plots.llr_overestimation(SS, DS, case_llr=1.0, ax=ax),
     "reliability": lambda ax: plots.reliability(_diagram(), ax=ax),
 }
 
@@ -379,13 +380,22 @@ def _elub_lines(ax):
     return [ln for ln in ax.get_lines() if ln.get_color() == plots.ELUB_COLOUR]
 
 
-@pytest.mark.parametrize("name", ["tippett", "llr_histogram"])
+@pytest.mark.parametrize("name", ["tippett", "llr_histogram", "llr_overestimation"])
 def test_elub_bounds_marked_on_the_log10_lr_axis(name):
     fig = getattr(plots, name)(SS, DS, elub_log10=(-1.25, 2.5))
     lines = _elub_lines(fig.axes[0])
     assert sorted(ln.get_xdata()[0] for ln in lines) == [-1.25, 2.5]
     assert lines[0].get_label() == "ELUB (log10 LR -1.25, +2.50)"
     assert not _elub_lines(getattr(plots, name)(SS, DS).axes[0])
+
+
+@pytest.mark.parametrize("name", ["llr_histogram", "llr_overestimation"])
+def test_each_comparison_is_marked_at_its_log10_lr(name):
+    """natural-log LRs 1.0 and -2.3 are drawn at 1/ln 10 and -2.3/ln 10 (log10 units)."""
+    fig = getattr(plots, name)(SS, DS, case_llr=[1.0, -2.3], case_labels=["Q1-K1", "Q2-K1"])
+    marks = {ln.get_label(): ln.get_xdata()[0] for ln in fig.axes[0].get_lines()
+             if ln.get_label() in ("Q1-K1", "Q2-K1")}
+    assert marks == pytest.approx({"Q1-K1": 1.0 / math.log(10), "Q2-K1": -2.3 / math.log(10)})
 
 
 def test_elub_bounds_marked_on_the_pav_and_density_lr_axes():
@@ -448,11 +458,13 @@ def test_case_figures_evaluate_the_model_once():
             elub_log10_lr_low=-1.0, elub_log10_lr_high=1.5), score_direction="higher_is_similar"),
         ss=SS, ds=DS, ss_llr_cv=SS, ds_llr_cv=DS, calibrator=model,
         evidence_scores=np.array([1.0]), curves=plots.model_curves(model, SS, DS, case_score=1.0),
+        spec=SimpleNamespace(uncertainty=SimpleNamespace(level=0.95, seed=1)),
     )
     assert model.calls == {"density": 1, "llr": 1}
     figures = case_figures(run)
     assert model.calls == {"density": 1, "llr": 1}
-    assert set(figures) == {"tippett", "ape", "ece", "det", "score_densities", "llr_histogram"}
+    assert set(figures) == {"tippett", "ape", "ece", "det", "score_densities", "llr_histogram",
+                            "llr_overestimation"}
     assert "ELUB (log10 LR -1.00, +1.50)" in figures["tippett"]
 
 

@@ -20,12 +20,14 @@ def case_figures(run, *, workers: int | None = None,
     """Figure name -> SVG for a :class:`forensic_lr.casework.pipeline.CaseRun`.
 
     Validation figures use the cross-validated LLRs of the background (what the
-    metrics table reports); the density figure draws the model fitted on all of it as the
-    run evaluated it on a grid of scores (``run.curves``; the report calls no model). Every
-    comparison is marked (by its label when there are several); the robustness figure is
-    drawn once per comparison (``sensitivity``, ``sensitivity_2``, ...). Figures with a
-    log10 LR axis mark the bounds of the case's rule (ELUB by default; applied or not, as
-    the report's method section states), named in the legend.
+    metrics table reports; the LLR overestimation curve's fiducial band has the case's
+    interval level and is drawn with its seed); the density figure draws the model fitted
+    on all of it as the run evaluated it on a grid of scores (``run.curves``; the report
+    calls no model). Every comparison is marked (by its label when there are several);
+    the robustness figure is drawn once per comparison (``sensitivity``,
+    ``sensitivity_2``, ...). Figures with a log10 LR axis mark the bounds of the case's
+    rule (ELUB by default; applied or not, as the report's method section states), named
+    in the legend.
     Their texts and numbers are in ``language`` (the report's ``[report] language``).
     The figures are drawn on up to ``workers`` cores (default 1: drawing them in a process
     pool did not pay at casework sizes on two cores; :func:`~forensic_lr.parallel.run_jobs`),
@@ -40,6 +42,7 @@ def case_figures(run, *, workers: int | None = None,
         elub = (method.elub_log10_lr_low, method.elub_log10_lr_high)
     ss, ds = run.ss_llr_cv, run.ds_llr_cv
     case_score = [float(v) for v in run.evidence_scores]
+    unc = run.spec.uncertainty
     marked = {"case_labels": labels, "language": language}
     # the rule names the bounds in the legends (ELUB for a method record without one)
     bounded = {"elub_log10": elub, "bounds_rule": getattr(method, "bounds_rule", "elub")}
@@ -48,6 +51,8 @@ def case_figures(run, *, workers: int | None = None,
         "ape": partial(plots.ape_svg, ss, ds, case_llr=llr, **marked),
         "ece": partial(plots.ece_svg, ss, ds, case_llr=llr, **marked),
         "det": partial(plots.det_svg, ss, ds, case_llr=llr, **marked),
+        "llr_overestimation": partial(plots.llr_overestimation_svg, ss, ds, case_llr=llr,
+                                      level=unc.level, seed=unc.seed, **bounded, **marked),
         "llr_histogram": partial(plots.llr_histogram_svg, ss, ds, case_llr=llr, **bounded,
                                  **marked),
         "score_densities": partial(plots.score_density_svg, run.ss, run.ds,

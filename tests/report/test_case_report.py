@@ -89,10 +89,24 @@ def test_user_text_is_escaped(voice_case):
 def test_figures_are_shipped_and_inlined(voice_case):
     _, files = voice_case
     html = files["report.html"].decode()
-    for name in ("tippett", "ape", "ece", "det", "score_densities"):
+    for name in ("tippett", "ape", "ece", "det", "score_densities", "llr_overestimation"):
         assert f"figures/{name}.svg" in files
-    assert html.count("<svg") >= 5
+    assert html.count("<svg") >= 6
     assert "<?xml" not in html
+
+
+def test_overestimation_figure_marks_the_case_with_the_cases_level(voice_case):
+    """Figure 6: the curve of the cross-validated LRs, the fiducial band at the case's
+    interval level (95 %), this case's reported log10 LR marked; the sensitivity figure
+    follows as figure 7."""
+    _, files = voice_case
+    text = " ".join(files_text(files["report.html"]).split())
+    assert ("Figure 6. LLR overestimation of the cross-validated log10 LRs (lir package, "
+            "version 1.8) with its 95 % fiducial interval") in text
+    assert "The dashed line marks this case's log10 LR." in text
+    assert text.index("Figure 6. LLR") < text.index("Figure 7. log10 LR of Q1-K1")
+    svg = files["figures/llr_overestimation.svg"].decode()
+    assert "this case" in svg and "95 % fiducial interval" in svg
 
 
 def test_prior_odds_annex_by_hand():
@@ -137,7 +151,8 @@ def test_lab_template_dir_overrides_one_template(voice_case, tmp_path, no_figure
 @pytest.fixture
 def no_figures(monkeypatch):
     """Skip drawing the figures (tested elsewhere) where only the text matters."""
-    names = ("tippett", "ape", "ece", "det", "score_densities", "llr_histogram")
+    names = ("tippett", "ape", "ece", "det", "score_densities", "llr_histogram",
+             "llr_overestimation")
     monkeypatch.setattr(report, "case_figures", lambda run, **_: {n: "<svg></svg>" for n in names})
 
 

@@ -107,7 +107,8 @@ def test_tippett_counts_per_comparison(four):
 
 def test_every_figure_marks_every_comparison(four):
     _, _, text, _, files = four
-    for name in ("tippett", "ape", "ece", "det", "llr_histogram", "score_densities"):
+    for name in ("tippett", "ape", "ece", "det", "llr_histogram", "score_densities",
+                 "llr_overestimation"):
         svg = files[f"figures/{name}.svg"].decode("utf-8")
         for label in LABELS:
             assert re.search(rf">{re.escape(label)}( \(outside the range\))?</text>", svg), (
@@ -115,4 +116,4 @@ def test_every_figure_marks_every_comparison(four):
     for i, label in enumerate(LABELS):
         name = "sensitivity" if i == 0 else f"sensitivity_{i + 1}"
         assert f"figures/{name}.svg" in files
-        assert f"Figure 6{'abcd'[i]}. log 10 LR of {label} under each choice" in text
+        assert f"Figure 7{'abcd'[i]}. log 10 LR of {label} under each choice" in text

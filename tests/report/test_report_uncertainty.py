@@ -222,7 +222,7 @@ def test_sensitivity_section_is_rendered(small):
     # a withheld report keeps its computed values in the one technical table only
     withheld = run.result.conclusion.status == "withheld"
     assert (s.summary[0] in text) != withheld
-    assert "Figure 6." in text
+    assert "Figure 7." in text
 
 
 def test_significant_figures_keep_trailing_zeros():
