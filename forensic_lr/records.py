@@ -80,6 +80,7 @@ __all__ = [
     "SensitivityRow",
     "Serialisable",
     "StudyMethod",
+    "SupportedRange",
     "ValidationResult",
     "ValidationStudy",
     "VerbalEquivalent",
@@ -682,6 +683,20 @@ class DCFRow(Record):
     min_dcf: float
 
 
+class SupportedRange(Record):
+    """The range of LRs a set of validated LLRs supports, by two rules computed from them
+    (:func:`forensic_lr.validation.supported_range`): the empirical lower and upper bounds
+    (ELUB, Vergeer et al. 2016) and the invariance-verification bounds (Alberink et al.
+    2025, submitted), each ``(low, high)`` in log10 LR with ``low <= 0 <= high``, or None
+    where that rule cannot be computed from these LLRs."""
+
+    #: which LLRs the bounds come from: the out-of-fold LLRs of a calibrated method, or a
+    #: system's own LLRs validated as given
+    llrs: Literal["cross-validated", "as given"]
+    elub_log10: tuple[float, float] | None = None
+    iv_log10: tuple[float, float] | None = None
+
+
 def _metrics_at_top(self, handler) -> dict[str, Any]:
     """JSON of a record with ``metrics`` and ``ci``: the metrics stand at the top level and
     ``ci`` is left out when None (the shape ``forensic-lr validate --json`` prints)."""
@@ -705,6 +720,8 @@ class LLRMetrics(Record):
     #: bootstrap_metrics(...).to_dict(), when intervals were asked for
     ci: dict[str, Any] | None = None
     warnings: tuple[str, ...] = ()
+    #: the ELUB and invariance-verification bounds of these LLRs
+    supported_range: SupportedRange | None = None
 
     _flat = model_serializer(mode="wrap")(_metrics_at_top)
 
@@ -724,6 +741,8 @@ class MethodMetrics(Record):
     folds_by: Literal["trial", "source"] | None
     metrics: dict[str, float | int | None]
     ci: dict[str, Any] | None = None
+    #: the ELUB and invariance-verification bounds of the LLRs the method's metrics are of
+    supported_range: SupportedRange | None = None
 
     _flat = model_serializer(mode="wrap")(_metrics_at_top)
 
@@ -733,6 +752,9 @@ class StudyMethod(ValidationResult):
 
     method: str
     description: MethodDescription | None = None
+    #: the ELUB and invariance-verification bounds of the validated LLRs (cross-validated,
+    #: or as given), whatever rule ``bounds_rule`` names
+    supported_range: SupportedRange | None = None
 
 
 class ValidationStudy(Tabular, Record):

@@ -39,7 +39,7 @@ from .compare import add_ci_arguments, ci_options, print_ci
 
 if TYPE_CHECKING:
     from ..output import OutputFolder
-    from ..records import LLRMetrics
+    from ..records import LLRMetrics, SupportedRange
 
 def add_parser(sub) -> None:
     """Add the ``validate`` subcommand."""
@@ -215,7 +215,7 @@ def _llr_metrics(args: argparse.Namespace, folder: OutputFolder | None) -> int:
 
     from ..errors import ForensicLRWarning
     from ..io.scores import load_scores
-    from ..validation import validate_llr_set
+    from ..validation import metrics_row, validate_llr_set
 
     _check_llr_args(args)
     data = load_scores(ss=args.ss, ds=args.ds, scores=args.scores, log_base=args.log_base,
@@ -227,13 +227,14 @@ def _llr_metrics(args: argparse.Namespace, folder: OutputFolder | None) -> int:
             metric_intervals=ci_options(args),
             ss_sources=data.ss_sources, ds_sources=data.ds_sources,
         )
-    _write_csv(args, [("input", result.metrics)])
+    _write_csv(args, [("input", metrics_row(result))])
     if folder is not None:
         _write_plots(folder, data.ss, data.ds, language=args.language or "en")
     if args.json:
         print_json(result)
         return EXIT_OK
     _print_metrics(result, args)
+    _print_ranges([("input", result.supported_range)])
     if result.ci is not None:
         print_ci(result.ci)
     for text in result.warnings:
@@ -309,6 +310,33 @@ def _print_metrics(result: LLRMetrics, args: argparse.Namespace) -> None:
               "(normalised)")
     if args.plots and not args.quiet:
         print(f"figures written to {args.plots}")
+
+
+def _print_ranges(rows: list[tuple[str, SupportedRange]]) -> None:
+    """The range of LRs the validated LLRs support (each row's ELUB and
+    invariance-verification bounds, log10 LR, as reports print them), as a second table;
+    a bound that could not be computed is said so in words below it."""
+    from .._numbers import signed_log10
+
+    which = "the LRs as given" if rows[0][1].llrs == "as given" else "the cross-validated LRs"
+    print(f"\nrange of LRs these data support (log10 LR, from {which}):")
+    print("ELUB, empirical lower and upper bounds (Vergeer et al. 2016); IV, "
+          "invariance-verification")
+    print("bounds (Alberink et al. 2025, submitted)")
+    heads = ("ELUB low", "ELUB high", "IV low", "IV high")
+    print(f"{'method':<10}" + "".join(f"{h:>10}" for h in heads))
+    missing = []
+    for name, bounds in rows:
+        cells = []
+        for rule, pair in (("ELUB", bounds.elub_log10), ("IV", bounds.iv_log10)):
+            if pair is None:
+                missing.append(f"{name}: the {rule} bounds cannot be computed from these LRs")
+            elif pair == (0.0, 0.0):
+                missing.append(f"{name}: by {rule}, these data support no LR other than 1")
+            cells += ["-", "-"] if pair is None else [signed_log10(v) for v in pair]
+        print(f"{name:<10}" + "".join(f"{c:>10}" for c in cells))
+    for text in missing:
+        print(text)
 
 
 # --------------------------------------------------------------------------- raw scores
@@ -431,7 +459,7 @@ def _raw_scores(args: argparse.Namespace, folder: OutputFolder | None) -> int:
     :class:`~forensic_lr.records.MethodMetrics`
     (:func:`forensic_lr.validation.study_method_metrics`).
     """
-    from ..validation import study_method_metrics
+    from ..validation import metrics_row, study_method_metrics
 
     study, data = _study(args)
     if folder is not None:
@@ -439,7 +467,7 @@ def _raw_scores(args: argparse.Namespace, folder: OutputFolder | None) -> int:
                      xlabel=N_("out-of-fold log10 LR"), language=args.language or "en")
     rows = study_method_metrics(study, metric_intervals=ci_options(args),
                                 ss_sources=data.ss_sources, ds_sources=data.ds_sources)
-    _write_csv(args, [(row.method, row.metrics) for row in rows])
+    _write_csv(args, [(row.method, metrics_row(row)) for row in rows])
     if args.json:
         print_json(rows if args.compare else rows[0])
         return EXIT_OK
@@ -459,6 +487,7 @@ def _raw_scores(args: argparse.Namespace, folder: OutputFolder | None) -> int:
             for v, w in zip((row.metrics[k] for k in keys), widths, strict=True)
         )
         print(f"{row.method:<10}{cells}")
+    _print_ranges([(row.method, row.supported_range) for row in rows])
     for row in rows:
         if row.ci is not None:
             print(f"{row.method}:")

@@ -8,7 +8,9 @@
 * :func:`validate_llr_set` - the metrics, DCF rows, intervals and warnings of a system's own
   LLRs, the record of ``forensic-lr validate --ss --ds`` (:mod:`.llr_metrics`);
 * :func:`run_validation_study` - every method cross-validated on one score set, the
-  record behind ``forensic-lr validate --report`` (:mod:`.study`).
+  record behind ``forensic-lr validate --report`` (:mod:`.study`);
+* :func:`supported_range` - the range of LRs validated LLRs support: their ELUB and
+  invariance-verification bounds (:mod:`.method`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from .compare import (
     placement_values,
 )
 from .criteria import check_criteria
-from .llr_metrics import metrics_csv, study_method_metrics, validate_llr_set
+from .llr_metrics import metrics_csv, metrics_row, study_method_metrics, validate_llr_set
+from .method import supported_range
 from .study import run_validation_study
 
 __all__ = [
@@ -41,11 +44,13 @@ __all__ = [
     "compare_systems",
     "delong_test",
     "metrics_csv",
+    "metrics_row",
     "outcome",
     "p_text",
     "placement_values",
     "run_validation_study",
     "source_folds",
     "study_method_metrics",
+    "supported_range",
     "validate_llr_set",
 ]

@@ -27,8 +27,14 @@ from ..metrics.dcf import dcf, min_dcf
 from ..metrics.llr_checks import raw_score_signs, swapped_sign
 from ..records import DCFRow, LLRMetrics, MethodMetrics, ValidationStudy
 from .bootstrap import bootstrap_metrics
+from .method import supported_range
 
-__all__ = ["raw_score_warning", "study_method_metrics", "validate_llr_set"]
+__all__ = ["RANGE_COLUMNS", "metrics_row", "raw_score_warning", "study_method_metrics",
+           "validate_llr_set"]
+
+#: The CSV columns of a :class:`~forensic_lr.records.SupportedRange` (log10 LR), written
+#: after the metrics: ELUB and invariance-verification bounds, low and high.
+RANGE_COLUMNS = ("elub_log10_low", "elub_log10_high", "iv_log10_low", "iv_log10_high")
 
 
 def raw_score_warning(signs: Sequence[str]) -> str:
@@ -123,7 +129,8 @@ def validate_llr_set(
     for text, category in found:
         warnings.warn(text, category, stacklevel=2)
     return LLRMetrics(metrics=asdict(evaluate_llrs(ss, ds, check=False)), dcf=rows, ci=ci,
-                      warnings=tuple(text for text, _ in found))
+                      warnings=tuple(text for text, _ in found),
+                      supported_range=supported_range(ss, ds, "as given"))
 
 
 def study_method_metrics(
@@ -147,8 +154,18 @@ def study_method_metrics(
                                    ds_sources=ds_sources, **metric_intervals).to_dict()
         rows.append(MethodMetrics(
             method=m.method, folds=m.folds if cross_validated else None,
-            folds_by=study.folds_by if cross_validated else None, metrics=m.metrics, ci=ci))
+            folds_by=study.folds_by if cross_validated else None, metrics=m.metrics, ci=ci,
+            supported_range=m.supported_range))
     return tuple(rows)
+
+
+def metrics_row(record: LLRMetrics | MethodMetrics) -> dict[str, Any]:
+    """A record's metrics and then its supported range (:data:`RANGE_COLUMNS`; None where a
+    bound was not computed): one line of :func:`metrics_csv`."""
+    bounds = record.supported_range
+    pairs = (None, None) if bounds is None else (bounds.elub_log10, bounds.iv_log10)
+    values = [v for pair in pairs for v in (pair or (None, None))]
+    return {**record.metrics, **dict(zip(RANGE_COLUMNS, values, strict=True))}
 
 
 def metrics_csv(rows: Sequence[tuple[str, Mapping[str, Any]]],

@@ -35,7 +35,7 @@ from ..errors import ForensicLRError, ForensicLRWarning, InputError
 from ..i18n.messages import english, raised_text
 from ..metrics import evaluate_llrs
 from ..metrics.catalogue import metric
-from ..records import BoundsRule, ValidationResult
+from ..records import BoundsRule, SupportedRange, ValidationResult
 from ..resampling import DEFAULT_LEVEL, DEFAULT_SEED, Progress, source_codes
 from ..uncertainty import cross_validated_llr
 from .bootstrap import bootstrap_metrics
@@ -43,8 +43,9 @@ from .criteria import CriteriaRule, check_criteria
 from .rates import misleading_rates
 
 __all__ = [
-    "ELUB_SOURCES", "ElubSource", "Method", "MethodValidation", "bounds_of",
-    "in_sample_bounds", "validate_llrs", "validate_method",
+    "ELUB_SOURCES", "LLR_RULES", "ElubSource", "Method", "MethodValidation", "bounds_of",
+    "in_sample_bounds", "llr_rule_bounds", "supported_range", "validate_llrs",
+    "validate_method",
 ]
 
 #: Where the ELUB bound of a case comes from: the cross-validated LLRs of the case's own
@@ -52,6 +53,9 @@ __all__ = [
 #: background scores (the rule of lir's ELUB bounder).
 ELUB_SOURCES = ("cross-validated", "in-sample")
 ElubSource = Literal["cross-validated", "in-sample"]
+#: The bounds rules computed from LLRs (the others come from the number of sources or the
+#: laboratory): the empirical lower and upper bounds and invariance verification.
+LLR_RULES = ("elub", "iv")
 
 
 @dataclass(frozen=True, eq=False)
@@ -349,18 +353,34 @@ def bounds_of(method: Method, ss_llr, ds_llr,
     InputError
         ``"n-source"`` without sources, ``"fixed"`` without valid fixed bounds.
     """
-    if method.bounds in ("elub", "iv"):
-        try:
-            low, high = rule_bounds_log10(method.bounds, ss_llr, ds_llr)
-        except ForensicLRError:
-            return None
-    else:
-        low, high = rule_bounds_log10(method.bounds, ss_llr, ds_llr, n_sources=n_sources,
-                                      fixed=method.fixed_bounds)
+    if method.bounds in LLR_RULES:
+        return llr_rule_bounds(method.bounds, ss_llr, ds_llr)
+    low, high = rule_bounds_log10(method.bounds, ss_llr, ds_llr, n_sources=n_sources,
+                                  fixed=method.fixed_bounds)
     return float(low), float(high)
 
 
-    return bounds_of(method, ss_llr, ds_llr, n_sources)
+def llr_rule_bounds(rule: str, ss_llr, ds_llr) -> tuple[float, float] | None:
+    """The bounds (log10) of a rule computed from LLRs (:data:`LLR_RULES`: ELUB or IV,
+    :func:`~forensic_lr.calibration.bounders.rule_bounds_log10`), or None when they cannot
+    be computed from these LLRs (e.g. NaN LLRs, or none of one class)."""
+    try:
+        low, high = rule_bounds_log10(rule, ss_llr, ds_llr)
+    except ForensicLRError:
+        return None
+    return float(low), float(high)
+
+
+def supported_range(ss_llr, ds_llr,
+                    llrs: Literal["cross-validated", "as given"]) -> SupportedRange:
+    """The range of LRs validated LLRs support by both rules computed from LLRs: the
+    empirical lower and upper bounds (ELUB, Vergeer et al. 2016) and the
+    invariance-verification bounds (Alberink et al. 2025), each by :func:`llr_rule_bounds`
+    (None where a rule cannot be computed). ``llrs`` says which LLRs they are (the
+    out-of-fold LLRs of a method, or a system's own LLRs validated as given). What a
+    validation study reports beside its metrics, whatever rule a case would apply."""
+    return SupportedRange(llrs=llrs, elub_log10=llr_rule_bounds("elub", ss_llr, ds_llr),
+                          iv_log10=llr_rule_bounds("iv", ss_llr, ds_llr))
 def _our_texts(caught) -> tuple[str, ...]:
     """Our warning texts, once each; others are raised again (not ours to swallow)."""
     for w in caught:

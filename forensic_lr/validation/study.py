@@ -28,7 +28,7 @@ from ..records import CriterionResult, MethodDescription, StudyMethod, Validatio
 from ..resampling import DEFAULT_SEED, Progress
 from .bootstrap import bootstrap_metrics
 from .compare import compare_systems
-from .method import Method, validate_llrs, validate_method
+from .method import Method, supported_range, validate_llrs, validate_method
 from .rates import misleading_rates
 
 __all__ = ["ABOUT_KEYS", "AS_GIVEN", "MATRIX", "StudyArrays", "run_validation_study"]
@@ -200,7 +200,10 @@ def run_validation_study(
             validated = validate_method(ss, ds, spec, folds=folds, seed=seed, **common)
             description = type(spec.unfitted()).describe()
         name = AS_GIVEN if spec is None else spec.calibrator
-        rows.append(StudyMethod(**dict(validated.record), method=name, description=description))
+        bounds = supported_range(validated.ss_llr, validated.ds_llr,
+                                 "as given" if spec is None else "cross-validated")
+        rows.append(StudyMethod(**dict(validated.record), method=name, description=description,
+                                supported_range=bounds))
         llrs[name] = (validated.ss_llr, validated.ds_llr)
         if progress is not None:
             progress(i + 1, len(specs))

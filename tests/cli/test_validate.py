@@ -29,6 +29,7 @@ def test_json_agrees_with_the_library(llr_files, capsys):
     assert main(args) == 0
     out = json.loads(capsys.readouterr().out)
     ss, ds = np.loadtxt(folder / "ss.csv"), np.loadtxt(folder / "ds.csv")
+    assert set(out.pop("supported_range")) == {"llrs", "elub_log10", "iv_log10"}  # added
     assert out | {"dcf": None, "warnings": None} == evaluate(ss, ds).to_dict() | {
         "dcf": None, "warnings": None}
     assert out["warnings"] == []  # calibrated LLRs: no sign of raw scores

@@ -43,7 +43,9 @@ def test_json_shape_is_that_of_validate_json():
     of each DCF row named with it."""
     data = json.loads(validate_llr_set(SS, DS, priors=[0.01]).to_json())
     assert set(data) == {"n_ss", "n_ds", "cllr", "min_cllr", "cllr_cal", "eer", "auc", "rmep",
-                         "rmed", "devpav", "llr_overestimation", "dcf", "warnings"}
+                         "rmed", "devpav", "llr_overestimation", "dcf", "warnings",
+                         "supported_range"}
+    assert set(data["supported_range"]) == {"llrs", "elub_log10", "iv_log10"}
     assert set(data["dcf"][0]) == {"p_target", "c_miss", "c_fa", "dcf", "min_dcf"}
     with_ci = json.loads(validate_llr_set(SS * 4, DS * 4, metric_intervals={"n": 50, "seed": 1})
                          .to_json())
