@@ -62,6 +62,7 @@ from .calibration.curves import ModelCurves, model_curves, shown_range
 from .defaults import DEFAULT_SEED
 from .errors import InputError
 from .i18n import N_, SOURCE_LANGUAGE, translations
+from .i18n.classes import ClassNames, class_gettext
 from .i18n.formatting import localized, percent_text
 from .io.scores import orient
 from .metrics.overestimation import FIDUCIAL_DRAWS
@@ -147,9 +148,10 @@ def _package_style(style: dict) -> contextlib.AbstractContextManager:
 ELUB_COLOUR = "#7b3f99"
 
 
-def _gettext(language: str) -> Callable[[str], str]:
-    """The ``report`` catalogue's gettext in ``language``: English returns each text itself."""
-    return translations(language, "report").gettext
+def _gettext(language: str, classes: ClassNames | None = None) -> Callable[[str], str]:
+    """The ``report`` catalogue's gettext in ``language`` (English returns each text itself),
+    naming the two classes of trials as ``classes`` says."""
+    return class_gettext(translations(language, "report").gettext, classes)
 
 
 class _LocaleFormatter(matplotlib.ticker.ScalarFormatter):
@@ -609,6 +611,7 @@ def tippett(
     case_labels: Sequence[str] | None = None,
     label: str | None = None, color: str | None = None, ax: Axes | None = None,
     case_log10_lr: float | Sequence[float] | None = None, language: str = SOURCE_LANGUAGE,
+    classes: ClassNames | None = None,
     **line,
 ) -> Figure:
     """Tippett plot of SS and DS log10 LRs.
@@ -653,6 +656,9 @@ def tippett(
         Deprecated: the case's LR in log10 (:class:`DeprecationWarning`); give ``case_llr``.
     language : str
         The language of the figure's texts and numbers (default English).
+    classes : ClassNames, optional
+        How the texts name the two classes of trials (default: same-source and
+        different-source; :mod:`forensic_lr.i18n.classes`).
 
     Returns
     -------
@@ -693,7 +699,7 @@ def tippett(
     low = (shown_range(finite_ss, finite_ds)[0] * _LOG10_E
            if finite_ss.size and finite_ds.size else -np.inf)
     far = int((ds * _LOG10_E < low).sum() + (ss * _LOG10_E < low).sum())
-    _ = _gettext(language)
+    _ = _gettext(language, classes)
     with _axes(ax, language) as (ax, own):
         x = data.log10_lr
         if kind == "I":
@@ -748,7 +754,7 @@ def _as_strong(ss: np.ndarray, ds: np.ndarray, case_llr: float) -> tuple[int, in
 def ape(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
         case_labels: Sequence[str] | None = None, label: str | None = None,
         color: str | None = None, ax: Axes | None = None,
-        language: str = SOURCE_LANGUAGE, **line) -> Figure:
+        language: str = SOURCE_LANGUAGE, classes: ClassNames | None = None, **line) -> Figure:
     """APE curve: Bayes error rate against prior log10 odds.
 
     Parameters
@@ -772,6 +778,9 @@ def ape(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
         its reference lines.
     language : str
         The language of the figure's texts and numbers (default English).
+    classes : ClassNames, optional
+        How the texts name the two classes of trials (default: same-source and
+        different-source; :mod:`forensic_lr.i18n.classes`).
 
     Returns
     -------
@@ -791,7 +800,7 @@ def ape(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
            detection", Computer Speech and Language 20 (2006) 230-275.
     """
     curve = metrics.ape_curve(ss_llr, ds_llr)
-    _ = _gettext(language)
+    _ = _gettext(language, classes)
     with _axes(ax, language) as (ax, own):
         x = curve.plo * _LOG10_E
         colour = color or SS_COLOUR
@@ -814,7 +823,7 @@ def ape(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
 def ece(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
         case_labels: Sequence[str] | None = None, label: str | None = None,
         color: str | None = None, ax: Axes | None = None,
-        language: str = SOURCE_LANGUAGE, **line) -> Figure:
+        language: str = SOURCE_LANGUAGE, classes: ClassNames | None = None, **line) -> Figure:
     """Empirical cross-entropy (ECE, bits) against prior log10 odds.
 
     Parameters
@@ -838,6 +847,9 @@ def ece(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
         its reference lines.
     language : str
         The language of the figure's texts and numbers (default English).
+    classes : ClassNames, optional
+        How the texts name the two classes of trials (default: same-source and
+        different-source; :mod:`forensic_lr.i18n.classes`).
 
     Returns
     -------
@@ -857,7 +869,7 @@ def ece(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
            of Forensic Sciences 58 (2013) 1503-1518.
     """
     curve = metrics.ece_curve(ss_llr, ds_llr)
-    _ = _gettext(language)
+    _ = _gettext(language, classes)
     with _axes(ax, language) as (ax, own):
         x = curve.plo * _LOG10_E
         colour = color or SS_COLOUR
@@ -998,7 +1010,7 @@ def _mark_operating_point(ax: Axes, rates: tuple[float, float], x_lim, y_lim,
 def det(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
         case_labels: Sequence[str] | None = None, label: str | None = None,
         color: str | None = None, ax: Axes | None = None,
-        language: str = SOURCE_LANGUAGE, **line) -> Figure:
+        language: str = SOURCE_LANGUAGE, classes: ClassNames | None = None, **line) -> Figure:
     """DET plot: miss against false-alarm rate on probit axes.
 
     Parameters
@@ -1023,6 +1035,9 @@ def det(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
         its reference lines.
     language : str
         The language of the figure's texts and numbers (default English).
+    classes : ClassNames, optional
+        How the texts name the two classes of trials (default: same-source and
+        different-source; :mod:`forensic_lr.i18n.classes`).
 
     Returns
     -------
@@ -1058,7 +1073,7 @@ def det(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
         points.append((name, n_miss, n_fa))  # the axes reach every operating point
         x_lim, y_lim = _det_reach(x_lim, n_fa / ds.size), _det_reach(y_lim, n_miss / ss.size)
     colour = color or SS_COLOUR
-    _ = _gettext(language)
+    _ = _gettext(language, classes)
     with _axes(ax, language) as (ax, own):
         if ax.lines:  # a second system: the axes keep showing the first
             x_lim, y_lim = _det_union(x_lim, ax.get_xlim()), _det_union(y_lim, ax.get_ylim())
@@ -1251,7 +1266,8 @@ def llr_overestimation(
     case_labels: Sequence[str] | None = None,
     elub_log10: tuple[float, float] | None = None, bounds_rule: str = "elub",
     xlabel: str | None = None, label: str | None = None, color: str | None = None,
-    ax: Axes | None = None, language: str = SOURCE_LANGUAGE, **line,
+    ax: Axes | None = None, language: str = SOURCE_LANGUAGE,
+    classes: ClassNames | None = None, **line,
 ) -> Figure:
     """The LLR overestimation curve over the system's log10 LRs, with its fiducial band.
 
@@ -1281,6 +1297,9 @@ def llr_overestimation(
         Draw here; default a new Figure.
     language : str
         The language of the figure's texts and numbers (default English).
+    classes : ClassNames, optional
+        How the texts name the two classes of trials (default: same-source and
+        different-source; :mod:`forensic_lr.i18n.classes`).
 
     Returns
     -------
@@ -1296,7 +1315,7 @@ def llr_overestimation(
     the axes say so.
     """
     ss, ds = check_pair(ss_llr, ds_llr)
-    _ = _gettext(language)
+    _ = _gettext(language, classes)
     if band:
         drawn = metrics.llr_overestimation_band(ss, ds, level=level,
                                                                draws=draws, seed=seed)
@@ -1340,11 +1359,12 @@ def llr_overestimation(
 # ------------------------------------------------------------------------------- histograms
 def _histogram(ax: Axes, ss, ds, bins, *, hidden=(0, 0), label: str | None = None,
                color: str | None = None, line: dict | None = None,
-               why: str | None = None, language: str = SOURCE_LANGUAGE) -> None:
+               why: str | None = None, language: str = SOURCE_LANGUAGE,
+               classes: ClassNames | None = None) -> None:
     """Density histograms of DS then SS values, one filled step outline each (with
     ``color``: outlines only, the DS one dashed); ``hidden`` counts values not shown and
     ``why`` says which (default "infinite"; "below -1,200", in ``language``)."""
-    _ = _gettext(language)
+    _ = _gettext(language, classes)
     ss_style, ds_style = _class_styles(color, {})
     filled = {"fill": True, "alpha": 0.45, "linewidth": 0} if color is None else {
         "fill": False, "linewidth": 1.2}
@@ -1376,7 +1396,7 @@ def llr_histogram(
     elub_log10: tuple[float, float] | None = None, bounds_rule: str = "elub",
     case_labels: Sequence[str] | None = None,
     label: str | None = None, color: str | None = None, ax: Axes | None = None,
-    language: str = SOURCE_LANGUAGE, **line,
+    language: str = SOURCE_LANGUAGE, classes: ClassNames | None = None, **line,
 ) -> Figure:
     """Histograms of the SS and DS log10 LRs.
 
@@ -1405,6 +1425,9 @@ def llr_histogram(
         Draw here; default a new Figure.
     language : str
         The language of the figure's texts and numbers (default English).
+    classes : ClassNames, optional
+        How the texts name the two classes of trials (default: same-source and
+        different-source; :mod:`forensic_lr.i18n.classes`).
 
     Returns
     -------
@@ -1418,12 +1441,12 @@ def llr_histogram(
     ss, ds = check_pair(ss_llr, ds_llr)
     ss_ok, ds_ok = np.isfinite(ss), np.isfinite(ds)
     ss10, ds10 = ss[ss_ok] * _LOG10_E, ds[ds_ok] * _LOG10_E
-    _ = _gettext(language)
+    _ = _gettext(language, classes)
     with _axes(ax, language) as (ax, own):
         bins = _bins(np.concatenate([ss10, ds10]))
         hidden = (int(ss.size - ss_ok.sum()), int(ds.size - ds_ok.sum()))
         _histogram(ax, ss10, ds10, bins, hidden=hidden, label=label, color=color, line=line,
-                   language=language)
+                   language=language, classes=classes)
         _mark_each(ax, case_marks(case_llr, case_labels, "case_llr"), lambda i: _("this case"),
                    transform=lambda v: v * _LOG10_E)
         _mark_elub(ax, elub_log10, language=language, rule=bounds_rule)
@@ -1440,7 +1463,7 @@ def score_densities(
     bounds_rule: str = "elub",
     direction: str = "higher_is_similar", case_labels: Sequence[str] | None = None,
     label: str | None = None, color: str | None = None, ax: Axes | None = None,
-    language: str = SOURCE_LANGUAGE, **line,
+    language: str = SOURCE_LANGUAGE, classes: ClassNames | None = None, **line,
 ) -> Figure:
     """Histograms of the raw SS and DS scores with the fitted model.
 
@@ -1480,6 +1503,9 @@ def score_densities(
         Draw here; default a new Figure.
     language : str
         The language of the figure's texts and numbers (default English).
+    classes : ClassNames, optional
+        How the texts name the two classes of trials (default: same-source and
+        different-source; :mod:`forensic_lr.i18n.classes`).
 
     Returns
     -------
@@ -1497,13 +1523,13 @@ def score_densities(
     low, _ = shown_range(ss, ds)  # a far tail of DS scores is cut (and counted)
     hidden = (int((ss < low).sum()), int((ds < low).sum()))
     ss, ds = orient(ss[ss >= low], direction), orient(ds[ds >= low], direction)  # as measured
-    _ = _gettext(language)
+    _ = _gettext(language, classes)
     edge = localized(f"{float(orient(low, direction)):,.4g}", language)
     beyond = (_("above %(edge)s") if distance else _("below %(edge)s")) % {"edge": edge}
     marks = case_marks(case_score, case_labels, "case_score")
     with _axes(ax, language) as (ax, own):
         _histogram(ax, ss, ds, _bins(np.concatenate([ss, ds])), label=label, color=color,
-                   line=line, hidden=hidden, why=beyond, language=language)
+                   line=line, hidden=hidden, why=beyond, language=language, classes=classes)
         grid = None if curves is None else orient(curves.score, direction)
         if curves is not None and curves.pdf_ss is not None:
             ss_style, ds_style = _class_styles(color, {})

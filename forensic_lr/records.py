@@ -44,6 +44,7 @@ from pydantic import (
 from .display import Table, Tabular, warning_notes
 from .errors import ForensicLRError
 from .i18n import N_
+from .i18n.classes import DEFAULT_CLASSES, MAX_LABEL, ClassNames, class_labels
 
 __all__ = [
     "CaseDetails",
@@ -300,6 +301,41 @@ class Propositions(Record):
     comparison: tuple[ComparisonPropositions, ...] = Field(
         default=(), description="one pair of propositions per comparison, by label"
     )
+    classes: Literal["source", "propositions"] = Field(
+        default=DEFAULT_CLASSES,
+        description="what the background trials are: 'source' comparisons (same-source "
+                    "trials have Hp true, different-source trials Hd true), or trials of "
+                    "'propositions' that are not about sources, named by hp_class and "
+                    "hd_class (docs/user/case-file.md)")
+    hp_class: str | None = Field(
+        default=None, min_length=1, max_length=MAX_LABEL,
+        description="with classes = 'propositions': a short name of the trials with Hp "
+                    "true, e.g. 'above the limit'")
+    hd_class: str | None = Field(
+        default=None, min_length=1, max_length=MAX_LABEL,
+        description="with classes = 'propositions': a short name of the trials with Hd "
+                    "true, e.g. 'at or below the limit'")
+
+    @model_validator(mode="after")
+    def _class_labels(self) -> Propositions:
+        """hp_class and hd_class with classes = "propositions", and only then."""
+        class_labels(self.classes, self.hp_class, self.hd_class)
+        return self
+
+    @model_serializer(mode="wrap")
+    def _default_classes_unwritten(self, handler) -> dict[str, Any]:
+        """The class wording in JSON only when it is not the default (source comparisons),
+        so that records written before it existed keep their bytes."""
+        out = handler(self)
+        if self.classes == DEFAULT_CLASSES:
+            for key in ("classes", "hp_class", "hd_class"):
+                out.pop(key, None)
+        return out
+
+    @property
+    def class_names(self) -> ClassNames:
+        """How the report names the two classes of background trials."""
+        return class_labels(self.classes, self.hp_class, self.hd_class)
 
     @model_validator(mode="after")
     def _one_form(self) -> Propositions:

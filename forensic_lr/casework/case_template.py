@@ -49,6 +49,11 @@ hp = "The questioned and reference items come from the same source."
 hd = "The questioned and reference items come from different sources."
 # (several comparisons of different items, e.g. Q1-K1 and Q3-K1: instead of hp and hd, one
 #  [[propositions.comparison]] table each, with label = "Q1-K1", hp = "...", hd = "...")
+# classes = "source"          # the background trials compare sources (default); for
+                              #   propositions that are not about sources write
+                              #   classes = "propositions" and name the two classes:
+# hp_class = "above the limit"        # the trials with Hp true (short, quoted as written)
+# hd_class = "at or below the limit"  # the trials with Hd true
 
 [evidence]
 # score = 3.2                 # required: the comparison score of this case (or:

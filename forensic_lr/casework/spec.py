@@ -658,6 +658,22 @@ class CaseSpec(_Section):
         return self
 
     @model_validator(mode="after")
+    def _source_models_need_source_classes(self) -> CaseSpec:
+        """Measurement pairs and the suspect-adapted model compare sources: they cannot
+        serve trials of propositions that are not about sources."""
+        if self.propositions.classes == "source":
+            return self
+        if self.measurements is not None:
+            raise ValueError('[propositions] classes = "propositions" with [measurements]: '
+                             "the population's pairs are comparisons of sources; remove "
+                             "classes, hp_class and hd_class, or give background scores")
+        if self.method.calibrator == "suspect_map":
+            raise ValueError('[propositions] classes = "propositions" with [method] '
+                             'calibrator = "suspect_map": the model adapts to a suspect\'s '
+                             "own same-source scores; choose another calibrator")
+        return self
+
+    @model_validator(mode="after")
     def _posterior_interval_needs_posterior(self) -> CaseSpec:
         from ..calibration import CALIBRATORS
 

@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from ..errors import InputError
 from . import SOURCE_LANGUAGE, catalogue_path, read_catalogue, supported, translations
+from .classes import ClassNames, message_code
 from .formatting import localized
 
 __all__ = ["Coded", "english", "message_codes", "message_text", "raised_text", "recognised",
@@ -55,8 +56,12 @@ def message_codes() -> tuple[str, ...]:
 
 
 def message_text(code: str, params: Mapping[str, str], language: str = SOURCE_LANGUAGE,
-                 level: Callable[[str], str] | None = None) -> str:
+                 level: Callable[[str], str] | None = None,
+                 classes: ClassNames | None = None) -> str:
     """The sentence of ``code`` in ``language`` with ``params`` filled in.
+
+    ``classes``: how the sentence (and the phrases it holds) names the two classes of
+    background trials (:func:`forensic_lr.i18n.classes.message_code`; default: as sources).
 
     ``level`` prints a verbal level of the case's scale in the report's language (the
     ``*_level`` and ``*_levels`` parameters); without it levels are printed as written.
@@ -67,21 +72,22 @@ def message_text(code: str, params: Mapping[str, str], language: str = SOURCE_LA
         An unknown code, or a language whose catalogue lacks it (no silent English).
     """
     table = _catalogue(supported(language))
+    code = message_code(code, classes)
     if code not in table:
         raise InputError(f"the {language!r} messages catalogue has no text for {code!r}",
                          path=str(catalogue_path(language, "messages")))
-    values = {k: _param(k, v, params, language, level) for k, v in params.items()}
+    values = {k: _param(k, v, params, language, level, classes) for k, v in params.items()}
     return table[code] % values
 
 
 def _param(name: str, value: str, params: Mapping[str, str], language: str,
-           level: Callable[[str], str] | None) -> str:
+           level: Callable[[str], str] | None, classes: ClassNames | None = None) -> str:
     """A parameter as printed (the module's naming rules)."""
     if name.endswith("_code"):  # a phrase of the catalogue itself ("" for none)
         if not value:
             return ""
         inner = {k: v for k, v in params.items() if not k.endswith("_code")}
-        return message_text(value, inner, language, level)
+        return message_text(value, inner, language, level, classes)
     if name.endswith("_term"):  # "" would give the catalogue's header
         return translations(language, "report").gettext(value) if value else ""
     if name.endswith("_levels"):
@@ -92,7 +98,7 @@ def _param(name: str, value: str, params: Mapping[str, str], language: str,
         return message_text("list.and", {"first": ", ".join(quoted[:-1]), "last": quoted[-1]},
                             language)
     if name.endswith("_warning"):  # a warning's English text: in the language if coded
-        return warning_text(value, language, level)
+        return warning_text(value, language, level, classes)
     if name.endswith("_span"):  # "low\nhigh" -> "low to high" ("" for none)
         if not value:
             return ""
@@ -104,18 +110,21 @@ def _param(name: str, value: str, params: Mapping[str, str], language: str,
 
 
 def warning_text(text: str, language: str = SOURCE_LANGUAGE,
-                 level: Callable[[str], str] | None = None) -> str:
+                 level: Callable[[str], str] | None = None,
+                 classes: ClassNames | None = None) -> str:
     """A warning's English ``text`` in ``language`` when it is the sentence of a
     ``warning.*`` code (:func:`recognised`), else as written."""
     found = recognised(text, "warning.")
-    return text if found is None else message_text(*found, language, level)
+    return text if found is None else message_text(*found, language, level, classes)
 
 
 def statement(messages: Iterable, language: str = SOURCE_LANGUAGE,
-              level: Callable[[str], str] | None = None) -> str:
+              level: Callable[[str], str] | None = None,
+              classes: ClassNames | None = None) -> str:
     """Messages (:class:`~forensic_lr.records.Message`) as one sentence: their texts joined
     by ``"; "``, the first letter capitalised, a full stop at the end (``""`` for none)."""
-    text = "; ".join(message_text(m.code, m.params, language, level) for m in messages)
+    text = "; ".join(message_text(m.code, m.params, language, level, classes)
+                     for m in messages)
     return text[:1].upper() + text[1:] + "." if text else ""
 
 

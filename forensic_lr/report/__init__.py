@@ -135,11 +135,12 @@ def build_report(run, formats=("pdf", "html", "json"), template_dir=None) -> dic
         files["result.json"] = record
     if not ({"pdf", "html"} & set(formats)):
         return files
-    figures = case_figures(run, language=run.spec.report.language)
+    classes = run.result.propositions.class_names
+    figures = case_figures(run, language=run.spec.report.language, classes=classes)
     for name, svg in figures.items():
         files[f"figures/{name}.svg"] = svg.encode("utf-8")
     html = render("case_report.html", case_context(run, figures, template_dir), template_dir,
-                  language=run.spec.report.language)
+                  language=run.spec.report.language, classes=classes)
     language = run.spec.report.language
     if run.result.draft and translations(language, "report").gettext(DRAFT_MARK) not in html:
         from ..errors import InputError

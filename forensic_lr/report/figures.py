@@ -6,6 +6,7 @@ from functools import partial
 
 from .. import plots
 from ..i18n import SOURCE_LANGUAGE
+from ..i18n.classes import ClassNames
 from ..parallel import collector_paused, run_jobs
 
 
@@ -15,8 +16,8 @@ def sensitivity_figure(i: int) -> str:
     return "sensitivity" if i == 0 else f"sensitivity_{i + 1}"
 
 
-def case_figures(run, *, workers: int | None = None,
-                 language: str = SOURCE_LANGUAGE) -> dict[str, str]:
+def case_figures(run, *, workers: int | None = None, language: str = SOURCE_LANGUAGE,
+                 classes: ClassNames | None = None) -> dict[str, str]:
     """Figure name -> SVG for a :class:`forensic_lr.casework.pipeline.CaseRun`.
 
     Validation figures use the cross-validated LLRs of the background (what the
@@ -28,7 +29,8 @@ def case_figures(run, *, workers: int | None = None,
     ``sensitivity_2``, ...). Figures with a log10 LR axis mark the bounds of the case's
     rule (ELUB by default; applied or not, as the report's method section states), named
     in the legend.
-    Their texts and numbers are in ``language`` (the report's ``[report] language``).
+    Their texts and numbers are in ``language`` (the report's ``[report] language``), the
+    two classes of trials named as ``classes`` says (``[propositions] classes``).
     The figures are drawn on up to ``workers`` cores (default 1: drawing them in a process
     pool did not pay at casework sizes on two cores; :func:`~forensic_lr.parallel.run_jobs`),
     with the same bytes as one by one.
@@ -43,7 +45,7 @@ def case_figures(run, *, workers: int | None = None,
     ss, ds = run.ss_llr_cv, run.ds_llr_cv
     case_score = [float(v) for v in run.evidence_scores]
     unc = run.spec.uncertainty
-    marked = {"case_labels": labels, "language": language}
+    marked = {"case_labels": labels, "language": language, "classes": classes}
     # the rule names the bounds in the legends (ELUB for a method record without one)
     bounded = {"elub_log10": elub, "bounds_rule": getattr(method, "bounds_rule", "elub")}
     jobs = {

@@ -36,6 +36,7 @@ from ..casework.profile import criterion_label, setting_label, setting_value_tex
 from ..casework.verbal import format_log10_lr, format_lr, level_in, statement_in
 from ..errors import InputError, excerpt
 from ..i18n import N_, SOURCE_LANGUAGE, check_language, translations
+from ..i18n.classes import ClassNames, class_gettext
 from ..i18n.formatting import localized, long_date, percent_text
 from ..i18n.messages import message_text, statement, warning_text
 from ..limits import LIMITS
@@ -105,6 +106,9 @@ class _Budget:
 
 
 _BUDGET: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar("budget", default=None)
+#: How the report being rendered names the two classes of background trials (:func:`render`).
+_CLASSES: contextvars.ContextVar[ClassNames | None] = contextvars.ContextVar("classes",
+                                                                            default=None)
 
 
 def _too_long(size: int, what: str) -> None:
@@ -282,7 +286,14 @@ def environment(template_dir: str | Path | None = None,
         extensions=["jinja2.ext.i18n"],
     )
     t = translations(language, "report")
-    env.install_gettext_translations(t, newstyle=True)
+
+    def template_gettext(text: str) -> str:
+        """The templates' ``_()``, in the class wording of the report being rendered
+        (labels HTML-escaped; jinja formats every text, so a ``%`` in a label is doubled)."""
+        return class_gettext(t.gettext, _CLASSES.get(), escape, formatted=True)(text)
+
+    env.install_gettext_callables(template_gettext, t.ngettext, newstyle=True,
+                                  pgettext=t.pgettext, npgettext=t.npgettext)
     env.globals["language"] = language  # <html lang="...">
     _ = t.gettext
 
@@ -330,20 +341,25 @@ def environment(template_dir: str | Path | None = None,
         # in ``messages``) in the language's ``messages`` catalogue; a record without
         # messages (written before they existed) prints its text as written
         worded=lambda text, messages, i: text if i >= len(messages)
-        else message_text(messages[i].code, messages[i].params, language),
+        else message_text(messages[i].code, messages[i].params, language,
+                          classes=_CLASSES.get()),
         # a record's text from all its messages joined by ``sep`` (a note's parts, a
         # paragraph's sentences); ``scale`` words its verbal levels; none: as written
         worded_all=lambda text, messages, sep="; ", scale=None: sep.join(
-            message_text(m.code, m.params, language, _levels(scale)) for m in messages)
+            message_text(m.code, m.params, language, _levels(scale), _CLASSES.get())
+            for m in messages)
         if messages else text,
         # a record's sentence from its parts (capitalised, full stop): EvidenceLR.uncertainty
-        stated=lambda text, messages: statement(messages, language) if messages else text,
+        stated=lambda text, messages: statement(messages, language,
+                                                classes=_CLASSES.get()) if messages else text,
         # a warning of the records in the language: from its code and parameters
         # (CaseResult.warning_messages, recorded where it was raised); a record without one
         # (an older result.json) from the code recognised in its English text; a text
         # without a code as written
-        warned=lambda text, message=None: warning_text(str(text), language) if message is None
-        else message_text(message.code, message.params, language),
+        warned=lambda text, message=None: warning_text(
+            str(text), language, classes=_CLASSES.get()) if message is None
+        else message_text(message.code, message.params, language,
+                          classes=_CLASSES.get()),
         level_in=lambda level, scale: level_in(str(level), scale),
         # annex E: a policy setting's label by its key, and what a keyword value means
         # ("" for a value that is no keyword), in the language (casework.profile)
@@ -353,8 +369,10 @@ def environment(template_dir: str | Path | None = None,
             text := setting_value_text(str(key), value)) else "",
         # a text the package marked with N_ (metric names, check rows), in the language;
         # ``values`` fill its %(name)s placeholders
-        tr=lambda text, values=None: "" if not text else _(str(text)) % {
-            k: num(v) for k, v in values.items()} if values else _(str(text)),
+        tr=lambda text, values=None: "" if not text else class_gettext(
+            _, _CLASSES.get(), formatted=bool(values))(str(text)) % {
+            k: num(v) for k, v in values.items()} if values else class_gettext(
+            _, _CLASSES.get(), formatted=False)(str(text)),
         # a number the records hold as English text ("+2.45", "2,400"), in the locale's marks
         num=lambda text: num(str(text)),
         # a number as Python's "%g" writes it ("2", "0.5"), in the locale's marks
@@ -641,8 +659,11 @@ def _render_within_budget(env: jinja2.Environment, name: str, context: dict) -> 
 
 
 def render(name: str, context: dict, template_dir: str | Path | None = None,
-           language: str = SOURCE_LANGUAGE) -> str:
+           language: str = SOURCE_LANGUAGE, classes: ClassNames | None = None) -> str:
     """Render template ``name`` with ``context``, its fixed texts and numbers in ``language``.
+
+    ``classes``: how the texts name the two classes of background trials (default: as
+    same-source and different-source comparisons; :mod:`forensic_lr.i18n.classes`).
 
     Raises
     ------
@@ -652,6 +673,7 @@ def render(name: str, context: dict, template_dir: str | Path | None = None,
         the template file and line. (A failure of the shipped templates alone is a bug and
         keeps its traceback.)
     """
+    token = _CLASSES.set(classes)
     try:
         html = _render_within_budget(cached_environment(template_dir, language), name,
                                      context)
@@ -679,6 +701,8 @@ def render(name: str, context: dict, template_dir: str | Path | None = None,
         raise InputError(f"the lab's report template {kind}: {str(exc)[:200]}; correct the "
                          "template", path=path or str(Path(template_dir) / name),
                          line=line) from None
+    finally:
+        _CLASSES.reset(token)
     check_references(html, name, template_dir)
     return html
 

@@ -108,3 +108,90 @@ def test_readme_numbers_of_the_recalibrated_readings(capsys, monkeypatch):
     row = (f"logistic {out['n_ss']:>11} {out['n_ds']:>9} {out['cllr']:>9.4f} "
            f"{out['min_cllr']:>9.4f} {out['cllr_cal']:>9.4g}")
     assert row in (FOLDER / "README.md").read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------- the case: one driver's reading
+SOURCE_WORDS = {  # each language's words for the source classes (the default wording)
+    "en": r"same.source|different.source|same source|different source",
+    "de": r"gleiche[nr]? Quelle|derselben Quelle|verschiedene[nr]? Quellen",
+    "es": r"misma fuente|distinta fuente|distintas fuentes",
+    "fr": r"même source|sources différentes",
+    "nl": r"dezelfde bron|verschillende bronnen",
+    "sv": r"samma källa|olika källor",
+}
+LABEL_QUOTES = {"en": "“{}”", "de": "„{}“", "es": "«{}»", "fr": "« {} »", "nl": "“{}”",
+                "sv": "”{}”"}
+
+
+def _text(html_text: str) -> str:
+    """The words of an HTML report (styles and figures as text too: their legends count)."""
+    import html
+    import re
+
+    body = re.sub(r"<style.*?</style>", " ", html_text, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", " ", body))
+
+
+def _case_llr_by_hand() -> float:
+    """The natural-log LR of the case's reading under prior-weighted logistic regression
+    (Brümmer and du Preez 2006), fitted here by scipy's Nelder-Mead simplex on the mean
+    cross-entropy of each class weighted equally: a different algorithm from the package's
+    Newton iterations, from the raw readings file."""
+    from scipy.optimize import minimize
+
+    rows = [line.split(",") for line in
+            (FOLDER / "readings.csv").read_text(encoding="utf-8").splitlines()[1:]]
+    reading = np.array([float(r[3]) for r in rows])
+    hp = np.array([r[1] == "hp" for r in rows])
+    x = (reading - 240.0) / 50.0  # well-conditioned for the simplex
+
+    def cost(theta):
+        z = theta[0] + theta[1] * x
+        return (np.mean(np.logaddexp(0, -z[hp])) + np.mean(np.logaddexp(0, z[~hp])))
+
+    fit = minimize(cost, [0.0, 1.0], method="Nelder-Mead",
+                   options={"xatol": 1e-10, "fatol": 1e-14, "maxiter": 20000})
+    a, b = fit.x
+    return a + b * (236.0 - 240.0) / 50.0
+
+
+def test_the_case_reports_the_reading_for_above_and_below_the_limit(tmp_path):
+    out = tmp_path / "out"
+    assert main(["run", str(FOLDER / "case.toml"), "--out", str(out),
+                 "--format", "html,json"]) == 0
+    result = json.loads((out / "result.json").read_text(encoding="utf-8"))
+    assert result["propositions"]["classes"] == "propositions"
+    assert result["method"]["calibrator"] == "logistic"
+    (evidence,) = result["results"]
+    assert evidence["llr"] == pytest.approx(_case_llr_by_hand(), abs=1e-6)
+    assert evidence["log10_lr"] == pytest.approx(0.95188, abs=1e-4)  # LR 9.0
+    text = _text((out / "report.html").read_text(encoding="utf-8"))
+    import re
+
+    assert not re.search(SOURCE_WORDS["en"], text, re.IGNORECASE)
+    for svg in (out / "figures").glob("*.svg"):
+        assert not re.search(SOURCE_WORDS["en"], svg.read_text(encoding="utf-8")), svg.name
+    for words in ("“above the limit” (Hp true)", "“at or below the limit” (Hd true)",
+                  "428 trials with Hp true (“above the limit”) and 772 with Hd true "
+                  "(“at or below the limit”)"):
+        assert " ".join(words.split()) in " ".join(text.split()), words
+
+
+@pytest.mark.parametrize("language", ["de", "es", "fr", "nl", "sv"])
+def test_the_case_report_has_no_source_words_in_any_language(tmp_path, language):
+    import re
+
+    out = tmp_path / "out"
+    assert main(["run", str(FOLDER / "case.toml"), "--out", str(out), "--format", "html",
+                 "--language", language]) == 0
+    text = " ".join(_text((out / "report.html").read_text(encoding="utf-8")).split())
+    from forensic_lr.i18n import translations
+
+    for default in ("same source (Hp true)",  # the words are those the default prints
+                    "%(ss)s same-source and %(ds)s different-source comparisons"):
+        assert re.search(SOURCE_WORDS[language], translations(language, "report").gettext(
+            default), re.IGNORECASE)
+    assert not re.search(SOURCE_WORDS[language], text, re.IGNORECASE)
+    assert not re.search(SOURCE_WORDS["en"], text, re.IGNORECASE)
+    assert LABEL_QUOTES[language].format("above the limit") in text
+    assert LABEL_QUOTES[language].format("at or below the limit") in text
