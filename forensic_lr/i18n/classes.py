@@ -323,4 +323,12 @@ REPORT_VARIANTS: dict[str, str] = {
     "Figure 2. Tippett plot (type II): the same-source curve is the share at or below x.":
         N_("Figure 2. Tippett plot (type II): the curve of the trials with Hp true is the share "
            "at or below x."),
+    "Invariance verification (Alberink et al. 2025, submitted): up to the upper bound t, LRs of "
+    "at least t are at least t times as frequent among same-source as among different-source "
+    "comparisons, and likewise down to the lower bound for the LRs below it (“the LR of the LR "
+    "is the LR”).":
+        N_("Invariance verification (Alberink et al. 2025, submitted): up to the upper bound t, "
+           "LRs of at least t are at least t times as frequent among the trials with Hp true as "
+           "among the trials with Hd true, and likewise down to the lower bound for the LRs below "
+           "it (“the LR of the LR is the LR”)."),
 }

@@ -113,7 +113,7 @@ def test_readme_numbers_of_the_recalibrated_readings(capsys, monkeypatch):
 # ---------------------------------------------------------------- the case: one driver's reading
 SOURCE_WORDS = {  # each language's words for the source classes (the default wording)
     "en": r"same.source|different.source|same source|different source",
-    "de": r"gleiche[nr]? Quelle|derselben Quelle|verschiedene[nr]? Quellen",
+    "de": r"gleiche[nr]? (Quelle|Herkunft)|derselben Quelle|verschiedene[nr]? (Quellen|Herkunft)",
     "es": r"misma fuente|distinta fuente|distintas fuentes",
     "fr": r"même source|sources différentes",
     "nl": r"dezelfde bron|verschillende bronnen",

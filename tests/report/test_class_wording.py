@@ -29,7 +29,7 @@ from forensic_lr.records import Propositions
 #: The words each language's catalogue uses for the source classes (the default wording).
 SOURCE_WORDS = {
     "en": r"same.source|different.source",
-    "de": r"gleiche[nr]? Quelle|derselben Quelle|verschiedene[nr]? Quellen",
+    "de": r"gleiche[nr]? (Quelle|Herkunft)|derselben Quelle|verschiedene[nr]? (Quellen|Herkunft)",
     "es": r"misma fuente|distinta fuente|distintas fuentes",
     "fr": r"même source|sources différentes",
     "nl": r"dezelfde bron|verschillende bronnen",
