@@ -34,8 +34,10 @@ __all__ = [
     "check_interval_options",
     "coded_sources",
     "fold_ids",
+    "pair_counts",
     "quantile_rows",
     "source_codes",
+    "source_draws",
     "source_folds",
     "stage_progress",
     "trial_counts",
@@ -188,12 +190,27 @@ def replicate_counts(rng: np.random.Generator, n_ss: int, n_ds: int,
     """
     if codes is None:
         return trial_counts(rng, n_ss), trial_counts(rng, n_ds)
-    c_ss, c_ds, k = codes
-    m = np.bincount(rng.integers(0, k, k), minlength=k)
+    return pair_counts(source_draws(rng, codes[2]), codes)
+
+
+def source_draws(rng: np.random.Generator, k: int) -> np.ndarray:
+    """How often each of ``k`` sources is drawn in one bootstrap replicate: ``k`` draws
+    with replacement, counted (int64, ``(k,)``); the draw of :func:`replicate_counts` by
+    source."""
+    return np.bincount(rng.integers(0, k, k), minlength=k)
+
+
+def pair_counts(draws: np.ndarray, codes: tuple[np.ndarray, np.ndarray, int],
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """How often each SS and each DS trial counts when source ``s`` is drawn ``draws[s]``
+    times (:func:`replicate_counts`): ``m_a`` for a trial within source ``a``, ``m_a m_b``
+    for one between ``a != b``. ``draws`` may be ``(r, k)``, one row per replicate (then
+    ``(r, n)`` counts)."""
+    c_ss, c_ds, _ = codes
 
     def count(c):
-        a, b = c[:, 0], c[:, 1]
-        return np.where(a == b, m[a], m[a] * m[b])
+        a, b = draws[..., c[:, 0]], draws[..., c[:, 1]]
+        return np.where(c[:, 0] == c[:, 1], a, a * b)
 
     return count(c_ss), count(c_ds)
 

@@ -293,8 +293,9 @@ def evaluate_unbounded(
     recorded for :func:`limit_to_elub`, which applies them).
 
     ``replicates(calibrator, n, seed)``: the natural-log LLRs at the evidence of ``n``
-    bootstrap refits of a system of which the scores are one stage (a fused case's two
-    stages, :class:`~forensic_lr.casework.fused.TwoStageBootstrap`); the bootstrap
+    bootstrap refits of a system of which the scores are one stage (a fused case's fusion
+    or a measured case's feature model, then the calibration,
+    :class:`~forensic_lr.casework.two_stage.TwoStageBootstrap`); the bootstrap
     interval is then theirs (:func:`~forensic_lr.uncertainty.replicate_interval`), not
     that of ``calibrator`` refitted on resamples of ``ss`` and ``ds``.
 

@@ -15,27 +15,25 @@ the scores ``[method]`` calibrates), which reuses them.
 
 from __future__ import annotations
 
-import copy
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..calibration.fusion import LogisticFusion, fusion_refits
-from ..calibration.logistic import LogisticCalibrator
 from ..errors import ForensicLRError, InputError
 from ..i18n.messages import english
 from ..io.paired import load_system_scores
 from ..io.scores import ScoreSet
 from ..metrics import evaluate_llrs
-from ..parallel import one_blas_thread
 from ..records import FusedSystem, FusionModel
-from ..resampling import SourceSplit, replicate_counts, source_codes
+from ..resampling import SourceSplit, source_codes
 from ..uncertainty import cross_validated_llr, fold_splits
+from .two_stage import TwoStageBootstrap
 
 __all__ = [
-    "FusedBackground", "FusedInputs", "TwoStageBootstrap", "case_fused_scores", "evidence_llrs",
-    "fused_background", "fused_inputs", "fusion_warnings", "read_systems",
+    "FusedBackground", "FusedInputs", "FusionStage", "TwoStageBootstrap", "case_fused_scores",
+    "evidence_llrs", "fused_background", "fused_inputs", "fusion_warnings", "read_systems",
     "two_stage_bootstrap",
 ]
 
@@ -186,33 +184,19 @@ def fusion_warnings(record: FusionModel | None) -> list[str]:
 
 
 @dataclass(frozen=True, eq=False)
-class TwoStageBootstrap:
-    """Bootstrap refits of a fused case's whole system: the fusion and the calibration.
+class FusionStage:
+    """The first stage of a fused case's bootstrap (:class:`TwoStageBootstrap`): the fusion
+    refitted with each replicate's weights.
 
-    Called as ``(calibrator, n, seed)`` it returns the ``(n, m)`` natural-log LLRs at the
-    case's ``m`` comparisons of ``n`` replicates (a row of NaN for a replicate that
-    cannot be fitted); the case's interval and its sensitivity analysis take them in
-    place of refitting the calibration alone (``replicates`` of
-    :func:`~forensic_lr.casework.evidence.evaluate_unbounded` and
-    :func:`~forensic_lr.casework.sensitivity.background_bootstrap`).
-
-    Replicate ``r`` draws count weights over the background comparisons
-    (:func:`~forensic_lr.resampling.replicate_counts`, one call per replicate from
-    ``numpy.random.default_rng(seed)``): by source when the files name sources (the
-    subsets bootstrap), else each class by comparison. With those weights it refits
+    For a block of replicates (weights ``w_ss``, ``w_ds``) it refits
 
     1. the fusion on all comparisons: the fused value of each of the case's comparisons;
     2. the fusion without each of the case's cross-validation splits (``splits``, the
        case's folds and seed, fixed): each comparison's out-of-fold fused value, as the
        case computes the values it calibrates;
-    3. the calibrator on those values, each comparison counted with its weight; its
-       LLR at the replicate's fused value of step 1.
 
-    Steps 1 and 2 solve every replicate at once
-    (:func:`~forensic_lr.calibration.fusion.fusion_refits`), and so does step 3 for
-    linear logistic calibration; another calibrator is fitted replicate by replicate
-    (with the weights, its ``fit`` contract). A replicate fails where a fit it needs would
-    be refused (a constant or separated resampled class, no convergence).
+    every replicate at once (:func:`~forensic_lr.calibration.fusion.fusion_refits`), each
+    fit starting from the fusion fitted on all comparisons (near each solution).
     """
 
     inputs: FusedInputs
@@ -220,103 +204,20 @@ class TwoStageBootstrap:
     prior: float
     l2: float
     splits: tuple[SourceSplit, ...]
-    codes: tuple[np.ndarray, np.ndarray, int] | None
-    _blocks: dict = field(default_factory=dict, repr=False)
 
-    @property
-    def by(self) -> str:
-        """``"source"`` or ``"trial"``: what a replicate resamples."""
-        return "trial" if self.codes is None else "source"
-
-    def __call__(self, calibrator, n: int, seed: int) -> np.ndarray:
+    def __call__(self, w_ss: np.ndarray, w_ds: np.ndarray, draws=None):
         ss, ds = self.inputs.ss, self.inputs.ds
-        rng = np.random.default_rng(seed)
-        drawn = [replicate_counts(rng, len(ss), len(ds), self.codes) for _ in range(n)]
-        w_ss = np.array([d[0] for d in drawn], dtype=np.float64)
-        w_ds = np.array([d[1] for d in drawn], dtype=np.float64)
-        fused = [self._fused(seed, start, w_ss[start:start + BLOCK], w_ds[start:start + BLOCK])
-                 for start in range(0, n, BLOCK)]
-        x, z_ss, z_ds = (np.concatenate(part) for part in zip(*fused, strict=True))
-        with one_blas_thread(), np.errstate(all="ignore"):
-            return _calibrated(calibrator, z_ss, z_ds, w_ss, w_ds, x)
-
-    def _fused(self, seed: int, start: int, w_ss: np.ndarray, w_ds: np.ndarray):
-        """Steps 1 and 2 for the replicates ``start, start + 1, ...`` of ``seed`` (weights
-        ``w_ss``, ``w_ds``): their fused evidence values and out-of-fold fused background
-        values. A block of :data:`BLOCK` replicates is computed once (the interval's
-        replicates begin with the sensitivity analysis's, the same seed's draws) and always
-        as the same arrays, so that its values do not depend on how many replicates a
-        caller asks for."""
-        key = (seed, start, w_ss.shape[0])
-        if key not in self._blocks:
-            ss, ds = self.inputs.ss, self.inputs.ds
-            # every fit starts from the fusion fitted on all comparisons (near each solution)
-            options = {"prior": self.prior, "l2": self.l2,
-                       "start": self.inputs.fitted.coefficients()}
-            with one_blas_thread(), np.errstate(all="ignore"):
-                a, b = fusion_refits(ss, ds, w_ss, w_ds, **options)
-                x = a[:, None] + b @ self.evidence.T
-                z_ss, z_ds = np.full(w_ss.shape, np.nan), np.full(w_ds.shape, np.nan)
-                for split in self.splits:
-                    a, b = fusion_refits(ss[split.train_ss], ds[split.train_ds],
-                                         w_ss[:, split.train_ss], w_ds[:, split.train_ds],
-                                         **options)
-                    z_ss[:, split.test_ss] = a[:, None] + b @ ss[split.test_ss].T
-                    z_ds[:, split.test_ds] = a[:, None] + b @ ds[split.test_ds].T
-            self._blocks[key] = (x, z_ss, z_ds)
-        return self._blocks[key]
-
-
-#: Replicates whose fusions are solved together (and kept for a later call).
-BLOCK = 100
-
-
-def _calibrated(calibrator, z_ss, z_ds, w_ss, w_ds, x) -> np.ndarray:
-    """LLRs at ``x[r]`` of ``calibrator`` fitted on ``z_ss[r]``, ``z_ds[r]`` with the weights
-    ``w_ss[r]``, ``w_ds[r]``, for every replicate ``r``; NaN rows where a value it needs is
-    missing (a comparison with weight whose fold fit failed) or the fit is refused."""
-    broken = ((np.isnan(z_ss) & (w_ss > 0)).any(axis=1) | (np.isnan(z_ds) & (w_ds > 0)).any(axis=1)
-              | np.isnan(x).any(axis=1))
-    # comparisons without weight play no part, nor do broken replicates (their rows are
-    # NaN at the end): any finite value stands in for theirs
-    z_ss = np.where((w_ss > 0) & ~broken[:, None], z_ss, 0.0)
-    z_ds = np.where((w_ds > 0) & ~broken[:, None], z_ds, 0.0)
-    x = np.where(np.isnan(x), 0.0, x)
-    if isinstance(calibrator, LogisticCalibrator) and not calibrator.quadratic:
-        l2 = calibrator._l2()
-        start = _first_fit(calibrator, z_ss, z_ds, w_ss, w_ds, broken)
-        a, b = fusion_refits(z_ss[..., None], z_ds[..., None], w_ss, w_ds, prior=0.5, l2=l2,
-                             start=start)
-        out = a[:, None] + b * x
-    else:
-        out = np.full(x.shape, np.nan)
-        for r in np.flatnonzero(~broken):
-            s, d = w_ss[r] > 0, w_ds[r] > 0
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    fitted = copy.deepcopy(calibrator).fit(z_ss[r, s], z_ds[r, d],
-                                                           w_ss[r, s], w_ds[r, d])
-                    out[r] = fitted.llr(x[r])
-            except ForensicLRError:
-                continue
-    out[broken] = np.nan
-    return out
-
-
-def _first_fit(calibrator, z_ss, z_ds, w_ss, w_ds, broken):
-    """``(a, b)`` of the logistic calibration of the first replicate that can be fitted
-    (where the batched fits of the others start), None when none can."""
-    for r in np.flatnonzero(~broken)[:3]:
-        s, d = w_ss[r] > 0, w_ds[r] > 0
-        try:
-            fitted = copy.deepcopy(calibrator).fit(z_ss[r, s], z_ds[r, d], w_ss[r, s],
-                                                   w_ds[r, d])
-        except ForensicLRError:
-            continue
-        a, b = fitted.coefficients()
-        return a, np.array([b])
-    return None
+        options = {"prior": self.prior, "l2": self.l2,
+                   "start": self.inputs.fitted.coefficients()}
+        a, b = fusion_refits(ss, ds, w_ss, w_ds, **options)
+        x = a[:, None] + b @ self.evidence.T
+        z_ss, z_ds = np.full(w_ss.shape, np.nan), np.full(w_ds.shape, np.nan)
+        for split in self.splits:
+            a, b = fusion_refits(ss[split.train_ss], ds[split.train_ds],
+                                 w_ss[:, split.train_ss], w_ds[:, split.train_ds], **options)
+            z_ss[:, split.test_ss] = a[:, None] + b @ ss[split.test_ss].T
+            z_ds[:, split.test_ds] = a[:, None] + b @ ds[split.test_ds].T
+        return x, z_ss, z_ds
 
 
 def two_stage_bootstrap(spec) -> TwoStageBootstrap | None:
@@ -331,5 +232,6 @@ def two_stage_bootstrap(spec) -> TwoStageBootstrap | None:
     splits = fold_splits(len(ss), len(ds), spec.validation.folds, spec.uncertainty.seed,
                          sources)
     codes = None if sources is None else source_codes(*sources, len(ss), len(ds))
-    return TwoStageBootstrap(inputs, np.array(spec.fusion.scores, dtype=np.float64),
-                             spec.fusion.prior, spec.fusion.l2, splits, codes)
+    stage = FusionStage(inputs, np.array(spec.fusion.scores, dtype=np.float64),
+                        spec.fusion.prior, spec.fusion.l2, splits)
+    return TwoStageBootstrap(stage, len(ss), len(ds), codes)

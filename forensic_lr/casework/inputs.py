@@ -20,7 +20,7 @@ from .spec import CaseSpec
 
 __all__ = [
     "load_background", "load_background_and_fusion", "load_extra_inputs", "load_fused",
-    "load_measured",
+    "load_measured", "load_measured_case",
 ]
 
 
@@ -140,7 +140,14 @@ def load_measured(
     with both source ids of every comparison (so the case's validation folds by source);
     the summaries name the database, the provenance lists the database and the items file.
     """
-    from .measured import measured_background, measurement_record
+    return load_measured_case(spec)[:5]
+
+
+def load_measured_case(spec: CaseSpec):
+    """:func:`load_measured` and the case's bootstrap, which refits the feature model in
+    every replicate (:func:`~forensic_lr.casework.measured.measured_bootstrap`), from one
+    read of the tables."""
+    from .measured import measured_background, measured_bootstrap, measurement_record
 
     section = spec.measurements
     direction = spec.evidence.score_direction
@@ -163,4 +170,5 @@ def load_measured(
     summaries = {k: _summary(getattr(background, k), section.database, hashes[section.database])
                  for k in ("ss", "ds")}
     record = measurement_record(section, background, population, items, replicates)
-    return data, summaries, hashes, files, record
+    bootstrap = measured_bootstrap(spec, background, population, items)
+    return data, summaries, hashes, files, record, bootstrap

@@ -10,6 +10,7 @@ scores) and :func:`~forensic_lr.casework.inputs.load_measured` calls
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,15 +18,23 @@ import numpy as np
 
 from ..errors import InputError
 from ..features.comparisons import (
+    FeatureModel,
     MeasuredBackground,
     background_values,
+    evidence_pairs,
     evidence_values,
     population_summary,
+    resampled_values,
 )
 from ..features.measurements import Measurements, load_measurements
+from ..features.pairs import Pairs, Units
+from ..features.scores import SourceSums, source_sums
+from ..io.scores import orient
 from ..records import MeasurementItem, MeasurementModel
+from .two_stage import TwoStageBootstrap
 
-__all__ = ["case_comparisons", "measured_background", "measurement_record", "read_tables"]
+__all__ = ["MeasuredStage", "case_comparisons", "measured_background", "measured_bootstrap",
+           "measurement_record", "read_tables"]
 
 
 def read_tables(section: Any, database: Path, items: Path) -> tuple[Measurements, Measurements]:
@@ -107,3 +116,51 @@ def measurement_record(section: Any, background: MeasuredBackground, population:
         population=population_summary(population, background, section.unit),
         items=tuple(MeasurementItem(id=i, replicates=n) for i, n in replicates.items()),
     )
+
+
+@dataclass(frozen=True, eq=False)
+class MeasuredStage:
+    """The first stage of a ``[measurements]`` case's bootstrap
+    (:class:`~forensic_lr.casework.two_stage.TwoStageBootstrap`): the feature model refitted
+    on each replicate's drawn sources.
+
+    For a block of replicates (``draws``: how often each of the population's sources is
+    drawn) it gives the case's values by the model fitted on the drawn sources and each
+    population comparison's value by the model fitted on them without the comparison's
+    fold (:func:`~forensic_lr.features.comparisons.resampled_values`), oriented as the
+    calibrator takes them (``direction``).
+    """
+
+    model: FeatureModel
+    sums: SourceSums
+    background: MeasuredBackground
+    evidence: tuple[Units, Pairs]
+    folds: int | None
+    seed: int
+    direction: str
+
+    def __call__(self, w_ss: np.ndarray, w_ds: np.ndarray, draws: np.ndarray):
+        x, values = resampled_values(self.model, self.sums, self.background, self.evidence,
+                                     draws, folds=self.folds, seed=self.seed)
+        x, values = orient(x, self.direction), orient(values, self.direction)
+        same = self.background.pairs.same
+        return x, values[:, same], values[:, ~same]
+
+
+def measured_bootstrap(spec, background: MeasuredBackground, population: Measurements,
+                       case_items: Measurements) -> TwoStageBootstrap:
+    """The bootstrap of a ``[measurements]`` case: the population's sources drawn with
+    replacement (the case's seed), the feature model refitted on each replicate
+    (:class:`MeasuredStage`: the case's values and the background's out of fold, with the
+    case's folds and seed) and then the calibration, every comparison counted as often as
+    its sources were drawn."""
+    section = spec.measurements
+    sums = source_sums(population.values, population.sources)
+    pairs = background.pairs
+    ss, ds = (np.searchsorted(sums.ids, p.astype(str)) for p in (pairs.ss_sources,
+                                                                  pairs.ds_sources))
+    comparisons = _comparisons(section, case_items, [item.id for item in spec.case.items])
+    stage = MeasuredStage(section.feature_model(), sums, background,
+                          evidence_pairs(case_items, comparisons), spec.validation.folds,
+                          spec.uncertainty.seed, spec.evidence.score_direction)
+    return TwoStageBootstrap(stage, len(ss), len(ds), (ss, ds, int(sums.ids.size)))

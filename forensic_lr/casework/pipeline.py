@@ -31,7 +31,7 @@ from .inputs import (
     load_background,
     load_background_and_fusion,
     load_extra_inputs,
-    load_measured,
+    load_measured_case,
 )
 from .policy import decide_conclusion
 from .profile import policy_settings
@@ -180,7 +180,8 @@ def stage_workers(data) -> int:
 def _evidence_stage(spec: CaseSpec, data, extra: Mapping[str, np.ndarray],
                     progress: Progress | None, replicates=None):
     """The evidence evaluated without bounds (fit, LR, interval) with the case's options;
-    ``replicates``: a fused case's refits of both stages (its bootstrap)."""
+    ``replicates``: a fused or measured case's refits of both stages (its bootstrap,
+    :class:`~forensic_lr.casework.two_stage.TwoStageBootstrap`)."""
     unc = spec.uncertainty
     return evaluate_unbounded(
         data.ss, data.ds, spec.evidence.values,
@@ -195,7 +196,8 @@ def _evidence_stage(spec: CaseSpec, data, extra: Mapping[str, np.ndarray],
 def _sensitivity_stage(spec: CaseSpec, data, extra: Mapping[str, np.ndarray],
                        scale: VerbalScale, replicates=None):
     """The case's sensitivity analysis (:func:`sensitivity_analysis`), without bounds;
-    ``replicates``: a fused case's refits of both stages (its background bootstrap)."""
+    ``replicates``: a fused or measured case's refits of both stages (its background
+    bootstrap)."""
     return sensitivity_analysis(
         data.ss, data.ds, spec.evidence.values, calibrator=spec.method.calibrator,
         options=spec.method.options, extra=extra, direction=spec.evidence.score_direction,
@@ -273,11 +275,12 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None, *,
                          "comparison score of this case, e.g. score = 3.2 (a draft needs it too)")
     scale = load_scale(_scale_ref(spec))
     fusion = None
-    if spec.measurements is not None:
-        data, summaries, hashes, files, measured = load_measured(spec)
+    if spec.measurements is not None:  # the bootstrap refits the feature model too
+        data, summaries, hashes, files, measured, replicates = load_measured_case(spec)
     else:
         data, summaries, hashes, files, fusion = load_background_and_fusion(spec)
         measured = None
+        replicates = two_stage_bootstrap(spec)  # None unless [fusion]
     extra, extra_summaries = load_extra_inputs(spec, hashes, files)
     if spec.method.bounds == "n-source" and not data.has_sources:
         raise InputError('[method] bounds = "n-source": the background files name no sources, '
@@ -289,7 +292,6 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None, *,
 
     workers = stage_workers(data) if workers is None else workers
     here = progress if workers == 1 else None  # a pool process draws no progress bar
-    replicates = two_stage_bootstrap(spec)  # None unless [fusion]
     # a free process takes the next stage in this order: the validation (cross-validation
     # and the metrics' bootstrap, usually the longer) before the sensitivity analysis, so
     # that on two cores the sensitivity analysis follows whichever of the other two ends first

@@ -11,7 +11,8 @@ another reasonable choice have given another answer? It evaluates each evidence 
   the population model (no adaptation);
 * with the case's method refitted on bootstrap resamples of the background: by source
   when the background files name sources, else by trial (a fused case refits the fusion
-  too: :class:`~forensic_lr.casework.fused.TwoStageBootstrap`);
+  too, a case from measurements the feature model:
+  :class:`~forensic_lr.casework.two_stage.TwoStageBootstrap`);
 
 and says in a sentence how far apart the values lie (in log10 units) and whether the
 verbal equivalent changes. Every value is the model's own, unbounded: robustness is a
@@ -162,8 +163,9 @@ def background_bootstrap(
         Replicates, quantile level, seed of :func:`numpy.random.default_rng`.
     replicates : callable(template, n, seed), optional
         Natural-log LLRs at the evidence of ``n`` refits of a whole system of which
-        ``ss``, ``ds`` are one stage (a fused case's two stages,
-        :class:`~forensic_lr.casework.fused.TwoStageBootstrap`), by source when
+        ``ss``, ``ds`` are one stage (a fused case's fusion
+        or a measured case's feature model, then the calibration,
+        :class:`~forensic_lr.casework.two_stage.TwoStageBootstrap`), by source when
         ``sources`` are given: used instead of refitting ``template`` alone.
 
     Returns

@@ -33,12 +33,12 @@ from ..errors import InputError
 from ..i18n import N_
 from ..records import Serialisable
 from .measurements import Measurements
-from .pairs import Pairs, UnitKind, Units, out_of_fold, pair_units, units_of
-from .scores import DistanceScore
+from .pairs import Pairs, UnitKind, Units, fold_tests, out_of_fold, pair_units, units_of
+from .scores import DistanceScore, SourceSums
 from .two_level import TwoLevelModel
 
-__all__ = ["FeatureModel", "MeasuredBackground", "background_values", "evidence_values",
-           "population_summary"]
+__all__ = ["FeatureModel", "MeasuredBackground", "background_values", "evidence_pairs",
+           "evidence_values", "population_summary", "resampled_values"]
 
 
 #: The title and summary of a model ``score`` (one of :data:`.scores.SCORE_FUNCTIONS`: its title
@@ -121,6 +121,15 @@ class FeatureModel:
         if self.kind == "two_level":
             return TwoLevelModel(between=self.between, bandwidth=self.bandwidth).fit(population)
         return DistanceScore(self.score).fit(population.values, population.sources)
+
+    def fit_sums(self, sums: SourceSums, weights=None):
+        """:meth:`fit` from each source's :class:`~forensic_lr.features.scores.SourceSums`,
+        source ``s`` counted ``weights[s]`` times (a bootstrap resample of sources: the fit
+        on that many copies of each, each copy a source of its own)."""
+        if self.kind == "two_level":
+            return TwoLevelModel(between=self.between,
+                                 bandwidth=self.bandwidth).fit_sums(sums, weights)
+        return DistanceScore(self.score).fit_sums(sums, weights)
 
     def compare_pairs(self, fitted, units: Units, pairs: Pairs) -> np.ndarray:
         """The value of each pair of units (the two-level model's LLR, with each unit's own
@@ -222,13 +231,9 @@ def background_values(model: FeatureModel, population: Measurements, *,
     return MeasuredBackground(values, pairs, units, True)
 
 
-def evidence_values(model: FeatureModel, population: Measurements, items: Measurements,
-                    comparisons) -> tuple[np.ndarray, dict[str, int]]:
-    """The case's comparisons: ``(values, replicates per item)``.
-
-    ``items``: the case items' measurements, with each row's item id as its source;
-    ``comparisons``: pairs of item ids. The model is fitted on the whole population.
-    """
+def evidence_pairs(items: Measurements, comparisons) -> tuple[Units, Pairs]:
+    """The case items as units (each item's replicates averaged) and the pairs of item ids
+    ``comparisons`` as pairs of them."""
     units = units_of(items, "whole")
     index = {str(s): k for k, s in enumerate(units.sources)}
     missing = sorted({i for pair in comparisons for i in pair if i not in index})
@@ -237,11 +242,94 @@ def evidence_values(model: FeatureModel, population: Measurements, items: Measur
                          f"items file (items: {', '.join(map(repr, index))})")
     a = np.array([index[p[0]] for p in comparisons], dtype=np.intp)
     b = np.array([index[p[1]] for p in comparisons], dtype=np.intp)
-    pairs = Pairs(a, b, np.zeros(a.size, bool),
-                  np.column_stack([units.sources[a], units.sources[b]]), a.size)
+    return units, Pairs(a, b, np.zeros(a.size, bool),
+                        np.column_stack([units.sources[a], units.sources[b]]), a.size)
+
+
+def evidence_values(model: FeatureModel, population: Measurements, items: Measurements,
+                    comparisons) -> tuple[np.ndarray, dict[str, int]]:
+    """The case's comparisons: ``(values, replicates per item)``.
+
+    ``items``: the case items' measurements, with each row's item id as its source;
+    ``comparisons``: pairs of item ids. The model is fitted on the whole population.
+    """
+    units, pairs = evidence_pairs(items, comparisons)
     values = model.compare_pairs(model.fit(population), units, pairs)
     return values, {s: int(n) for s, n in zip(units.sources.tolist(), units.counts.tolist(),
                                                strict=True)}
+
+
+def resampled_values(model: FeatureModel, sums: SourceSums, background: MeasuredBackground,
+                     evidence: tuple[Units, Pairs], draws: np.ndarray, *,
+                     folds: int | None = 5, seed: int = DEFAULT_SEED,
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """The case's and the background's values in bootstrap resamples of the population's
+    sources, the model refitted on each.
+
+    Parameters
+    ----------
+    model : FeatureModel
+    sums : SourceSums
+        The population's per-source sums (:func:`~forensic_lr.features.scores.source_sums`).
+    background : MeasuredBackground
+        The population's comparisons (:func:`background_values` with ``folds``, ``seed``).
+    evidence : (Units, Pairs)
+        The case's comparisons (:func:`evidence_pairs`).
+    draws : numpy.ndarray
+        ``(r, k)``: how often each source of ``sums.ids`` is drawn in each replicate
+        (:func:`~forensic_lr.resampling.source_draws`).
+
+    Returns
+    -------
+    (x, values)
+        ``x`` ``(r, c)``: the case's values by the model fitted on each replicate's drawn
+        sources; ``values`` ``(r, p)``: each population pair's value by the model fitted on
+        the replicate's drawn sources without those of the pair's split (the splits of
+        :func:`background_values`: out of fold, as the case's values are), or by the
+        parameter-free score. NaN where a fit fails, and for a pair whose two sources
+        were not both drawn (it counts 0 times in that replicate; not computed).
+
+    Notes
+    -----
+    The replicate is the population with source ``s`` present ``draws[s]`` times, each
+    copy a source of its own; its comparisons are the population's, a pair within source
+    ``a`` counted ``m_a`` times and one between ``a != b`` ``m_a m_b`` times
+    (:func:`~forensic_lr.resampling.pair_counts`). Two copies of one source are never
+    compared with each other: as a different-source pair that would be the same fragments
+    twice, as a same-source pair a comparison of a unit with itself. The pairs, the
+    sample of different-source pairs and the folds stay those of the case (the copies of
+    a source share its fold). Every fit is :meth:`FeatureModel.fit_sums` (no pass over
+    the rows); a loop over replicates and folds, each evaluating its pairs at once.
+    """
+    draws = np.asarray(draws)
+    r = draws.shape[0]
+    pairs, units = background.pairs, background.units
+    x = np.full((r, evidence[1].first.size), np.nan)
+    values = np.full((r, pairs.same.size), np.nan)
+    a, b = (np.searchsorted(sums.ids, pairs.sources[:, j].astype(str)) for j in (0, 1))
+    if not model.fitted_parameters:  # nothing estimated: the values of every replicate
+        fitted = model.fit_sums(sums)
+        x[:] = model.compare_pairs(fitted, *evidence)
+        values[:] = background.values
+        values[(draws[:, a] == 0) | (draws[:, b] == 0)] = np.nan
+        return x, values
+    splits = [(test, ~np.isin(sums.ids, held_out))
+              for test, held_out in fold_tests(pairs, folds=folds, seed=seed)]
+    for row, drawn in enumerate(draws):
+        try:
+            x[row] = model.compare_pairs(model.fit_sums(sums, drawn), *evidence)
+        except InputError:  # e.g. a between-source covariance not positive definite
+            pass
+        for test, train in splits:
+            used = test[(drawn[a[test]] > 0) & (drawn[b[test]] > 0)]
+            if not used.size:
+                continue
+            try:
+                fitted = model.fit_sums(sums, drawn * train)
+            except InputError:
+                continue
+            values[row, used] = model.compare_pairs(fitted, units, pairs.select(used))
+    return x, values
 
 
 def population_summary(population: Measurements, background: MeasuredBackground,

@@ -21,8 +21,8 @@ from ..records import Serialisable
 from ..resampling import source_folds
 from .measurements import Measurements
 
-__all__ = ["Pairs", "Units", "make_pairs", "out_of_fold", "pair_units", "split_by_sources",
-           "units_of"]
+__all__ = ["Pairs", "Units", "fold_tests", "make_pairs", "out_of_fold", "pair_units",
+           "split_by_sources", "units_of"]
 
 UnitKind = Literal["row", "item", "source", "whole"]
 
@@ -268,10 +268,20 @@ def out_of_fold(fit: Callable[[Measurements], Any],
     measurements of every source that no test pair of the split involves, and
     ``compare(fitted, units, test_pairs)`` gives the test pairs' values.
     """
-    ss_index, ds_index = np.flatnonzero(pairs.same), np.flatnonzero(~pairs.same)
     out = np.full(pairs.same.size, np.nan)
+    for test, held_out in fold_tests(pairs, folds=folds, seed=seed):
+        train = m.select(~np.isin(m.sources, held_out))
+        out[test] = compare(fit(train), units, pairs.select(test))
+    return out
+
+
+def fold_tests(pairs: Pairs, *, folds: int | None = 5,
+               seed: int = DEFAULT_SEED) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``(test, held_out)`` of each split of :func:`out_of_fold`: the indices of its test
+    pairs and the sources they involve, which the split's model is fitted without."""
+    ss_index, ds_index = np.flatnonzero(pairs.same), np.flatnonzero(~pairs.same)
+    out = []
     for split in source_folds(pairs.ss_sources, pairs.ds_sources, folds=folds, seed=seed):
         test = np.r_[ss_index[split.test_ss], ds_index[split.test_ds]]
-        train = m.select(~np.isin(m.sources, np.unique(pairs.sources[test])))
-        out[test] = compare(fit(train), units, pairs.select(test))
+        out.append((test, np.unique(pairs.sources[test])))
     return out

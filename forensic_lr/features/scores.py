@@ -29,6 +29,7 @@ References
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -38,8 +39,8 @@ from ..defaults import DEFAULT_SEED
 from ..errors import InputError, NotFittedError
 from .pairs import Pairs, Units, make_pairs
 
-__all__ = ["SCORE_FUNCTIONS", "ClassifierScore", "DistanceScore", "pair_scores",
-           "pooled_within_covariance"]
+__all__ = ["SCORE_FUNCTIONS", "ClassifierScore", "DistanceScore", "SourceSums", "pair_scores",
+           "pooled_within_covariance", "source_sums", "within_of"]
 
 #: Score function name -> (title, how it is computed): the case file's ``score`` values.
 SCORE_FUNCTIONS: dict[str, tuple[str, str]] = {
@@ -49,6 +50,65 @@ SCORE_FUNCTIONS: dict[str, tuple[str, str]] = {
                      "covariance W of the population", "sqrt((x - y)' W^-1 (x - y))"),
     "cosine": ("cosine distance", "1 - x'y / (|x| |y|)"),
 }
+
+
+@dataclass(frozen=True, eq=False)
+class SourceSums:
+    """Each source's statistics that the fitted models need, computed once from the rows.
+
+    Attributes
+    ----------
+    ids : numpy.ndarray
+        ``(k,)`` str: the sources, sorted.
+    counts : numpy.ndarray
+        ``(k,)``: measurements of each source, ``n_s``.
+    means : numpy.ndarray
+        ``(k, d)``: each source's mean, ``xbar_s``.
+    scatter : numpy.ndarray
+        ``(k, d, d)``: ``S_s = sum_j (x_sj - xbar_s)(x_sj - xbar_s)'``.
+
+    A fit from these (:func:`within_of`,
+    :meth:`~forensic_lr.features.two_level.TwoLevelModel.fit_sums`) with ``weights`` ``w_s``
+    equals the fit on the rows of ``w_s`` copies of each source, each copy a source of
+    its own: a bootstrap resample of sources, refitted without a pass over the rows.
+    """
+
+    ids: np.ndarray
+    counts: np.ndarray
+    means: np.ndarray
+    scatter: np.ndarray
+
+
+def source_sums(values, sources) -> SourceSums:
+    """The :class:`SourceSums` of measurements ``values`` (``(N, d)``) and their sources."""
+    x = np.asarray(values, dtype=np.float64)
+    x = x[:, None] if x.ndim == 1 else x
+    ids, codes = np.unique(np.asarray(sources).astype(str), return_inverse=True)
+    codes = codes.reshape(-1)
+    counts = np.bincount(codes, minlength=ids.size)
+    sums = np.zeros((ids.size, x.shape[1]))
+    np.add.at(sums, codes, x)
+    means = sums / counts[:, None]
+    deviations = x - means[codes]
+    scatter = np.zeros((ids.size, x.shape[1], x.shape[1]))
+    np.add.at(scatter, codes, deviations[:, :, None] * deviations[:, None, :])
+    return SourceSums(ids, counts, means, scatter)
+
+
+def within_of(sums: SourceSums, weights=None) -> np.ndarray:
+    """The pooled within-source covariance ``W = sum_s w_s S_s / (sum_s w_s n_s - sum_s w_s)``
+    of sources counted ``w_s`` times each (default once).
+
+    Raises
+    ------
+    InputError
+        When no source has two measurements (``N = S``).
+    """
+    w = np.ones(sums.ids.size) if weights is None else np.asarray(weights, dtype=np.float64)
+    dof = float(w @ sums.counts - w.sum())
+    if dof < 1:
+        raise InputError("the within-source covariance needs a source measured at least twice")
+    return np.tensordot(w, sums.scatter, axes=1) / dof
 
 
 def pooled_within_covariance(values, sources) -> np.ndarray:
@@ -63,17 +123,7 @@ def pooled_within_covariance(values, sources) -> np.ndarray:
     InputError
         When no source has two measurements (``N = S``).
     """
-    x = np.asarray(values, dtype=np.float64)
-    x = x[:, None] if x.ndim == 1 else x
-    codes = np.unique(np.asarray(sources).astype(str), return_inverse=True)[1].reshape(-1)
-    n_sources = int(codes.max()) + 1
-    dof = x.shape[0] - n_sources
-    if dof < 1:
-        raise InputError("the within-source covariance needs a source measured at least twice")
-    sums = np.zeros((n_sources, x.shape[1]))
-    np.add.at(sums, codes, x)
-    deviations = x - (sums / np.bincount(codes)[:, None])[codes]
-    return deviations.T @ deviations / dof
+    return within_of(source_sums(values, sources))
 
 
 def _rows(x) -> np.ndarray:
@@ -107,7 +157,15 @@ class DistanceScore:
         """Estimate what the distance needs from a population (only ``standardised``
         needs anything: the within-source covariance and its Cholesky factor)."""
         if self.name == "standardised":
-            self.covariance_ = pooled_within_covariance(values, sources)
+            return self.fit_sums(source_sums(values, sources))
+        self.fitted_ = True
+        return self
+
+    def fit_sums(self, sums: SourceSums, weights=None) -> DistanceScore:
+        """:meth:`fit` from each source's :class:`SourceSums`, source ``s`` counted
+        ``weights[s]`` times (a bootstrap resample of sources; default once each)."""
+        if self.name == "standardised":
+            self.covariance_ = within_of(sums, weights)
             try:
                 self._cholesky = np.linalg.cholesky(self.covariance_)
             except np.linalg.LinAlgError:

@@ -46,13 +46,12 @@ from typing import Any, Literal
 
 import numpy as np
 from scipy.linalg import solve_triangular
-from scipy.special import logsumexp
 
 from ..defaults import DEFAULT_SEED
 from ..errors import InputError, NotFittedError
 from .measurements import Measurements
 from .pairs import Pairs, Units, out_of_fold
-from .scores import pooled_within_covariance
+from .scores import SourceSums, source_sums, within_of
 
 __all__ = ["TwoLevelModel", "cross_validated_pair_llr", "default_bandwidth"]
 
@@ -80,8 +79,10 @@ def _cholesky(matrix: np.ndarray, what: str) -> np.ndarray:
         ) from None
 
 
-def _log_mixture(points: np.ndarray, centres: np.ndarray, cov: np.ndarray) -> np.ndarray:
-    """``log((1/k) sum_j N(points_i; centres_j, cov))`` for each point (``(p,)``).
+def _log_mixture(points: np.ndarray, centres: np.ndarray, cov: np.ndarray,
+                 weights: np.ndarray | None = None) -> np.ndarray:
+    """``log((1/k) sum_j N(points_i; centres_j, cov))`` for each point (``(p,)``), or with
+    ``weights``, ``log(sum_j w_j N(points_i; centres_j, cov) / sum_j w_j)``.
 
     Points and centres are whitened by the Cholesky factor of ``cov`` and shifted by the
     centres' mean. One centre (the normal model): squared distances from the differences
@@ -92,11 +93,12 @@ def _log_mixture(points: np.ndarray, centres: np.ndarray, cov: np.ndarray) -> np
     """
     lower = _cholesky(cov, "combined")
     d = cov.shape[0]
-    log_norm = -0.5 * d * np.log(2 * np.pi) - np.log(np.diag(lower)).sum() - np.log(len(centres))
-    cw = solve_triangular(lower, centres.T, lower=True).T
+    total = len(centres) if weights is None or len(centres) == 1 else weights.sum()
+    log_norm = -0.5 * d * np.log(2 * np.pi) - np.log(np.diag(lower)).sum() - np.log(total)
+    cw = solve_triangular(lower, centres.T, lower=True, check_finite=False).T
     shift = cw.mean(axis=0)
     cw = cw - shift
-    pw = solve_triangular(lower, points.T, lower=True).T - shift
+    pw = solve_triangular(lower, points.T, lower=True, check_finite=False).T - shift
     if len(centres) == 1:
         return -0.5 * np.einsum("pd,pd->p", pw - cw, pw - cw) + log_norm
     c2 = np.einsum("kd,kd->k", cw, cw)
@@ -105,12 +107,18 @@ def _log_mixture(points: np.ndarray, centres: np.ndarray, cov: np.ndarray) -> np
     for start in range(0, len(points), step):
         part = pw[start:start + step]
         squared = np.einsum("pd,pd->p", part, part)[:, None] + c2[None, :] - 2.0 * part @ cw.T
-        out[start:start + step] = logsumexp(-0.5 * np.maximum(squared, 0.0), axis=1)
+        half = 0.5 * np.maximum(squared, 0.0)
+        nearest = half.min(axis=1, keepdims=True)  # log-sum-exp about the largest term
+        terms = np.exp(nearest - half)
+        total = terms.sum(axis=1) if weights is None else terms @ weights
+        out[start:start + step] = np.log(total) - nearest[:, 0]
     return out + log_norm
 
 
 def _by_count(counts: np.ndarray, compute) -> np.ndarray:
     """``compute(n, index)`` for each distinct count ``n`` of ``counts``, scattered back."""
+    if counts.size and counts.min() == counts.max():  # one count (e.g. halves of sources)
+        return compute(counts[0], np.arange(counts.size))
     out = np.empty(counts.size)
     values, inverse = np.unique(counts, return_inverse=True)
     for k, n in enumerate(values):
@@ -163,29 +171,42 @@ class TwoLevelModel:
         """
         if isinstance(values, Measurements):
             values, sources = values.values, values.sources
-        x = np.asarray(values, dtype=np.float64)
-        x = x[:, None] if x.ndim == 1 else x
-        codes = np.unique(np.asarray(sources).astype(str), return_inverse=True)[1].reshape(-1)
-        m = int(codes.max()) + 1
+        return self.fit_sums(source_sums(values, sources))
+
+    def fit_sums(self, sums: SourceSums, weights=None) -> TwoLevelModel:
+        """:meth:`fit` from each source's :class:`~forensic_lr.features.scores.SourceSums`.
+
+        ``weights[s]``: how many times source ``s`` counts (default once each), as if the
+        population held that many copies of it, each a source of its own: a bootstrap
+        resample of sources refitted without a pass over the rows. With ``w_s`` copies,
+        ``m = sum w_s``, ``N = sum w_s n_s``, ``mu = sum w_s n_s xbar_s / N``, ``U`` by
+        :func:`~forensic_lr.features.scores.within_of`, ``S*`` and ``n0`` with the same
+        counts, and the kernel's centre ``xbar_s`` weighs ``w_s / m``; a source with
+        weight 0 plays no part.
+        """
+        w = (np.ones(sums.ids.size) if weights is None
+             else np.asarray(weights, dtype=np.float64))
+        m = int(w.sum())
         if m < 3:
             raise InputError(f"the two-level model needs at least 3 sources; got {m}")
-        counts = np.bincount(codes, minlength=m)
-        n_total = x.shape[0]
-        sums = np.zeros((m, x.shape[1]))
-        np.add.at(sums, codes, x)
-        means = sums / counts[:, None]
-        mu = x.mean(axis=0)
-        within = pooled_within_covariance(x, codes)
-        spread = (means - mu) * np.sqrt(counts)[:, None]
-        n0 = (n_total - (counts**2).sum() / n_total) / (m - 1)
+        rows = w * sums.counts
+        n_total = rows.sum()
+        mu = rows @ sums.means / n_total
+        within = within_of(sums, w)
+        spread = (sums.means - mu) * np.sqrt(rows)[:, None]
+        n0 = (n_total - (rows * sums.counts).sum() / n_total) / (m - 1)
         between = (spread.T @ spread / (m - 1) - within) / n0
         _cholesky(within, "within-source")
         _cholesky(between, "between-source")
         self.mean_, self.within_, self.between_ = mu, within, between
-        self.n_sources_, self.n_measurements_ = m, n_total
+        self.n_sources_, self.n_measurements_ = m, int(n_total)
+        self.centre_weights_ = None
         if self.between == "kde":
-            self.bandwidth_ = self.bandwidth or default_bandwidth(m, x.shape[1])
-            self.centres_ = means
+            self.bandwidth_ = self.bandwidth or default_bandwidth(m, sums.means.shape[1])
+            drawn = w > 0
+            self.centres_ = sums.means[drawn]
+            if weights is not None:
+                self.centre_weights_ = w[drawn]
             self._spread = self.bandwidth_**2 * between
         else:
             self.bandwidth_ = None
@@ -201,7 +222,7 @@ class TwoLevelModel:
     def _log_g(self, points: np.ndarray, counts: np.ndarray) -> np.ndarray:
         """``log g(y; U/n)`` of each point with its count ``n``."""
         return _by_count(counts, lambda n, i: _log_mixture(
-            points[i], self.centres_, self.within_ / n + self._spread))
+            points[i], self.centres_, self.within_ / n + self._spread, self.centre_weights_))
 
     def llr_means(self, control_means, control_counts, recovered_means,
                   recovered_counts) -> np.ndarray:
