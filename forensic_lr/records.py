@@ -47,6 +47,7 @@ from .i18n import N_
 from .i18n.classes import DEFAULT_CLASSES, MAX_LABEL, ClassNames, class_labels
 
 __all__ = [
+    "CaseBounds",
     "CaseDetails",
     "CaseInfo",
     "CaseResult",
@@ -733,6 +734,19 @@ class SupportedRange(Record):
     iv_log10: tuple[float, float] | None = None
 
 
+class CaseBounds(Record):
+    """The bound a case file's rule states for its reported LR, as a validation study of
+    that case (``forensic-lr validate --case``) finds it: the same as the case report's
+    (``method.bounds_rule``, ``method.elub_from``, ``method.elub_log10_lr_low/high``)."""
+
+    rule: BoundsRule
+    #: the LLRs an ELUB or IV bound comes from ([method] elub_from); None for the N-source
+    #: and fixed bounds, which do not depend on LLRs
+    source: Literal["cross-validated", "in-sample"] | None = None
+    #: ``(low, high)`` log10 LR; None when the rule cannot be computed from these LLRs
+    log10: tuple[float, float] | None = None
+
+
 def _metrics_at_top(self, handler) -> dict[str, Any]:
     """JSON of a record with ``metrics`` and ``ci``: the metrics stand at the top level and
     ``ci`` is left out when None (the shape ``forensic-lr validate --json`` prints)."""
@@ -779,6 +793,8 @@ class MethodMetrics(Record):
     ci: dict[str, Any] | None = None
     #: the ELUB and invariance-verification bounds of the LLRs the method's metrics are of
     supported_range: SupportedRange | None = None
+    #: with ``--case``, for the case's own method: the bound the case report states
+    case_bounds: CaseBounds | None = None
 
     _flat = model_serializer(mode="wrap")(_metrics_at_top)
 
@@ -791,6 +807,9 @@ class StudyMethod(ValidationResult):
     #: the ELUB and invariance-verification bounds of the validated LLRs (cross-validated,
     #: or as given), whatever rule ``bounds_rule`` names
     supported_range: SupportedRange | None = None
+    #: for a method given as a case applies it (``validate --case``): the bound the case
+    #: report states (its rule, from its ``elub_from`` LLRs)
+    case_bounds: CaseBounds | None = None
 
 
 class ValidationStudy(Tabular, Record):

@@ -24,7 +24,7 @@ from ..parallel import default_workers, run_jobs
 from ..provenance import sha256_json, software_versions, source_revision
 from ..records import CaseResult, EvidenceResult, Message, Provenance
 from ..resampling import Progress, stage_progress
-from ..validation.method import Method, MethodValidation, in_sample_bounds, validate_method
+from ..validation.method import Method, MethodValidation, stated_bounds, validate_method
 from .evidence import evaluate_unbounded, limit_to_elub
 from .fused import fusion_warnings, two_stage_bootstrap
 from .inputs import (
@@ -305,11 +305,8 @@ def run_case_full(spec: CaseSpec, progress: Progress | None = None, *,
     unbounded = stages["evidence"]
     # the one bound: the rule's bounds of the validation's out-of-fold LLRs (or of the
     # in-sample LLRs, lir's rule); the N-source and fixed bounds do not depend on the LLRs
-    method = spec.method
-    bounds = (validated.record.elub_log10
-              if method.elub_from == "cross-validated" or method.bounds not in ("elub", "iv")
-              else in_sample_bounds(unbounded.inner, data.ss, data.ds,
-                                    case_method(spec, extra)))
+    bounds = stated_bounds(case_method(spec, extra), validated.record.elub_log10,
+                           lambda: unbounded.inner, data.ss, data.ds)
     evaluated = limit_to_elub(unbounded, bounds, labels=spec.evidence.labels)
     evaluation = evaluated.record
     texts = [

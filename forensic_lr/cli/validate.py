@@ -39,7 +39,7 @@ from .compare import add_ci_arguments, ci_options, print_ci
 
 if TYPE_CHECKING:
     from ..output import OutputFolder
-    from ..records import LLRMetrics, SupportedRange
+    from ..records import CaseBounds, LLRMetrics, SupportedRange
 
 def add_parser(sub) -> None:
     """Add the ``validate`` subcommand."""
@@ -312,11 +312,14 @@ def _print_metrics(result: LLRMetrics, args: argparse.Namespace) -> None:
         print(f"figures written to {args.plots}")
 
 
-def _print_ranges(rows: list[tuple[str, SupportedRange]]) -> None:
+def _print_ranges(rows: list[tuple[str, SupportedRange]],
+                  case_rows: list[tuple[str, CaseBounds]] = ()) -> None:
     """The range of LRs the validated LLRs support (each row's ELUB and
     invariance-verification bounds, log10 LR, as reports print them), as a second table;
-    a bound that could not be computed is said so in words below it."""
+    a bound that could not be computed is said so in words below it, and so is the bound
+    a case file's rule states (``case_rows``, ``validate --case``)."""
     from .._numbers import signed_log10
+    from ..records import BOUNDS_TERMS
 
     which = "the LRs as given" if rows[0][1].llrs == "as given" else "the cross-validated LRs"
     print(f"\nrange of LRs these data support (log10 LR, from {which}):")
@@ -337,6 +340,13 @@ def _print_ranges(rows: list[tuple[str, SupportedRange]]) -> None:
         print(f"{name:<10}" + "".join(f"{c:>10}" for c in cells))
     for text in missing:
         print(text)
+    for name, case in case_rows:
+        rule = BOUNDS_TERMS[case.rule] + (f" of the {case.source} LRs" if case.source else "")
+        if case.log10 is None:
+            print(f"{name}: the case's rule ({rule}) cannot be computed from these LRs")
+        else:
+            low, high = (signed_log10(v) for v in case.log10)
+            print(f"{name}: the case report states {low} to {high} ({rule})")
 
 
 # --------------------------------------------------------------------------- raw scores
@@ -487,7 +497,8 @@ def _raw_scores(args: argparse.Namespace, folder: OutputFolder | None) -> int:
             for v, w in zip((row.metrics[k] for k in keys), widths, strict=True)
         )
         print(f"{row.method:<10}{cells}")
-    _print_ranges([(row.method, row.supported_range) for row in rows])
+    _print_ranges([(row.method, row.supported_range) for row in rows],
+                  [(row.method, row.case_bounds) for row in rows if row.case_bounds])
     for row in rows:
         if row.ci is not None:
             print(f"{row.method}:")

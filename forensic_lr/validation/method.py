@@ -14,7 +14,7 @@ its record is :class:`~forensic_lr.records.ValidationResult`.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -44,7 +44,7 @@ from .rates import misleading_rates
 
 __all__ = [
     "ELUB_SOURCES", "LLR_RULES", "ElubSource", "Method", "MethodValidation", "bounds_of",
-    "in_sample_bounds", "llr_rule_bounds", "supported_range", "validate_llrs",
+    "in_sample_bounds", "llr_rule_bounds", "stated_bounds", "supported_range", "validate_llrs",
     "validate_method",
 ]
 
@@ -325,6 +325,19 @@ def validate_llrs(
         rates=rates,
     )
     return MethodValidation(record, ss_llr, ds_llr, (), tuple(dict.fromkeys(texts)))
+
+
+def stated_bounds(method: Method, cross_validated: tuple[float, float] | None,
+                  fitted: Callable[[], Any], ss, ds) -> tuple[float, float] | None:
+    """The one bound (log10) a case states for its reported LR: ``cross_validated`` (the
+    bounds of ``method.bounds`` of the out-of-fold LLRs, :func:`validate_method`'s
+    ``elub_log10``), or, with ``method.elub_from = "in-sample"`` and a rule computed from
+    LLRs, :func:`in_sample_bounds` of the calibrator ``fitted()`` returns (fitted on all of
+    ``ss``, ``ds``; called only then). The N-source and fixed bounds do not depend on the
+    LLRs. The case pipeline and a validation study of a case both use it."""
+    if method.elub_from == "cross-validated" or method.bounds not in LLR_RULES:
+        return cross_validated
+    return in_sample_bounds(fitted(), ss, ds, method)
 
 
 def in_sample_bounds(fitted, ss, ds, method: Method,

@@ -24,11 +24,24 @@ from ..errors import InputError
 from ..i18n import N_
 from ..metrics.catalogue import metric
 from ..provenance import software_versions
-from ..records import CriterionResult, MethodDescription, StudyMethod, ValidationStudy
+from ..records import (
+    CaseBounds,
+    CriterionResult,
+    MethodDescription,
+    StudyMethod,
+    ValidationStudy,
+)
 from ..resampling import DEFAULT_SEED, Progress
 from .bootstrap import bootstrap_metrics
 from .compare import compare_systems
-from .method import Method, supported_range, validate_llrs, validate_method
+from .method import (
+    LLR_RULES,
+    Method,
+    stated_bounds,
+    supported_range,
+    validate_llrs,
+    validate_method,
+)
 from .rates import misleading_rates
 
 __all__ = ["ABOUT_KEYS", "AS_GIVEN", "MATRIX", "StudyArrays", "run_validation_study"]
@@ -170,10 +183,11 @@ def run_validation_study(
     groups = sources_pair(ss_sources, ds_sources, groups, function="run_validation_study")
     intervals = renamed_keyword(metric_intervals, intervals, old="intervals",
                                 new="metric_intervals", function="run_validation_study")
+    methods_given = tuple(methods or default_study_methods())
     specs = tuple(
         None if isinstance(m, str) and m == AS_GIVEN else m if isinstance(m, Method)
         else Method.of(m, elub=False)
-        for m in (methods or default_study_methods())
+        for m in methods_given
     )
     methods = tuple(AS_GIVEN if m is None else m.calibrator for m in specs)
     if intervals is not None:
@@ -203,7 +217,9 @@ def run_validation_study(
         bounds = supported_range(validated.ss_llr, validated.ds_llr,
                                  "as given" if spec is None else "cross-validated")
         rows.append(StudyMethod(**dict(validated.record), method=name, description=description,
-                                supported_range=bounds))
+                                supported_range=bounds,
+                                case_bounds=_case_bounds(spec, validated.record, ss, ds)
+                                if isinstance(methods_given[i], Method) else None))
         llrs[name] = (validated.ss_llr, validated.ds_llr)
         if progress is not None:
             progress(i + 1, len(specs))
@@ -254,6 +270,17 @@ def run_validation_study(
     study._arrays = StudyArrays(ss, ds, llrs, fitted,
                                 None if fitted is None else model_curves(fitted, ss, ds))
     return study
+
+
+def _case_bounds(method: Method, record, ss: np.ndarray, ds: np.ndarray) -> CaseBounds:
+    """The bound the case report of a case with this method states
+    (:func:`~forensic_lr.validation.method.stated_bounds`: its rule, of the cross-validated
+    LLRs of ``record`` or of the method fitted on all scores)."""
+    llr_rule = method.bounds in LLR_RULES
+    return CaseBounds(
+        rule=method.bounds, source=method.elub_from if llr_rule else None,
+        log10=stated_bounds(method, record.elub_log10,
+                            lambda: method.unfitted().fit(ss, ds), ss, ds))
 
 
 def _matrix(row: StudyMethod, data_role: str) -> tuple[dict[str, Any], ...]:

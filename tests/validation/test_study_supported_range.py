@@ -149,27 +149,86 @@ def test_raw_scores_read_as_llrs_support_nothing(capsys):
     assert got["elub_log10"] == [0.0, 0.0] and got["iv_log10"] == [0.0, 0.0]
 
 
-@pytest.mark.parametrize("rule", ["elub", "iv"])
-def test_a_study_from_a_case_states_the_case_bounds(tmp_path, capsys, rule):
+#: [method] lines of the small case of tests/casework/test_bounds_rule.py (25 sources)
+CASE_RULES = {
+    "elub": "",
+    "iv": 'bounds = "iv"',
+    "elub-in-sample": 'elub_from = "in-sample"',
+    "iv-in-sample": 'bounds = "iv"\nelub_from = "in-sample"',
+    "n-source": 'bounds = "n-source"',
+    "fixed": 'bounds = "fixed"\nfixed_bounds = [-1.5, 1.25]',
+}
+
+
+def _in_sample(path):
+    """The LLRs the case's gaussian model, fitted on all background scores, gives them."""
+    from forensic_lr.calibration import make_calibrator
+    from forensic_lr.casework import load_case
+    from forensic_lr.casework.pipeline import load_case_data
+
+    data, _ = load_case_data(load_case(path))
+    fitted = make_calibrator("gaussian").fit(data.ss, data.ds)
+    return fitted.llr(data.ss), fitted.llr(data.ds)
+
+
+@pytest.mark.parametrize("name", list(CASE_RULES))
+def test_a_study_from_a_case_states_the_case_bounds(tmp_path, capsys, name):
     """validate --case: the bound of the case's rule equals the case run's bound (the
-    report's), and both equal the brute-force value of the run's cross-validated LLRs."""
-    path = _write_case(tmp_path / rule, "" if rule == "elub" else 'bounds = "iv"')
+    report's) and its independent value (brute force on the run's cross-validated or
+    in-sample LLRs, 25 sources counted by hand, the fixed bounds written); the supported
+    range is that of the cross-validated LLRs whatever the rule."""
+    path = _write_case(tmp_path / name, CASE_RULES[name])
     run = _run(path)
-    case_bounds = (run.result.method.elub_log10_lr_low, run.result.method.elub_log10_lr_high)
-    assert run.result.method.bounds_rule == rule
+    method = run.result.method
+    case_bounds = (method.elub_log10_lr_low, method.elub_log10_lr_high)
+    rule = name.removesuffix("-in-sample")
+    source = "in-sample" if name.endswith("in-sample") else "cross-validated"
+    expected = {"n-source": (-math.log10(25), math.log10(25)), "fixed": (-1.5, 1.25)}.get(rule)
+    if expected is None:
+        llrs = _in_sample(path) if source == "in-sample" else (run.ss_llr_cv, run.ds_llr_cv)
+        expected = _independent(*llrs)[0 if rule == "elub" else 1]
+    assert method.bounds_rule == rule
+    _close(case_bounds, expected)
     elub, iv = _independent(run.ss_llr_cv, run.ds_llr_cv)
     assert main(["validate", "--case", str(path), "--json"]) == 0
-    got = json.loads(capsys.readouterr().out)["supported_range"]
-    assert tuple(got[f"{rule}_log10"]) == case_bounds
-    _close(got["elub_log10"], elub, 1e-12)
-    _close(got["iv_log10"], iv)
+    got = json.loads(capsys.readouterr().out)
+    assert got["case_bounds"] == {
+        "rule": rule, "source": source if rule in ("elub", "iv") else None,
+        "log10": list(case_bounds)}
+    _close(got["supported_range"]["elub_log10"], elub, 1e-12)
+    _close(got["supported_range"]["iv_log10"], iv)
+    assert main(["validate", "--case", str(path)]) == 0
+    low, high = (f"{v:+.2f}" for v in case_bounds)
+    assert f"gaussian: the case report states {low} to {high} (" in capsys.readouterr().out
+
+
+def test_the_study_report_of_a_case_states_its_bound(tmp_path, capsys):
+    path = _write_case(tmp_path / "c", CASE_RULES["iv-in-sample"])
+    run = _run(path)
+    low, high = (f"{v:+.2f}" for v in (run.result.method.elub_log10_lr_low,
+                                        run.result.method.elub_log10_lr_high))
+    for language, words in (
+        ("en", f"The case file's rule for gaussian, invariance verification of the LRs the "
+               f"model fitted on all data gives its own comparisons (in-sample), gives log 10 "
+               f"LR between {low} and {high}: the bounds the case report states"),
+        ("fr", "La règle du fichier de l'affaire pour gaussian, vérification d'invariance des "
+               "LR que le modèle ajusté sur toutes les données donne à ses propres comparaisons "
+               f"(dans l'échantillon), donne un log 10 LR entre {low.replace('.', ',')} et "
+               f"{high.replace('.', ',')}"),
+    ):
+        out = tmp_path / language
+        assert main(["validate", "--case", str(path), "--report", str(out), "--language",
+                     language, "-q"]) == 0
+        capsys.readouterr()
+        assert words in _report_text(out).replace("\u2212", "-")
 
 
 def _report_text(folder: Path) -> str:
     import re
+    from html import unescape
 
     html = (folder / "validation_report.html").read_text(encoding="utf-8")
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+    return unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)))
 
 
 @pytest.mark.parametrize("language", ["en", "de"])
