@@ -1115,7 +1115,8 @@ def det(ss_llr, ds_llr, *, case_llr: float | Sequence[float] | None = None,
 
 # -------------------------------------------------------------------------------------- ROC
 def roc(ss_llr, ds_llr, *, label: str | None = None, color: str | None = None,
-        ax: Axes | None = None, language: str = SOURCE_LANGUAGE, **line) -> Figure:
+        ax: Axes | None = None, language: str = SOURCE_LANGUAGE,
+        classes: ClassNames | None = None, **line) -> Figure:
     """ROC: hit rate against false-alarm rate, with its convex hull and the AUC.
 
     Parameters
@@ -1134,6 +1135,9 @@ def roc(ss_llr, ds_llr, *, label: str | None = None, color: str | None = None,
         its reference lines.
     language : str
         The language of the figure's texts and numbers (default English).
+    classes : ClassNames, optional
+        How the texts name the two classes of trials (default: same-source and
+        different-source; :mod:`forensic_lr.i18n.classes`).
 
     Returns
     -------
@@ -1153,7 +1157,7 @@ def roc(ss_llr, ds_llr, *, label: str | None = None, color: str | None = None,
     """
     curve = metrics.roc(ss_llr, ds_llr)
     hull = metrics.roc_convex_hull(ss_llr, ds_llr)
-    _ = _gettext(language)
+    _ = _gettext(language, classes)
     with _axes(ax, language) as (ax, own):
         colour = color or SS_COLOUR
         auc = localized(f"{metrics.auc(ss_llr, ds_llr):.3f}", language)
@@ -1174,7 +1178,8 @@ def roc(ss_llr, ds_llr, *, label: str | None = None, color: str | None = None,
 def pav(
     ss_scores, ds_scores, *, xlabel: str | None = None, llr_input: bool = False,
     elub_log10: tuple[float, float] | None = None, label: str | None = None,
-    color: str | None = None, ax: Axes | None = None, language: str = SOURCE_LANGUAGE, **line,
+    color: str | None = None, ax: Axes | None = None, language: str = SOURCE_LANGUAGE,
+    classes: ClassNames | None = None, **line,
 ) -> Figure:
     """PAV transform: each score's optimal (PAV) log10 LR, a non-decreasing step curve.
 
@@ -1201,6 +1206,9 @@ def pav(
         its reference lines.
     language : str
         The language of the figure's texts and numbers (default English).
+    classes : ClassNames, optional
+        How the texts name the two classes of trials (default: same-source and
+        different-source; :mod:`forensic_lr.i18n.classes`).
 
     Returns
     -------
@@ -1221,7 +1229,7 @@ def pav(
     """
     fit = metrics.pav_fit(ss_scores, ds_scores)
     scale = _LOG10_E if llr_input else 1.0
-    _ = _gettext(language)
+    _ = _gettext(language, classes)
     if xlabel is None:
         xlabel = _("log10 LR (input)") if llr_input else _("score")
     with _axes(ax, language) as (ax, own):
@@ -1798,24 +1806,27 @@ sensitivity_svg = _svg_of(sensitivity, "sensitivity_svg")
 
 
 def llr_figures(ss_llr, ds_llr, *, xlabel: str = N_("input log10 LR"),
-                language: str = SOURCE_LANGUAGE) -> dict[str, str]:
+                language: str = SOURCE_LANGUAGE,
+                classes: ClassNames | None = None) -> dict[str, str]:
     """The validation figures of one set of natural-log LLRs, file name -> SVG text.
 
     Tippett (types I and II), APE, ECE, DET, ROC, PAV and the LLR overestimation with its
     fiducial band (``xlabel`` names their x axis: the input or the out-of-fold log10 LR,
-    translated by the ``report`` catalogue) and the LLR histogram, in ``language``: what
-    ``forensic-lr validate --plots DIR`` writes.
+    translated by the ``report`` catalogue) and the LLR histogram, in ``language``, the two
+    classes of trials named as ``classes`` says: what ``forensic-lr validate --plots DIR``
+    writes.
     """
     xlabel = _gettext(language)(xlabel)
+    words = {"language": language, "classes": classes}
     return {
-        "tippett.svg": tippett_svg(ss_llr, ds_llr, language=language),
-        "tippett_type2.svg": tippett_svg(ss_llr, ds_llr, kind="II", language=language),
-        "ape.svg": ape_svg(ss_llr, ds_llr, language=language),
-        "ece.svg": ece_svg(ss_llr, ds_llr, language=language),
-        "det.svg": det_svg(ss_llr, ds_llr, language=language),
-        "roc.svg": roc_svg(ss_llr, ds_llr, language=language),
-        "pav.svg": pav_svg(ss_llr, ds_llr, llr_input=True, xlabel=xlabel, language=language),
-        "llr_hist.svg": llr_histogram_svg(ss_llr, ds_llr, language=language),
+        "tippett.svg": tippett_svg(ss_llr, ds_llr, **words),
+        "tippett_type2.svg": tippett_svg(ss_llr, ds_llr, kind="II", **words),
+        "ape.svg": ape_svg(ss_llr, ds_llr, **words),
+        "ece.svg": ece_svg(ss_llr, ds_llr, **words),
+        "det.svg": det_svg(ss_llr, ds_llr, **words),
+        "roc.svg": roc_svg(ss_llr, ds_llr, **words),
+        "pav.svg": pav_svg(ss_llr, ds_llr, llr_input=True, xlabel=xlabel, **words),
+        "llr_hist.svg": llr_histogram_svg(ss_llr, ds_llr, **words),
         "llr_overestimation.svg": llr_overestimation_svg(ss_llr, ds_llr, xlabel=xlabel,
-                                                         language=language),
+                                                         **words),
     }

@@ -279,6 +279,15 @@ class CaseDetails(Record):
     source_revision: str = "unknown"
 
 
+def _without_default_classes(record: Any, dumped: dict[str, Any]) -> dict[str, Any]:
+    """``dumped`` without the keys ``classes``, ``hp_class`` and ``hd_class`` when
+    ``record`` names its trials as source comparisons (the default)."""
+    if record.classes == DEFAULT_CLASSES:
+        for key in ("classes", "hp_class", "hd_class"):
+            dumped.pop(key, None)
+    return dumped
+
+
 class ComparisonPropositions(Record):
     """``[[propositions.comparison]]``: the propositions of one comparison, by its label."""
 
@@ -327,11 +336,7 @@ class Propositions(Record):
     def _default_classes_unwritten(self, handler) -> dict[str, Any]:
         """The class wording in JSON only when it is not the default (source comparisons),
         so that records written before it existed keep their bytes."""
-        out = handler(self)
-        if self.classes == DEFAULT_CLASSES:
-            for key in ("classes", "hp_class", "hd_class"):
-                out.pop(key, None)
-        return out
+        return _without_default_classes(self, handler(self))
 
     @property
     def class_names(self) -> ClassNames:
@@ -846,8 +851,30 @@ class ValidationStudy(Tabular, Record):
     #: given, output options left out), which ``forensic-lr verify --study`` re-runs; None
     #: for a study run from Python
     command_options: dict[str, Any] | None = None
+    #: what the trials are: source comparisons (the default, not written to JSON) or trials
+    #: of propositions that are not about sources, named by the labels
+    #: (:mod:`forensic_lr.i18n.classes`)
+    classes: Literal["source", "propositions"] = DEFAULT_CLASSES
+    hp_class: str | None = Field(default=None, min_length=1, max_length=MAX_LABEL)
+    hd_class: str | None = Field(default=None, min_length=1, max_length=MAX_LABEL)
 
     _arrays: Any = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _class_labels(self) -> ValidationStudy:
+        class_labels(self.classes, self.hp_class, self.hd_class)
+        return self
+
+    @model_serializer(mode="wrap")
+    def _default_classes_unwritten(self, handler) -> dict[str, Any]:
+        """The class wording in JSON only when it is not the default (as
+        :class:`Propositions`): studies of source comparisons keep their bytes."""
+        return _without_default_classes(self, handler(self))
+
+    @property
+    def class_names(self) -> ClassNames:
+        """How the study's report names the two classes of trials."""
+        return class_labels(self.classes, self.hp_class, self.hd_class)
 
     def method(self, name: str) -> StudyMethod:
         """The row of method ``name``."""
@@ -862,9 +889,11 @@ class ValidationStudy(Tabular, Record):
         notes = () if not self.selected_on_same_data else (
             f"{self.best_method} was chosen on the data its metrics come from "
             "(development data)",)
+        trials = (f"{self.n_ss} same-source and {self.n_ds} different-source trials"
+                  if self.classes == DEFAULT_CLASSES else
+                  f"{self.n_ss} trials with Hp true and {self.n_ds} with Hd true")
         return Table(
-            title=f"Validation study: {self.n_ss} same-source and {self.n_ds} "
-                  f"different-source trials, {folds}, seed {self.seed}; best method "
+            title=f"Validation study: {trials}, {folds}, seed {self.seed}; best method "
                   f"{self.best_method}",
             columns=("method", *keys, "criteria_met"),
             rows=tuple((m.method, *(m.metrics.get(k) for k in keys), m.all_criteria_met)

@@ -22,6 +22,7 @@ from ..calibration import method_names, methods_help
 from ..defaults import DEFAULT_SEED
 from ..errors import InputError
 from ..i18n import N_
+from ..i18n.classes import CLASS_SCHEMES, ClassNames, class_labels
 from ..limits import check_count
 from .common import (
     EXIT_OK,
@@ -55,6 +56,18 @@ def add_parser(sub) -> None:
                    help="base of the input LLRs (default e, natural log)")
     p.add_argument("--direction", choices=("higher_is_similar", "lower_is_similar"),
                    default="higher_is_similar", help="raw-score direction (with --calibrate)")
+    p.add_argument("--classes", choices=CLASS_SCHEMES, default=None,
+                   help="what the trials are: 'source' comparisons (default; same-source "
+                   "trials have Hp true) or trials of 'propositions' that are not about "
+                   "sources (e.g. above or below a legal limit), named by --hp-class and "
+                   "--hd-class in the summary, the figures and the report (with --case: "
+                   "the case file's [propositions] classes)")
+    p.add_argument("--hp-class", metavar="LABEL", default=None,
+                   help="with --classes propositions: a short name of the trials with Hp "
+                   "true, e.g. 'above the limit'")
+    p.add_argument("--hd-class", metavar="LABEL", default=None,
+                   help="with --classes propositions: a short name of the trials with Hd "
+                   "true, e.g. 'at or below the limit'")
     p.add_argument("--prior", type=float, action="append", default=[], metavar="P",
                    help="also give the normalised DCF and min DCF at this target prior "
                    "(repeatable)")
@@ -159,7 +172,8 @@ def _refuse_ignored(args: argparse.Namespace) -> None:
 STUDY_OPTIONS = ("ss", "ds", "scores", "case", "criteria", "log_base", "direction", "column",
                  "label_column", "source_column", "decimal", "sheet", "calibrate", "compare",
                  "folds", "fold_seed", "data_role", "ci", "by", "n", "seed", "level",
-                 "interval", "title", "laboratory", "analyst", "date", "data_description")
+                 "interval", "title", "laboratory", "analyst", "date", "data_description",
+                 "classes", "hp_class", "hd_class")
 
 
 def _command_options(args: argparse.Namespace) -> dict:
@@ -182,6 +196,7 @@ def run(args: argparse.Namespace) -> int:
         check_interval_options(args.n, args.level, n_name="--n", level_name="--level")
     _from_case(args)
     _check_inputs(args)
+    args.class_names = _class_names(args)
     with _locked_output(args) as folder:
         if args.report:
             return _report(args, folder)
@@ -229,7 +244,8 @@ def _llr_metrics(args: argparse.Namespace, folder: OutputFolder | None) -> int:
         )
     _write_csv(args, [("input", metrics_row(result))])
     if folder is not None:
-        _write_plots(folder, data.ss, data.ds, language=args.language or "en")
+        _write_plots(folder, data.ss, data.ds, language=args.language or "en",
+                     classes=args.class_names)
     if args.json:
         print_json(result)
         return EXIT_OK
@@ -256,13 +272,28 @@ def _write_csv(args: argparse.Namespace, rows) -> None:
 
 
 def _write_plots(folder: OutputFolder, ss, ds, *, xlabel: str = N_("input log10 LR"),
-                 language: str = "en") -> None:
+                 language: str = "en", classes: ClassNames | None = None) -> None:
     """The figures of natural-log LLRs ``ss``, ``ds`` into the ``--plots`` folder, their
-    texts in ``language`` (``--language``)."""
+    texts in ``language`` (``--language``), the classes named as ``classes`` says."""
     from ..plots import llr_figures
 
     folder.commit({k: v.encode() for k, v in llr_figures(
-        ss, ds, xlabel=xlabel, language=language).items()})
+        ss, ds, xlabel=xlabel, language=language, classes=classes).items()})
+
+
+def _class_names(args: argparse.Namespace) -> ClassNames:
+    """``--classes``, ``--hp-class`` and ``--hd-class`` checked, or with ``--case`` the case
+    file's ``[propositions]`` (given both ways: an error)."""
+    spec = getattr(args, "case_spec", None)
+    given = [f for f, v in (("--classes", args.classes), ("--hp-class", args.hp_class),
+                            ("--hd-class", args.hd_class)) if v is not None]
+    if spec is not None:
+        if given:
+            raise InputError(f"{given[0]}: --case takes the classes of trials from the case "
+                             "file's [propositions] classes; remove it, or drop --case")
+        return spec.propositions.class_names
+    return class_labels(args.classes, args.hp_class, args.hd_class,
+                        ("--classes", "--hp-class", "--hd-class"))
 
 
 def _check_llr_args(args: argparse.Namespace) -> None:
@@ -298,8 +329,11 @@ def _print_metrics(result: LLRMetrics, args: argparse.Namespace) -> None:
 
     base = {"e": "natural-log", "10": "log10", "2": "log2"}[args.log_base]
     print(f"validation of {base} LRs (metrics computed on natural-log LLRs)")
-    print(f"{'same-source trials':<26} {result.metrics['n_ss']:>10}")
-    print(f"{'different-source trials':<26} {result.metrics['n_ds']:>10}")
+    names = getattr(args, "class_names", None)
+    hp, hd = (("same-source trials", "different-source trials") if names is None
+              or names.by_source else ("trials with Hp true", "trials with Hd true"))
+    print(f"{hp:<26} {result.metrics['n_ss']:>10}")
+    print(f"{hd:<26} {result.metrics['n_ds']:>10}")
     for m in METRICS:
         value = result.metrics[m.key]
         text = "undefined" if value is None or value != value else f"{value:.4f}"
@@ -444,6 +478,7 @@ def _study(args: argparse.Namespace, *, criteria=None, intervals=None, about=Non
         inputs=_recorded_names(data.files, getattr(args, "recorded_inputs", None)),
         ss_sources=data.ss_sources, ds_sources=data.ds_sources,
         metric_intervals=intervals, about=about, data_role=args.data_role,
+        classes=getattr(args, "class_names", None),
         criteria_rule=criteria_rule,
         level=None if spec is None else spec.uncertainty.level,
         progress=(stages or Stages(args)).for_stage("validation study (cross-validation)"),
@@ -474,7 +509,8 @@ def _raw_scores(args: argparse.Namespace, folder: OutputFolder | None) -> int:
     study, data = _study(args)
     if folder is not None:
         _write_plots(folder, *study.arrays.llrs[study.methods[0].method],
-                     xlabel=N_("out-of-fold log10 LR"), language=args.language or "en")
+                     xlabel=N_("out-of-fold log10 LR"), language=args.language or "en",
+                     classes=args.class_names)
     rows = study_method_metrics(study, metric_intervals=ci_options(args),
                                 ss_sources=data.ss_sources, ds_sources=data.ds_sources)
     _write_csv(args, [(row.method, metrics_row(row)) for row in rows])
@@ -566,6 +602,7 @@ def rerun_report(options: dict, paths: dict[str, str], recorded_inputs: dict[str
     _refuse_ignored(args)
     _from_case(args)
     _check_inputs(args)
+    args.class_names = _class_names(args)
     return _report_files(args, Stages(args))
 
 

@@ -70,7 +70,7 @@ def class_labels(scheme: str | None, hp: str | None, hd: str | None,
         ``"source"``; an empty, multi-line or over-long label.
     """
     key, hp_key, hd_key = keys
-    chosen = f'{key}{" " if key.startswith("-") else " = "}"propositions"'
+    chosen = f"{key} propositions" if key.startswith("-") else f'{key} = "propositions"'
     scheme = DEFAULT_CLASSES if scheme is None else scheme
     if scheme not in CLASS_SCHEMES:
         raise InputError(f"{key} {scheme!r} is not a choice: give \"source\" (the trials "

@@ -41,7 +41,8 @@ def build_validation_report(
         return files
     arrays = study.arrays
     ss_llr, ds_llr = arrays.llrs[study.best_method]
-    words = {"language": language}  # the figures' texts and numbers
+    classes = study.class_names
+    words = {"language": language, "classes": classes}  # the figures' texts and numbers
     _ = translations(language, "report").gettext
     figures = {
         "tippett": plots.tippett_svg(ss_llr, ds_llr, **words),
@@ -81,7 +82,8 @@ def build_validation_report(
         "figures": {k: safe_svg(v) for k, v in figures.items()},
         "css": Markup(stylesheet(template_dir)),
     }
-    html = render("validation_report.html", context, template_dir, language=language)
+    html = render("validation_report.html", context, template_dir, language=language,
+                  classes=classes)
     if "html" in formats:
         files["validation_report.html"] = html.encode("utf-8")
     if "pdf" in formats:

@@ -22,6 +22,7 @@ from ..calibration import default_study_methods
 from ..calibration.curves import ModelCurves, model_curves
 from ..errors import InputError
 from ..i18n import N_
+from ..i18n.classes import ClassNames
 from ..metrics.catalogue import metric
 from ..provenance import software_versions
 from ..records import (
@@ -107,6 +108,7 @@ def run_validation_study(
     ds_sources=None,
     metric_intervals: Mapping[str, Any] | None = None,
     about: Mapping[str, str | None] | None = None,
+    classes: ClassNames | None = None,
     data_role: str | None = None,
     criteria_rule: str = "estimate_and_bound",
     level: float | None = None,
@@ -151,6 +153,10 @@ def run_validation_study(
     about : mapping, optional
         The study's ``title``, ``laboratory``, ``analyst``, ``date`` and ``data``
         (population, conditions, the system that produced the scores).
+    classes : ClassNames, optional
+        What the trials are: source comparisons (default) or trials of propositions that
+        are not about sources, named by the laboratory's labels (the report's wording,
+        :mod:`forensic_lr.i18n.classes`); recorded in the study.
     data_role : {"development", "validation"}, optional
         What these data were to the method, shown in the validation matrix's data column.
         Default: "development" when several methods are compared (the best is chosen on
@@ -240,8 +246,12 @@ def run_validation_study(
         )
     if criteria is not None and hasattr(criteria, "model_dump"):
         criteria = criteria.model_dump(exclude_none=True)
+    named = classes or ClassNames()
     study = ValidationStudy(
         about=about,
+        classes=named.scheme,
+        hp_class=named.hp or None,
+        hd_class=named.hd or None,
         n_ss=int(ss.size),
         n_ds=int(ds.size),
         folds=None if AS_GIVEN in methods else folds,

@@ -195,3 +195,58 @@ def test_the_case_report_has_no_source_words_in_any_language(tmp_path, language)
     assert not re.search(SOURCE_WORDS["en"], text, re.IGNORECASE)
     assert LABEL_QUOTES[language].format("above the limit") in text
     assert LABEL_QUOTES[language].format("at or below the limit") in text
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_validation_report_for_propositions_has_no_source_words(tmp_path, monkeypatch,
+                                                                capsys, language):
+    """validate --classes propositions: the terminal summary, the study record, the study
+    report and its figures name the trials by the propositions (no same-source words)."""
+    import re
+
+    monkeypatch.chdir(FOLDER)
+    out = tmp_path / "study"
+    assert main(["validate", "--scores", "readings.csv", "--column", "reading",
+                 "--calibrate", "logistic", "--classes", "propositions",
+                 "--hp-class", "above the limit", "--hd-class", "at or below the limit",
+                 "--report", str(out), "--language", language]) == 0
+    study = json.loads((out / "validation.json").read_text(encoding="utf-8"))
+    assert (study["classes"], study["hp_class"], study["hd_class"]) == (
+        "propositions", "above the limit", "at or below the limit")
+    assert study["command_options"]["classes"] == "propositions"
+    text = " ".join(_text((out / "validation_report.html").read_text(
+        encoding="utf-8")).split())
+    assert not re.search(SOURCE_WORDS[language], text, re.IGNORECASE)
+    assert not re.search(SOURCE_WORDS["en"], text, re.IGNORECASE)
+    assert LABEL_QUOTES[language].format("above the limit") in text
+    assert main(["validate", "--scores", "outcomes.csv", "--column", "log10_lr",
+                 "--log-base", "10", "--classes", "propositions", "--hp-class", "above",
+                 "--hd-class", "below"]) == 0
+    summary = capsys.readouterr().out
+    assert "trials with Hp true               100" in summary
+    assert "trials with Hd true              1000" in summary
+    assert not re.search(SOURCE_WORDS["en"], summary)
+
+
+def test_validation_study_of_sources_keeps_its_record_keys(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(FOLDER)
+    out = tmp_path / "study"
+    assert main(["validate", "--scores", "outcomes.csv", "--column", "log10_lr",
+                 "--log-base", "10", "--calibrate", "none", "--report", str(out)]) == 0
+    study = json.loads((out / "validation.json").read_text(encoding="utf-8"))
+    assert not {"classes", "hp_class", "hd_class"} & set(study)
+    assert "classes" not in study["command_options"]
+
+
+@pytest.mark.parametrize(("options", "words"), [
+    (["--classes", "propositions", "--hp-class", "above"], ["--hd-class", "required"]),
+    (["--hd-class", "below"], ["--hd-class", "--classes propositions"]),
+])
+def test_validate_class_options_are_checked(monkeypatch, capsys, options, words):
+    monkeypatch.chdir(FOLDER)
+    assert main(["validate", "--scores", "outcomes.csv", "--column", "log10_lr",
+                 "--log-base", "10", *options]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    for word in words:
+        assert word in err
