@@ -47,7 +47,6 @@ from .i18n import N_
 from .i18n.classes import DEFAULT_CLASSES, MAX_LABEL, ClassNames, class_labels
 
 __all__ = [
-    "CaseBounds",
     "CaseDetails",
     "CaseInfo",
     "CaseResult",
@@ -81,6 +80,7 @@ __all__ = [
     "SensitivityBootstrap",
     "SensitivityRow",
     "Serialisable",
+    "StatedBounds",
     "StudyMethod",
     "SupportedRange",
     "ValidationResult",
@@ -739,7 +739,7 @@ class SupportedRange(Record):
     iv_log10: tuple[float, float] | None = None
 
 
-class CaseBounds(Record):
+class StatedBounds(Record):
     """The bound a case file's rule states for its reported LR, as a validation study of
     that case (``forensic-lr validate --case``) finds it: the same as the case report's
     (``method.bounds_rule``, ``method.elub_from``, ``method.elub_log10_lr_low/high``)."""
@@ -799,7 +799,7 @@ class MethodMetrics(Record):
     #: the ELUB and invariance-verification bounds of the LLRs the method's metrics are of
     supported_range: SupportedRange | None = None
     #: with ``--case``, for the case's own method: the bound the case report states
-    case_bounds: CaseBounds | None = None
+    stated_bounds: StatedBounds | None = None
 
     _flat = model_serializer(mode="wrap")(_metrics_at_top)
 
@@ -814,7 +814,7 @@ class StudyMethod(ValidationResult):
     supported_range: SupportedRange | None = None
     #: for a method given as a case applies it (``validate --case``): the bound the case
     #: report states (its rule, from its ``elub_from`` LLRs)
-    case_bounds: CaseBounds | None = None
+    stated_bounds: StatedBounds | None = None
 
 
 class ValidationStudy(Tabular, Record):

@@ -40,7 +40,7 @@ from .compare import add_ci_arguments, ci_options, print_ci
 
 if TYPE_CHECKING:
     from ..output import OutputFolder
-    from ..records import CaseBounds, LLRMetrics, SupportedRange
+    from ..records import LLRMetrics, StatedBounds, SupportedRange
 
 def add_parser(sub) -> None:
     """Add the ``validate`` subcommand."""
@@ -347,7 +347,7 @@ def _print_metrics(result: LLRMetrics, args: argparse.Namespace) -> None:
 
 
 def _print_ranges(rows: list[tuple[str, SupportedRange]],
-                  case_rows: list[tuple[str, CaseBounds]] = ()) -> None:
+                  case_rows: list[tuple[str, StatedBounds]] = ()) -> None:
     """The range of LRs the validated LLRs support (each row's ELUB and
     invariance-verification bounds, log10 LR, as reports print them), as a second table;
     a bound that could not be computed is said so in words below it, and so is the bound
@@ -534,7 +534,7 @@ def _raw_scores(args: argparse.Namespace, folder: OutputFolder | None) -> int:
         )
         print(f"{row.method:<10}{cells}")
     _print_ranges([(row.method, row.supported_range) for row in rows],
-                  [(row.method, row.case_bounds) for row in rows if row.case_bounds])
+                  [(row.method, row.stated_bounds) for row in rows if row.stated_bounds])
     for row in rows:
         if row.ci is not None:
             print(f"{row.method}:")

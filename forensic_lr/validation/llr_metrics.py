@@ -155,7 +155,7 @@ def study_method_metrics(
         rows.append(MethodMetrics(
             method=m.method, folds=m.folds if cross_validated else None,
             folds_by=study.folds_by if cross_validated else None, metrics=m.metrics, ci=ci,
-            supported_range=m.supported_range, case_bounds=m.case_bounds))
+            supported_range=m.supported_range, stated_bounds=m.stated_bounds))
     return tuple(rows)
 
 

@@ -26,9 +26,9 @@ from ..i18n.classes import ClassNames
 from ..metrics.catalogue import metric
 from ..provenance import software_versions
 from ..records import (
-    CaseBounds,
     CriterionResult,
     MethodDescription,
+    StatedBounds,
     StudyMethod,
     ValidationStudy,
 )
@@ -224,7 +224,7 @@ def run_validation_study(
                                  "as given" if spec is None else "cross-validated")
         rows.append(StudyMethod(**dict(validated.record), method=name, description=description,
                                 supported_range=bounds,
-                                case_bounds=_case_bounds(spec, validated.record, ss, ds)
+                                stated_bounds=_stated(spec, validated.record, ss, ds)
                                 if isinstance(methods_given[i], Method) else None))
         llrs[name] = (validated.ss_llr, validated.ds_llr)
         if progress is not None:
@@ -282,12 +282,12 @@ def run_validation_study(
     return study
 
 
-def _case_bounds(method: Method, record, ss: np.ndarray, ds: np.ndarray) -> CaseBounds:
+def _stated(method: Method, record, ss: np.ndarray, ds: np.ndarray) -> StatedBounds:
     """The bound the case report of a case with this method states
     (:func:`~forensic_lr.validation.method.stated_bounds`: its rule, of the cross-validated
     LLRs of ``record`` or of the method fitted on all scores)."""
     llr_rule = method.bounds in LLR_RULES
-    return CaseBounds(
+    return StatedBounds(
         rule=method.bounds, source=method.elub_from if llr_rule else None,
         log10=stated_bounds(method, record.elub_log10,
                             lambda: method.unfitted().fit(ss, ds), ss, ds))

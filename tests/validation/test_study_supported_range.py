@@ -192,7 +192,8 @@ def test_a_study_from_a_case_states_the_case_bounds(tmp_path, capsys, name):
     elub, iv = _independent(run.ss_llr_cv, run.ds_llr_cv)
     assert main(["validate", "--case", str(path), "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
-    assert got["case_bounds"] == {
+    assert list(got)[-2:] == ["stated_bounds", "supported_range"]  # new keys last
+    assert got["stated_bounds"] == {
         "rule": rule, "source": source if rule in ("elub", "iv") else None,
         "log10": list(case_bounds)}
     _close(got["supported_range"]["elub_log10"], elub, 1e-12)
