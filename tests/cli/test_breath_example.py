@@ -171,6 +171,11 @@ def test_the_case_reports_the_reading_for_above_and_below_the_limit(tmp_path):
     assert not re.search(SOURCE_WORDS["en"], text, re.IGNORECASE)
     for svg in (out / "figures").glob("*.svg"):
         assert not re.search(SOURCE_WORDS["en"], svg.read_text(encoding="utf-8")), svg.name
+    readme = " ".join((FOLDER / "README.md").read_text(encoding="utf-8").split())
+    assert "LR = 9.0 (log10 LR = +0.95)" in readme  # the README's numbers are this run's
+    assert f"Cllr is {result['validation']['metrics']['cllr']:.3f} bits" in readme
+    low, high = (evidence["interval"][k] for k in ("log10_lr_low", "log10_lr_high"))
+    assert f"log10 LR {low:+.2f} to {high:+.2f}" in readme
     for words in ("“above the limit” (Hp true)", "“at or below the limit” (Hd true)",
                   "428 trials with Hp true (“above the limit”) and 772 with Hd true "
                   "(“at or below the limit”)"):

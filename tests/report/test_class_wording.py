@@ -126,3 +126,20 @@ def test_class_labels_checks_its_own_keys():
     with pytest.raises(InputError, match="--hd-class: required with --classes"):
         class_labels("propositions", "a", None, ("--classes", "--hp-class", "--hd-class"))
     assert class_labels(None, None, None).by_source
+
+
+def test_web_form_writes_the_class_keys():
+    import tomllib
+
+    from forensic_lr.web.forms import case_document
+
+    text = case_document({"propositions.hp": "above", "propositions.hd": "below",
+                          "propositions.classes": "propositions",
+                          "propositions.hp_class": "above the limit",
+                          "propositions.hd_class": "at or below the limit"}, {})
+    props = tomllib.loads(text)["propositions"]
+    assert Propositions(**props).class_names == ClassNames(
+        "propositions", "above the limit", "at or below the limit")
+    default = tomllib.loads(case_document({"propositions.hp": "a", "propositions.hd": "b"},
+                                          {}))["propositions"]
+    assert set(default) == {"hp", "hd"}  # nothing chosen: the default, no key written
