@@ -292,28 +292,32 @@ def test_a_replicates_comparisons_are_its_copies_pairs_without_two_copies_of_one
         for s, name in enumerate(ids))
 
 
-@pytest.mark.parametrize("measurements, interval, language, page_1, section, absent", [
+@pytest.mark.parametrize("measurements, interval, language, page_1, section, absent, robust", [
     ('between = "kde"', "bootstrap", "en",
      "includes the uncertainty of the feature model: each bootstrap replicate draws the "
      "population database", "a source drawn twice counts as two sources, and its copies are "
-     "never compared with each other", "held fixed"),
+     "never compared with each other", "held fixed",
+     "Each resample refits the feature model on the drawn sources too"),
     ('between = "kde"', "bootstrap", "es",
      "incluye la incertidumbre del modelo de características: cada réplica bootstrap extrae "
      "de nuevo las fuentes", "una fuente extraída dos veces cuenta como dos fuentes, cuyas "
-     "copias nunca se comparan entre sí", "se mantienen fijos"),
+     "copias nunca se comparan entre sí", "se mantienen fijos",
+     "Cada remuestreo reajusta también el modelo de características"),
     ('between = "kde"', "bayes", "en",
      "leaves out the uncertainty of the feature model, whose parameters are held fixed",
-     "posterior credible interval", "refits both stages"),
+     "posterior credible interval", "refits both stages",
+     "Each resample refits the feature model on the drawn sources too"),
     ('model = "score"\nscore = "euclidean"', "bootstrap", "en", "The model and the population "
      "database", "the score function estimates nothing from the population",
-     "uncertainty of the feature model"),
+     "uncertainty of the feature model", None),
 ])
 def test_page_1_and_the_interval_say_what_the_measured_cases_interval_resamples(
-        tmp_path, measurements, interval, language, page_1, section, absent):
+        tmp_path, measurements, interval, language, page_1, section, absent, robust):
     """A fitted feature model refitted in every replicate: page 1 and the interval's
     explanation say so (English, and Spanish typed here); a Bayesian interval holds the
     model's parameters fixed and says that; a parameter-free distance has nothing to refit
-    and the interval says that the values do not change."""
+    and the interval says that the values do not change. The robustness section says that
+    its bootstrap refits the feature model too (whatever the interval)."""
     from forensic_lr.report import build_report
 
     _write(tmp_path)
@@ -330,3 +334,7 @@ def test_page_1_and_the_interval_say_what_the_measured_cases_interval_resamples(
     conclusion, _, rest = html.partition("<h2>")[2].partition("<h2>")
     assert page_1 in conclusion and section in rest, language
     assert absent not in html, language
+    if robust is None:
+        assert "Each resample refits the feature model" not in html
+    else:
+        assert robust in rest, language
