@@ -141,6 +141,7 @@ MESSAGE_VARIANTS: dict[str, str] = {
         "policy.range_side.below_ss.distance", "policy.range_side.below_ds.distance",
         "policy.range_side.above_ss.distance", "policy.range_side.above_ds.distance",
         "warning.small_class.same_source", "warning.small_class.different_source",
+        "sensitivity.by.comparison",
     )
 }
 
@@ -331,4 +332,67 @@ REPORT_VARIANTS: dict[str, str] = {
            "LRs of at least t are at least t times as frequent among the trials with Hp true as "
            "among the trials with Hd true, and likewise down to the lower bound for the LRs below "
            "it (“the LR of the LR is the LR”)."),
+    "the cross-validated LRs (the background comparisons each model did not see)":
+        N_("the cross-validated LRs (the background trials each model did not see)"),
+    "the cross-validated LRs of section %(section)s (the background comparisons each model did "
+    "not see: the validation data)":
+        N_("the cross-validated LRs of section %(section)s (the background trials each model did "
+           "not see: the validation data)"),
+    "The LR depends on choices: the calibration method, its settings and the background data.\n"
+    "The table gives the LR of each comparison under every calibration method that needs only "
+    "the\nbackground data (default settings; this case's method with its own settings)":
+        N_("The LR depends on choices: the calibration method, its settings and the background "
+           "data. The table gives the LR of each finding under every calibration method that "
+           "needs only the background data (default settings; this case's method with its own "
+           "settings)"),
+    "comparisons\nresampled within each set; the files name no sources, so comparisons sharing a "
+    "source are treated as independent":
+        N_("trials resampled within each set; the files name no sources, so trials sharing a "
+           "source (the same person or item tested more than once) are treated as independent"),
+    "for RMEP and RMED, the exact binomial (Clopper-Pearson) interval of the\ncount; for the "
+    "other metrics, the bias-corrected bootstrap interval of the cross-validated LRs\n"
+    "(comparisons resampled within each set, as if independent":
+        N_("for RMEP and RMED, the exact binomial (Clopper-Pearson) interval of the count; for "
+           "the other metrics, the bias-corrected bootstrap interval of the cross-validated LRs "
+           "(trials resampled within each set, as if independent"),
+    "The bootstrap does not refit the method; it shows how much the metrics vary with the set "
+    "of\ncomparisons. An interval whose ends print equal is marked not estimable. Cllr_cal is "
+    "printed as the\nprinted Cllr minus the printed minimum Cllr.":
+        N_("The bootstrap does not refit the method; it shows how much the metrics vary with the "
+           "set of trials. An interval whose ends print equal is marked not estimable. Cllr_cal "
+           "is printed as the printed Cllr minus the printed minimum Cllr."),
+    ": every background comparison received an LR from\na model fitted without it.":
+        N_(": every background trial received an LR from a model fitted without it."),
+    "The folds were\ndrawn by comparison: the background files name no sources, so comparisons "
+    "sharing a source\n(speaker, tool, window) can be on both sides of a split, which can make "
+    "the validation optimistic.":
+        N_("The folds were drawn by trial: the background files name no sources, so trials "
+           "sharing a source (the same person or item tested more than once) can be on both sides "
+           "of a split, which can make the validation optimistic."),
+    "The dashed\nline marks this case's log<sub>10</sub> LR; the legend counts the comparisons "
+    "that support the same\nside at least as strongly (at or above it for an LR of 1 or more, at "
+    "or below it for an LR below 1).":
+        N_("The dashed line marks this case's log<sub>10</sub> LR; the legend counts the trials "
+           "that support the same side at least as strongly (at or above it for an LR of 1 or "
+           "more, at or below it for an LR below 1)."),
+    "Turning a comparison score into an LR whose size can be trusted: a well-calibrated method's "
+    "LRs of a given size are right about as often as they claim.":
+        N_("Turning a score into an LR whose size can be trusted: a well-calibrated method's LRs "
+           "of a given size are right about as often as they claim."),
+    "Sources and comparisons":
+        N_("Sources and trials"),
+    "Comparison":
+        N_("Finding"),
+    "Rule: a criterion is met only when both the cross-validated value and its\none-sided 95 %% "
+    "confidence bound on the unfavourable side (the upper bound for a maximum, the\nlower bound "
+    "for a minimum) meet it, so that a value that meets the threshold by chance on few\n"
+    "comparisons does not count. The bound is the end of the two-sided 90 %% interval of the "
+    "same kind\nas the table above gives (bootstrap, or exact binomial for rates counted as "
+    "independent\ncomparisons).":
+        N_("Rule: a criterion is met only when both the cross-validated value and its one-sided "
+           "95 %% confidence bound on the unfavourable side (the upper bound for a maximum, the "
+           "lower bound for a minimum) meet it, so that a value that meets the threshold by "
+           "chance on few trials does not count. The bound is the end of the two-sided 90 %% "
+           "interval of the same kind as the table above gives (bootstrap, or exact binomial for "
+           "rates counted as independent trials)."),
 }

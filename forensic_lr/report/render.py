@@ -364,9 +364,10 @@ def environment(template_dir: str | Path | None = None,
         # annex E: a policy setting's label by its key, and what a keyword value means
         # ("" for a value that is no keyword), in the language (casework.profile)
         setting_label=lambda key: message_text(*found, language) if (
-            found := criterion_label(str(key))) else _(setting_label(str(key))),
-        setting_value=lambda key, value: _(text) if (
-            text := setting_value_text(str(key), value)) else "",
+            found := criterion_label(str(key))) else class_gettext(
+            _, _CLASSES.get(), formatted=False)(setting_label(str(key))),
+        setting_value=lambda key, value: class_gettext(_, _CLASSES.get(), formatted=False)(
+            text) if (text := setting_value_text(str(key), value)) else "",
         # a text the package marked with N_ (metric names, check rows), in the language;
         # ``values`` fill its %(name)s placeholders
         tr=lambda text, values=None: "" if not text else class_gettext(

@@ -70,7 +70,7 @@ def test_every_message_naming_source_classes_has_a_propositions_wording():
                                 classes=ClassNames("propositions", "a", "b"))
             assert not re.search(SOURCE_WORDS[language], text, re.IGNORECASE), text
     assert {c for c in codes if re.search(r"^(policy\.range_side|warning\.small_class)\.", c)
-            and not c.endswith(".propositions")} == set(MESSAGE_VARIANTS)
+            and not c.endswith(".propositions")} <= set(MESSAGE_VARIANTS)
 
 
 def test_labels_are_quoted_in_a_phrase_and_escaped_as_asked():
