@@ -395,4 +395,7 @@ REPORT_VARIANTS: dict[str, str] = {
            "chance on few trials does not count. The bound is the end of the two-sided 90 %% "
            "interval of the same kind as the table above gives (bootstrap, or exact binomial for "
            "rates counted as independent trials)."),
+    "the mean |LLR| of calibrated Gaussian LLRs with this EER; observed: %(ss)s (SS), %(ds)s (DS)":
+        N_("the mean |LLR| of calibrated Gaussian LLRs with this EER; observed: %(ss)s (Hp true), "
+           "%(ds)s (Hd true)"),
 }
