@@ -398,4 +398,26 @@ REPORT_VARIANTS: dict[str, str] = {
     "the mean |LLR| of calibrated Gaussian LLRs with this EER; observed: %(ss)s (SS), %(ds)s (DS)":
         N_("the mean |LLR| of calibrated Gaussian LLRs with this EER; observed: %(ss)s (Hp true), "
            "%(ds)s (Hd true)"),
+    "ELUB, empirical lower and upper bounds (Vergeer et al. 2016): at every decision threshold "
+    "within these bounds, the LRs lead to decisions with no higher expected cost than a system "
+    "that gives LR = 1 to every comparison, after one misleading LR is added on each side; the "
+    "bounds widen as the amount of validation data grows.":
+        N_("ELUB, empirical lower and upper bounds (Vergeer et al. 2016): at every decision "
+           "threshold within these bounds, the LRs lead to decisions with no higher expected cost "
+           "than a system that gives LR = 1 to every trial, after one misleading LR is added on "
+           "each side; the bounds widen as the amount of validation data grows."),
+    "The results hold for data like the scores of this study: same population, conditions and\n"
+    "score-producing system. Cross-validation tests each method on comparisons it was not fitted "
+    "on,\nbut on the same data set; it does not show how the method performs under other "
+    "conditions.":
+        N_("The results hold for data like the scores of this study: same population, conditions "
+           "and score-producing system. Cross-validation tests each method on trials it was not "
+           "fitted on, but on the same data set; it does not show how the method performs under "
+           "other conditions."),
+    "The folds split comparisons, not sources: when a source appears in\nseveral comparisons, it "
+    "can be in the training and the test part at once, which flatters the\nresults; score files "
+    "with source columns give folds by source.":
+        N_("The folds split trials, not sources: when a source (the same person or item) appears "
+           "in several trials, it can be in the training and the test part at once, which "
+           "flatters the results; score files with source columns give folds by source."),
 }
