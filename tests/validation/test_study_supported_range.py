@@ -261,3 +261,15 @@ def test_the_study_report_states_the_range(tmp_path, capsys, voice_study, langua
         low, high = (f"{v:+.2f}".replace(".", ",")
                      for v in gaussian["supported_range"]["elub_log10"])
         assert f"gaussian {low} bis {high}" in text.replace("\u2212", "-")
+
+
+def test_the_study_report_says_when_the_data_support_no_range(tmp_path, capsys):
+    """Raw voice scores validated as given (all positive: RMED 1): both rules give 0 on both
+    sides, which the report says in words, not as numbers."""
+    out = tmp_path / "rep"
+    assert main([*VOICE_ARGS, "--calibrate", "none", "--report", str(out), "-q"]) == 0
+    capsys.readouterr()
+    text = _report_text(out)
+    assert "The bounds below are computed from the LRs as the system gave them" in text
+    assert "none none: no LR other than 1 none: no LR other than 1" in text
+    assert "“none”: at no threshold away from LR = 1 do these LRs pass the rule." in text
