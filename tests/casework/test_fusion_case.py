@@ -169,6 +169,11 @@ def test_page_1_and_the_interval_say_what_the_fused_scores_interval_resamples(fo
         conclusion, _, rest = html.partition("<h2>")[2].partition("<h2>")
         assert page_1 in conclusion and section in rest, language
         assert absent not in html, language
+        # the interval's kind names what it resampled: the sources, not the two sets apart
+        if case is text and language == "en":
+            assert ("percentile bootstrap interval (the background's sources resampled, as "
+                    "described below)") in " ".join(rest.split())
+            assert "sets resampled separately" not in " ".join(rest.split())
 
 
 @pytest.mark.parametrize("evidence, fusion, background, wanted", [
