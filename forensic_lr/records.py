@@ -66,6 +66,7 @@ __all__ = [
     "MethodDescription",
     "MethodMetrics",
     "MethodResult",
+    "NamedClasses",
     "ParamRow",
     "PolicySetting",
     "Propositions",
@@ -279,38 +280,12 @@ class CaseDetails(Record):
     source_revision: str = "unknown"
 
 
-def _without_default_classes(record: Any, dumped: dict[str, Any]) -> dict[str, Any]:
-    """``dumped`` without the keys ``classes``, ``hp_class`` and ``hd_class`` when
-    ``record`` names its trials as source comparisons (the default)."""
-    if record.classes == DEFAULT_CLASSES:
-        for key in ("classes", "hp_class", "hd_class"):
-            dumped.pop(key, None)
-    return dumped
+class NamedClasses(Record):
+    """The wording of the two classes of background trials (:mod:`forensic_lr.i18n.classes`),
+    shared by a case's ``[propositions]`` and a validation study: source comparisons (the
+    default, not written to JSON, so that records written before it existed keep their
+    bytes), or trials of propositions that are not about sources, named by the labels."""
 
-
-class ComparisonPropositions(Record):
-    """``[[propositions.comparison]]``: the propositions of one comparison, by its label."""
-
-    label: str = Field(min_length=1, description="the comparison's label, e.g. 'Q3-K1'")
-    hp: str = Field(min_length=1, description="prosecution / same-source proposition")
-    hd: str = Field(min_length=1, description="defence / different-source proposition")
-
-
-class Propositions(Record):
-    """``[propositions]``: the pair of mutually exclusive propositions.
-
-    One pair (``hp``, ``hd``) serves a case with one comparison, or several comparisons of
-    the same items; several comparisons of different items give each its own pair in
-    ``[[propositions.comparison]]`` tables (``comparison``), never both forms.
-    """
-
-    hp: str | None = Field(default=None, min_length=1,
-                           description="prosecution / same-source proposition")
-    hd: str | None = Field(default=None, min_length=1,
-                           description="defence / different-source proposition")
-    comparison: tuple[ComparisonPropositions, ...] = Field(
-        default=(), description="one pair of propositions per comparison, by label"
-    )
     classes: Literal["source", "propositions"] = Field(
         default=DEFAULT_CLASSES,
         description="what the background trials are: 'source' comparisons (same-source "
@@ -327,21 +302,50 @@ class Propositions(Record):
                     "true, e.g. 'at or below the limit'")
 
     @model_validator(mode="after")
-    def _class_labels(self) -> Propositions:
+    def _class_labels(self) -> NamedClasses:
         """hp_class and hd_class with classes = "propositions", and only then."""
         class_labels(self.classes, self.hp_class, self.hd_class)
         return self
 
     @model_serializer(mode="wrap")
     def _default_classes_unwritten(self, handler) -> dict[str, Any]:
-        """The class wording in JSON only when it is not the default (source comparisons),
-        so that records written before it existed keep their bytes."""
-        return _without_default_classes(self, handler(self))
+        """The class wording in JSON only when it is not the default."""
+        dumped = handler(self)
+        if self.classes == DEFAULT_CLASSES:
+            for key in ("classes", "hp_class", "hd_class"):
+                dumped.pop(key, None)
+        return dumped
 
     @property
     def class_names(self) -> ClassNames:
         """How the report names the two classes of background trials."""
         return class_labels(self.classes, self.hp_class, self.hd_class)
+
+
+class ComparisonPropositions(Record):
+    """``[[propositions.comparison]]``: the propositions of one comparison, by its label."""
+
+    label: str = Field(min_length=1, description="the comparison's label, e.g. 'Q3-K1'")
+    hp: str = Field(min_length=1, description="prosecution / same-source proposition")
+    hd: str = Field(min_length=1, description="defence / different-source proposition")
+
+
+class Propositions(NamedClasses):
+    """``[propositions]``: the pair of mutually exclusive propositions.
+
+    One pair (``hp``, ``hd``) serves a case with one comparison, or several comparisons of
+    the same items; several comparisons of different items give each its own pair in
+    ``[[propositions.comparison]]`` tables (``comparison``), never both forms. The
+    trials' wording (``classes``, ``hp_class``, ``hd_class``): :class:`NamedClasses`.
+    """
+
+    hp: str | None = Field(default=None, min_length=1,
+                           description="prosecution / same-source proposition")
+    hd: str | None = Field(default=None, min_length=1,
+                           description="defence / different-source proposition")
+    comparison: tuple[ComparisonPropositions, ...] = Field(
+        default=(), description="one pair of propositions per comparison, by label"
+    )
 
     @model_validator(mode="after")
     def _one_form(self) -> Propositions:
@@ -817,12 +821,13 @@ class StudyMethod(ValidationResult):
     stated_bounds: StatedBounds | None = None
 
 
-class ValidationStudy(Tabular, Record):
+class ValidationStudy(Tabular, NamedClasses):
     """A validation study: every method cross-validated on one score set.
 
     ``intervals`` and ``comparisons`` are the bootstrap intervals of the best method's
     metrics and the paired comparisons of the best method with each other one (present
-    when intervals were asked for).
+    when intervals were asked for). What the trials are (``classes``, ``hp_class``,
+    ``hd_class``): :class:`NamedClasses`.
     """
 
     about: dict[str, str]
@@ -851,30 +856,8 @@ class ValidationStudy(Tabular, Record):
     #: given, output options left out), which ``forensic-lr verify --study`` re-runs; None
     #: for a study run from Python
     command_options: dict[str, Any] | None = None
-    #: what the trials are: source comparisons (the default, not written to JSON) or trials
-    #: of propositions that are not about sources, named by the labels
-    #: (:mod:`forensic_lr.i18n.classes`)
-    classes: Literal["source", "propositions"] = DEFAULT_CLASSES
-    hp_class: str | None = Field(default=None, min_length=1, max_length=MAX_LABEL)
-    hd_class: str | None = Field(default=None, min_length=1, max_length=MAX_LABEL)
 
     _arrays: Any = PrivateAttr(default=None)
-
-    @model_validator(mode="after")
-    def _class_labels(self) -> ValidationStudy:
-        class_labels(self.classes, self.hp_class, self.hd_class)
-        return self
-
-    @model_serializer(mode="wrap")
-    def _default_classes_unwritten(self, handler) -> dict[str, Any]:
-        """The class wording in JSON only when it is not the default (as
-        :class:`Propositions`): studies of source comparisons keep their bytes."""
-        return _without_default_classes(self, handler(self))
-
-    @property
-    def class_names(self) -> ClassNames:
-        """How the study's report names the two classes of trials."""
-        return class_labels(self.classes, self.hp_class, self.hd_class)
 
     def method(self, name: str) -> StudyMethod:
         """The row of method ``name``."""
