@@ -394,6 +394,8 @@ def supported_range(ss_llr, ds_llr,
     validation study reports beside its metrics, whatever rule a case would apply."""
     return SupportedRange(llrs=llrs, elub_log10=llr_rule_bounds("elub", ss_llr, ds_llr),
                           iv_log10=llr_rule_bounds("iv", ss_llr, ds_llr))
+
+
 def _our_texts(caught) -> tuple[str, ...]:
     """Our warning texts, once each; others are raised again (not ours to swallow)."""
     for w in caught:
